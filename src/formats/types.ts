@@ -1,0 +1,25 @@
+/** Types of the format registry. */
+
+export const FORMAT_FAMILIES = ['image', 'video', 'audio', 'document', 'spreadsheet', 'presentation'] as const;
+export type FormatFamily = (typeof FORMAT_FAMILIES)[number];
+
+/** A canonical format name: lowercase, extension-like ('jpg', 'mp4', 'docx'). */
+export type FormatName = string;
+
+export interface FormatDefinition {
+  /** Canonical name, lowercase ('jpg'). */
+  name: FormatName;
+  family: FormatFamily;
+  /** Human name ('JPEG image'). */
+  label: string;
+  /** Other names that resolve to this format ('jpeg', 'jpe'). Lowercase. */
+  aliases: readonly string[];
+  /** File extensions without the dot, the preferred one first. */
+  extensions: readonly string[];
+  /** MIME types, the preferred one first. */
+  mimeTypes: readonly string[];
+  /** Whether detectFormat can recognise it from its bytes (magic numbers or a reliable text sniff). */
+  detectable: boolean;
+  /** Whether it can hold several frames (animated gif/webp, video). */
+  animated?: boolean;
+}

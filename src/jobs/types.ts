@@ -1,0 +1,77 @@
+/**
+ * The records the engine keeps: an uploaded file and a conversion job. Plain JSON-safe data,
+ * so every JobStore can persist them as they are.
+ */
+import type { ErrorCode } from '../errors.js';
+import type { FormatName } from '../formats/types.js';
+
+export const JOB_STATUSES = ['queued', 'processing', 'completed', 'failed', 'canceled', 'expired'] as const;
+export type JobStatus = (typeof JOB_STATUSES)[number];
+
+export interface JobError {
+  code: ErrorCode;
+  message: string;
+}
+
+export interface Job {
+  id: string;
+  /** Bumped by every update; stores refuse an update whose version does not follow theirs. */
+  version: number;
+  status: JobStatus;
+  /** Who may see the job: an account id, or `ip:<address>` for the free tier. */
+  owner: string;
+  /** The uploaded file the job converts (FileRecord id), when it came from an upload. */
+  fileId: string | null;
+  /** Storage key of the input. */
+  inputKey: string;
+  /** Storage key of the result once completed. */
+  outputKey: string | null;
+  sourceFormat: FormatName;
+  targetFormat: FormatName;
+  /** Name of the input file as uploaded (sanitised). */
+  fileName: string;
+  /** Name the result is downloaded under: the input's base name with the target's extension. */
+  outputName: string;
+  /** Conversion options as given by the client (validated when the job was created). */
+  options: Record<string, unknown>;
+  /** Planned chain of formats, source first, target last. */
+  path: FormatName[];
+  /** Higher runs first. */
+  priority: number;
+  /** How many times a worker started this job (a crash makes it run again). */
+  attempts: number;
+  /** Progress of the running conversion in [0, 1]. */
+  progress: number;
+  error: JobError | null;
+  /** Measured CPU time of the conversion (user + system, child processes included), ms. */
+  cpuMs: number | null;
+  /** Result size in bytes once completed. */
+  outputSize: number | null;
+  createdAt: string;
+  startedAt: string | null;
+  completedAt: string | null;
+  /** When the result is deleted (completed jobs only). */
+  expiresAt: string | null;
+}
+
+export const FILE_STATUSES = ['pending', 'uploaded'] as const;
+export type FileStatus = (typeof FILE_STATUSES)[number];
+
+export interface FileRecord {
+  id: string;
+  version: number;
+  /** `pending` until its bytes are stored, then `uploaded`. */
+  status: FileStatus;
+  owner: string;
+  /** Storage key of the bytes. */
+  key: string;
+  /** Sanitised file name as given by the client. */
+  fileName: string;
+  /** Declared size (Flow A) or measured size (Flow B), bytes. */
+  size: number;
+  contentType: string;
+  createdAt: string;
+  uploadedAt: string | null;
+  /** When an upload grant or an unused upload lapses. */
+  expiresAt: string;
+}

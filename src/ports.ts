@@ -1,0 +1,173 @@
+/**
+ * The contracts adapters implement. Each is small on purpose: the required members are what
+ * the engine cannot work without, optional members are capabilities the engine uses when
+ * present and emulates (or does without) when absent. Conformance suites for every port ship
+ * in `fileconv/testing`.
+ */
+import type { Readable } from 'node:stream';
+import type { ZodType } from 'zod';
+import type { FormatName } from './formats/types.js';
+import type { FileRecord, Job, JobStatus } from './jobs/types.js';
+
+// ---------------------------------------------------------------------------------------------
+// Storage
+
+export interface StoredObjectInfo {
+  /** Size in bytes. */
+  size: number;
+  /** MIME type recorded at put time, if any. */
+  contentType?: string;
+}
+
+export interface ByteRange {
+  /** First byte, inclusive. */
+  start: number;
+  /** Last byte, inclusive; to the end when omitted. */
+  end?: number;
+}
+
+export interface PutOptions {
+  contentType?: string;
+  /**
+   * Refuse (FILE_TOO_LARGE) and store nothing once more than this many bytes arrive. Enforced
+   * while streaming, so an oversized upload never lands whole on disk or in memory.
+   */
+  maxBytes?: number;
+}
+
+export interface Storage {
+  /** Streams `body` under `key`, replacing what was there. The object appears atomically. */
+  put(key: string, body: Readable | Uint8Array, options?: PutOptions): Promise<StoredObjectInfo>;
+  /** A stream of the object's bytes; FileconvError NOT_FOUND when there is none. */
+  get(key: string, range?: ByteRange): Promise<Readable>;
+  /** Size and type, or null when there is no such object. */
+  head(key: string): Promise<StoredObjectInfo | null>;
+  /** Deletes the object; deleting a missing object is not an error. */
+  delete(key: string): Promise<void>;
+  /** A URL the client PUTs bytes to directly (S3). Without it, the HTTP adapter signs local URLs. */
+  presignPut?(key: string, options: { contentType: string; size: number; expiresIn: number }): Promise<string>;
+  /** A URL the client GETs the object from directly. */
+  presignGet?(key: string, options: { expiresIn: number; fileName?: string }): Promise<string>;
+  /** Local path of the object, when the storage keeps it as a plain file (lets converters skip a copy). */
+  localPath?(key: string): Promise<string | null>;
+  /** Releases connections or handles. */
+  close?(): Promise<void>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Job store
+
+export interface JobStore {
+  createFile(file: FileRecord): Promise<void>;
+  getFile(id: string): Promise<FileRecord | null>;
+  /**
+   * Replaces the file record if its stored `version` equals `file.version - 1`
+   * (the caller bumps the version); otherwise throws VERSION_CONFLICT.
+   */
+  updateFile(file: FileRecord): Promise<void>;
+  deleteFile(id: string): Promise<void>;
+
+  /** Stores a new job; throws INVALID_REQUEST if the id exists. */
+  createJob(job: Job): Promise<void>;
+  getJob(id: string): Promise<Job | null>;
+  /**
+   * Replaces the job if its stored `version` equals `job.version - 1`; otherwise throws
+   * VERSION_CONFLICT, so two workers can never both move the same job.
+   */
+  updateJob(job: Job): Promise<void>;
+  /** Jobs in any of the given states, oldest first (recovery and expiry sweeps). */
+  listJobs(filter: { status: readonly JobStatus[]; limit?: number }): Promise<Job[]>;
+  close?(): Promise<void>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Queue
+
+export interface EnqueueOptions {
+  /** Higher runs first. Default 0. */
+  priority?: number;
+}
+
+export type QueueHandler = (jobId: string) => Promise<void>;
+
+export interface Queue {
+  /** Adds a job id. Delivery is at-least-once: the handler must tolerate a repeat. */
+  enqueue(jobId: string, options?: EnqueueOptions): Promise<void>;
+  /** Starts delivering ids to `handler`, at most `concurrency` at once. Call once. */
+  process(handler: QueueHandler, options?: { concurrency?: number }): void;
+  /** Stops taking new ids and waits for running handlers to settle. */
+  close(): Promise<void>;
+  /** Ids waiting (not running). Optional: used for health and overload decisions. */
+  size?(): Promise<number>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Counters (rate limits and quotas)
+
+export interface CounterStore {
+  /**
+   * Adds `amount` to the counter `key` in a fixed window of `windowMs` and returns the new count
+   * and when the window resets (epoch ms). Atomic across processes for shared stores.
+   */
+  consume(key: string, amount: number, windowMs: number): Promise<{ count: number; resetAt: number }>;
+  close?(): Promise<void>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Converters
+
+export interface ConversionEdge {
+  from: FormatName;
+  to: FormatName;
+  /** Relative cost; the graph picks the cheapest path. Rough guide: 1 = a fast in-process re-encode. */
+  cost: number;
+  /** True when the conversion loses information (re-encoding to a lossy codec, flattening). */
+  lossy?: boolean;
+}
+
+export interface ConvertContext {
+  inputPath: string;
+  outputPath: string;
+  from: FormatName;
+  to: FormatName;
+  /** Options already validated against the converter's schema. */
+  options: Record<string, unknown>;
+  /** A private directory the converter may write scratch files to; removed by the engine. */
+  tempDir: string;
+  /** Aborted on timeout or cancel: stop work, kill child processes. */
+  signal: AbortSignal;
+  /** Reports progress as a fraction in [0, 1]. */
+  onProgress(fraction: number): void;
+  limits: ConversionLimits;
+}
+
+export interface ConversionLimits {
+  /** Largest image (width x height) a converter may decode. */
+  maxPixels: number;
+}
+
+export interface ConvertResult {
+  /** CPU time (user + system) the conversion used, in milliseconds, child processes included. */
+  cpuMs?: number;
+}
+
+export interface Availability {
+  ok: boolean;
+  /** What is missing, when not ok. */
+  reason?: string;
+  /** The command that installs what is missing. */
+  install?: string;
+  /** Engine version, when known. */
+  version?: string;
+}
+
+export interface Converter {
+  /** Unique, short: 'sharp', 'ffmpeg', ... */
+  name: string;
+  edges: readonly ConversionEdge[];
+  /** Whether the engine behind it can run here (library importable, binary on PATH). */
+  available(): Promise<Availability>;
+  /** Schema for the options of a conversion to `to`. Unknown keys must be rejected. */
+  optionsSchema?(to: FormatName): ZodType<Record<string, unknown>>;
+  convert(ctx: ConvertContext): Promise<ConvertResult | undefined>;
+}

@@ -1,0 +1,29 @@
+import { defineConfig } from 'tsup';
+import pkg from './package.json' with { type: 'json' };
+
+/**
+ * Build entries are derived from package.json "exports" so the two can never disagree
+ * (test/package.test.ts checks that every export has a source file).
+ */
+function entriesFromExports(): string[] {
+  const entries: string[] = ['bin/cli.ts'];
+  for (const target of Object.values(pkg.exports)) {
+    if (typeof target === 'string') continue;
+    entries.push(target.import.replace(/^\.\/dist\//, '').replace(/\.js$/, '.ts'));
+  }
+  return entries;
+}
+
+export default defineConfig({
+  entry: entriesFromExports(),
+  format: ['esm'],
+  target: 'node20',
+  platform: 'node',
+  dts: true,
+  sourcemap: true,
+  clean: true,
+  splitting: true,
+  outDir: 'dist',
+  // Keep every dependency external: heavy engines are loaded lazily at run time.
+  skipNodeModulesBundle: true,
+});
