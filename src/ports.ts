@@ -11,6 +11,12 @@ import type { FileRecord, Job, JobStatus } from './jobs/types.js';
 
 // ---------------------------------------------------------------------------------------------
 // Storage
+//
+// Keys are made by the engine ('uploads/<uuid>', 'results/<uuid>'), '/'-separated. Every adapter
+// refuses, with INVALID_REQUEST, an empty key, a leading '/', empty '.' or '..' segments,
+// backslashes, control characters, keys over 1024 bytes and segments over 255 bytes.
+// Ranges: an end past the last byte is clamped; a start at or past the end, a negative start or
+// an end before the start is INVALID_REQUEST.
 
 export interface StoredObjectInfo {
   /** Size in bytes. */
@@ -56,6 +62,9 @@ export interface Storage {
 
 // ---------------------------------------------------------------------------------------------
 // Job store
+//
+// Creating a record whose id exists is INVALID_REQUEST. getJob/getFile return null for any id,
+// however odd (never throw, never build a path from it). listJobs orders by createdAt, then id.
 
 export interface JobStore {
   createFile(file: FileRecord): Promise<void>;
@@ -66,6 +75,8 @@ export interface JobStore {
    */
   updateFile(file: FileRecord): Promise<void>;
   deleteFile(id: string): Promise<void>;
+  /** Files whose `expiresAt` is before the given instant, soonest first (the upload expiry sweep). */
+  listFiles(filter: { expiresBefore: string; limit?: number }): Promise<FileRecord[]>;
 
   /** Stores a new job; throws INVALID_REQUEST if the id exists. */
   createJob(job: Job): Promise<void>;
@@ -82,6 +93,9 @@ export interface JobStore {
 
 // ---------------------------------------------------------------------------------------------
 // Queue
+//
+// enqueue after close rejects; process may be called once; close may be called repeatedly;
+// size counts waiting ids, not running ones.
 
 export interface EnqueueOptions {
   /** Higher runs first. Default 0. */

@@ -1,6 +1,13 @@
 /** Types of the format registry. */
 
-export const FORMAT_FAMILIES = ['image', 'video', 'audio', 'document', 'spreadsheet', 'presentation'] as const;
+export const FORMAT_FAMILIES = [
+  'image',
+  'video',
+  'audio',
+  'document',
+  'spreadsheet',
+  'presentation',
+] as const;
 export type FormatFamily = (typeof FORMAT_FAMILIES)[number];
 
 /** A canonical format name: lowercase, extension-like ('jpg', 'mp4', 'docx'). */

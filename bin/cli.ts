@@ -1,0 +1,92 @@
+/**
+ * The fileconv command line: convert, formats, doctor. Errors print one line
+ * (`fileconv: <message> [CODE]`) and exit non-zero; no stack traces for expected failures.
+ */
+import { Command, CommanderError, InvalidArgumentError } from 'commander';
+import { FileconvError } from '../src/index.js';
+import { runConvert } from './commands/convert.js';
+import { runDoctor } from './commands/doctor.js';
+import { runFormats } from './commands/formats.js';
+
+function integer(value: string): number {
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed)) throw new InvalidArgumentError('expected a whole number.');
+  return parsed;
+}
+
+function keyValue(value: string, previous: Record<string, string> = {}): Record<string, string> {
+  const eq = value.indexOf('=');
+  if (eq <= 0) throw new InvalidArgumentError('expected key=value.');
+  return { ...previous, [value.slice(0, eq)]: value.slice(eq + 1) };
+}
+
+export function buildProgram(): Command {
+  const program = new Command('fileconv')
+    .description('Convert files between 50+ formats: images, video, audio, documents, spreadsheets, presentations.')
+    .showHelpAfterError('(run with --help for usage)')
+    .exitOverride();
+
+  program
+    .command('convert')
+    .description('convert one file; the target comes from the output name or --to')
+    .argument('<input>', 'file to convert')
+    .argument('[output]', 'where to write the result (default: the input name with the target extension, here)')
+    .option('-t, --to <format>', 'target format (default: from the output extension)')
+    .option('-f, --from <format>', 'source format (default: detected from the content)')
+    .option('-q, --quality <n>', 'quality 1-100 for lossy targets', integer)
+    .option('-w, --width <px>', 'resize to this width (keeps the aspect ratio without --height)', integer)
+    .option('-h, --height <px>', 'resize to this height', integer)
+    .option('--fit <mode>', 'cover | contain | fill | inside | outside')
+    .option('--background <color>', 'colour behind transparency for targets without alpha, e.g. #ffffff')
+    .option('--lossless', 'lossless encoding where the target supports it')
+    .option('--effort <n>', 'encoder effort (higher: smaller and slower)', integer)
+    .option('--keep-metadata', 'keep EXIF/ICC metadata (stripped by default)')
+    .option('--no-animated', 'keep only the first frame of an animation')
+    .option('-o, --option <key=value>', 'any other converter option (repeatable)', keyValue)
+    .option('--timeout <seconds>', 'stop after this many seconds', integer)
+    .option('--quiet', 'no progress bar')
+    .option('--json', 'print a JSON report instead of a sentence')
+    .action(async (input: string, output: string | undefined, options) => {
+      await runConvert(input, output, options);
+    });
+
+  program
+    .command('formats')
+    .description('list formats and the targets each converts to here')
+    .option('--family <family>', 'only this family (image, video, audio, document, spreadsheet, presentation)')
+    .option('--json', 'print JSON')
+    .action(async (options) => {
+      await runFormats(options);
+    });
+
+  program
+    .command('doctor')
+    .description('check which conversion engines are available, and how to install the missing ones')
+    .option('--json', 'print JSON')
+    .action(async (options) => {
+      process.exitCode = await runDoctor(options);
+    });
+
+  return program;
+}
+
+/** Runs the CLI; returns the exit code. */
+export async function main(argv: readonly string[]): Promise<number> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync([...argv]);
+    return typeof process.exitCode === 'number' ? process.exitCode : 0;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // Commander already printed the usage problem (or the help text, with exit code 0).
+      return error.exitCode;
+    }
+    if (error instanceof FileconvError) {
+      process.stderr.write(`fileconv: ${error.message} [${error.code}]\n`);
+      return 1;
+    }
+    process.stderr.write(`fileconv: unexpected error: ${error instanceof Error ? error.message : String(error)}\n`);
+    if (process.env.FILECONV_DEBUG) console.error(error);
+    return 70;
+  }
+}

@@ -1,0 +1,165 @@
+/**
+ * What every part of the engine shares: the injected ports, the resolved settings and the
+ * conversion graph of the converters that can run here. Built once by createEngine.
+ */
+import { EventEmitter } from 'node:events';
+import { open } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { FileconvError } from './errors.js';
+import { DETECTION_BYTES } from './formats/index.js';
+import { ConversionGraph } from './graph/index.js';
+import type { Job } from './jobs/types.js';
+import type { Availability, ConversionLimits, Converter, JobStore, Queue, Storage } from './ports.js';
+
+export interface EngineOptions {
+  /** Converters, in order of preference when two offer the same step at the same cost. */
+  converters: readonly Converter[];
+  /** Where uploads and results live. Required for jobs; the direct API works without it. */
+  storage?: Storage;
+  /** Where file and job records live. Required for jobs. */
+  jobs?: JobStore;
+  /** Hands job ids to workers. Required for jobs. */
+  queue?: Queue;
+  /** Jobs converted at once by this process's worker. Default 2. */
+  concurrency?: number;
+  /** Longest a conversion may run before it is stopped with CONVERSION_TIMEOUT, ms. Default 600000 (10 min). */
+  timeoutMs?: number;
+  /** Largest image, in pixels, a converter may decode. Default 100000000 (100 MP). */
+  maxPixels?: number;
+  /** Longest chain of conversion steps considered. Default 3. */
+  maxSteps?: number;
+  /** Parent of the private per-conversion temp dirs. Default: the OS temp dir. */
+  tempDir?: string;
+  /** How long a completed job's result is kept, ms. Default 86400000 (24 h). */
+  resultTtlMs?: number;
+  /** How long an uploaded file is kept for conversions, ms. Default 3600000 (1 h). */
+  uploadTtlMs?: number;
+  /** How often start() sweeps expired results and uploads, ms; 0 disables. Default 60000. */
+  sweepIntervalMs?: number;
+  /** Clock, for tests. Default: the system clock. */
+  now?: () => Date;
+  /** Called with errors the engine handled but a host may want to log (a failed sweep, a lost update). */
+  onError?: (error: unknown, context: string) => void;
+}
+
+export interface EngineContext {
+  converters: ReadonlyMap<string, Converter>;
+  storage: Storage | undefined;
+  jobs: JobStore | undefined;
+  queue: Queue | undefined;
+  concurrency: number;
+  timeoutMs: number;
+  maxSteps: number;
+  limits: ConversionLimits;
+  tempDir: string;
+  resultTtlMs: number;
+  uploadTtlMs: number;
+  sweepIntervalMs: number;
+  now(): string;
+  nowMs(): number;
+  onError(error: unknown, context: string): void;
+  /** The graph of the converters whose engines are available here (computed once). */
+  graph(): Promise<ConversionGraph>;
+  /** Availability of every converter (computed once). */
+  availability(): Promise<Map<string, Availability>>;
+  /** Emits 'job' with the new record after every change this process makes. */
+  events: EventEmitter<{ job: [Job] }>;
+  /** Abort controllers of the jobs this process is converting right now, by job id. */
+  running: Map<string, AbortController>;
+}
+
+function positiveInteger(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isInteger(value) || value <= 0) {
+    throw new FileconvError('INVALID_OPTIONS', `createEngine: ${name} must be a positive integer, got ${String(value)}.`);
+  }
+  return value;
+}
+
+function nonNegativeInteger(name: string, value: number | undefined, fallback: number): number {
+  return value === 0 ? 0 : positiveInteger(name, value, fallback);
+}
+
+export function createEngineContext(options: EngineOptions): EngineContext {
+  if (!Array.isArray(options.converters)) {
+    throw new FileconvError('INVALID_OPTIONS', 'createEngine: converters must be an array of converters.');
+  }
+  const converters = new Map<string, Converter>();
+  for (const converter of options.converters) {
+    if (converters.has(converter.name)) {
+      throw new FileconvError('INVALID_OPTIONS', `createEngine: two converters are named ${converter.name}.`);
+    }
+    converters.set(converter.name, converter);
+  }
+  const clock = options.now ?? (() => new Date());
+  let availability: Promise<Map<string, Availability>> | undefined;
+  let graph: Promise<ConversionGraph> | undefined;
+  const context: EngineContext = {
+    converters,
+    storage: options.storage,
+    jobs: options.jobs,
+    queue: options.queue,
+    concurrency: positiveInteger('concurrency', options.concurrency, 2),
+    timeoutMs: positiveInteger('timeoutMs', options.timeoutMs, 600_000),
+    maxSteps: positiveInteger('maxSteps', options.maxSteps, 3),
+    limits: { maxPixels: positiveInteger('maxPixels', options.maxPixels, 100_000_000) },
+    tempDir: options.tempDir ?? tmpdir(),
+    resultTtlMs: positiveInteger('resultTtlMs', options.resultTtlMs, 86_400_000),
+    uploadTtlMs: positiveInteger('uploadTtlMs', options.uploadTtlMs, 3_600_000),
+    sweepIntervalMs: nonNegativeInteger('sweepIntervalMs', options.sweepIntervalMs, 60_000),
+    now: () => clock().toISOString(),
+    nowMs: () => clock().getTime(),
+    onError: options.onError ?? (() => {}),
+    events: new EventEmitter<{ job: [Job] }>(),
+    running: new Map(),
+    availability() {
+      availability ??= Promise.all(
+        [...converters.values()].map(async (converter) => {
+          const result = await converter.available().catch(
+            (error: unknown): Availability => ({ ok: false, reason: error instanceof Error ? error.message : String(error) }),
+          );
+          return [converter.name, result] as const;
+        }),
+      ).then((entries) => new Map(entries));
+      return availability;
+    },
+    graph() {
+      graph ??= context.availability().then((available) =>
+        ConversionGraph.fromConverters([...converters.values()].filter((c) => available.get(c.name)?.ok)),
+      );
+      return graph;
+    },
+  };
+  return context;
+}
+
+/** The ports jobs need, or a clear error naming what the host did not configure. */
+export function jobPorts(context: EngineContext): { storage: Storage; jobs: JobStore; queue: Queue } {
+  const { storage, jobs, queue } = context;
+  if (!storage || !jobs || !queue) {
+    const missing = [!storage && 'storage', !jobs && 'jobs', !queue && 'queue'].filter(Boolean).join(', ');
+    throw new FileconvError('INTERNAL', `This engine has no ${missing}: pass them to createEngine to use jobs.`);
+  }
+  return { storage, jobs, queue };
+}
+
+/** Reads the first DETECTION_BYTES bytes of a local file (fewer if it is shorter). */
+export async function readFileHead(path: string): Promise<Uint8Array> {
+  const handle = await open(path, 'r');
+  try {
+    const buffer = Buffer.alloc(DETECTION_BYTES);
+    const { bytesRead } = await handle.read(buffer, 0, DETECTION_BYTES, 0);
+    return buffer.subarray(0, bytesRead);
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Reads the first DETECTION_BYTES bytes of a stored object. */
+export async function readStoredHead(storage: Storage, key: string, size: number): Promise<Uint8Array> {
+  if (size === 0) return new Uint8Array(0);
+  const stream = await storage.get(key, { start: 0, end: Math.min(size, DETECTION_BYTES) - 1 });
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(Buffer.from(chunk as Uint8Array));
+  return Buffer.concat(chunks).subarray(0, DETECTION_BYTES);
+}

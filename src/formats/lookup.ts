@@ -1,0 +1,89 @@
+/**
+ * Lookups over the format registry: by name or alias, extension, MIME type and family.
+ *
+ * The maps are built once when the module loads, so every lookup is one Map access. Building them
+ * also enforces the registry's uniqueness rules: a name, alias, extension or MIME type claimed by
+ * two formats is a programming error and fails at import, not as a silently wrong answer later.
+ */
+import { FileconvError } from '../errors.js';
+import { FORMATS } from './registry.js';
+import { FORMAT_FAMILIES, type FormatDefinition, type FormatFamily, type FormatName } from './types.js';
+
+/** What mimeTypeOf answers for a name the registry does not know. */
+const FALLBACK_MIME = 'application/octet-stream';
+/** What extensionOf answers for a name the registry does not know (the octet-stream habit). */
+const FALLBACK_EXTENSION = 'bin';
+
+function index(keysOf: (format: FormatDefinition) => readonly string[], what: string) {
+  const map = new Map<string, FormatDefinition>();
+  for (const format of FORMATS) {
+    for (const key of keysOf(format)) {
+      const owner = map.get(key);
+      if (owner && owner !== format) {
+        throw new FileconvError(
+          'INTERNAL',
+          `Format registry: ${what} '${key}' belongs to both '${owner.name}' and '${format.name}'`,
+        );
+      }
+      map.set(key, format);
+    }
+  }
+  return map;
+}
+
+const byName = index((format) => [format.name, ...format.aliases], 'name or alias');
+const byExtension = index((format) => format.extensions, 'extension');
+const byMime = index((format) => format.mimeTypes, 'MIME type');
+const byFamily = new Map<FormatFamily, readonly FormatDefinition[]>(
+  FORMAT_FAMILIES.map((family) => [family, Object.freeze(FORMATS.filter((f) => f.family === family))]),
+);
+
+function normaliseName(input: string): string {
+  const trimmed = input.trim().toLowerCase();
+  return trimmed.startsWith('.') ? trimmed.slice(1) : trimmed;
+}
+
+/** The format with this name or alias ('JPEG', ' .jpg'), case-insensitive; undefined when unknown. */
+export function getFormat(nameOrAlias: string): FormatDefinition | undefined {
+  return byName.get(normaliseName(nameOrAlias));
+}
+
+/** Like getFormat, but throws UNSUPPORTED_FORMAT (naming the input) when the format is unknown. */
+export function requireFormat(nameOrAlias: string): FormatDefinition {
+  const format = getFormat(nameOrAlias);
+  if (!format) {
+    throw new FileconvError('UNSUPPORTED_FORMAT', `Unsupported format: '${nameOrAlias}'`, {
+      details: { format: nameOrAlias },
+    });
+  }
+  return format;
+}
+
+/** The format of a file name ('photo.JPG', 'a/b.tar.mp4'), a dotted ('.jpg') or bare ('jpg') extension. */
+export function formatFromExtension(extOrFileName: string): FormatDefinition | undefined {
+  // Only the last path segment counts, so a dot in a directory name ('v1.2/readme') is not an extension.
+  const base = extOrFileName.trim().split(/[\\/]/).pop() ?? '';
+  const dot = base.lastIndexOf('.');
+  return byExtension.get((dot === -1 ? base : base.slice(dot + 1)).toLowerCase());
+}
+
+/** The format of a MIME type, ignoring case and parameters ('Text/CSV; charset=utf-8'). */
+export function formatFromMime(mime: string): FormatDefinition | undefined {
+  const essence = mime.split(';', 1)[0] ?? '';
+  return byMime.get(essence.trim().toLowerCase());
+}
+
+/** The preferred MIME type of a format (name or alias); application/octet-stream when unknown. */
+export function mimeTypeOf(name: FormatName): string {
+  return getFormat(name)?.mimeTypes[0] ?? FALLBACK_MIME;
+}
+
+/** The preferred extension (without the dot) of a format (name or alias); 'bin' when unknown. */
+export function extensionOf(name: FormatName): string {
+  return getFormat(name)?.extensions[0] ?? FALLBACK_EXTENSION;
+}
+
+/** The formats of one family, in registry order. */
+export function formatsByFamily(family: FormatFamily): readonly FormatDefinition[] {
+  return byFamily.get(family) ?? [];
+}

@@ -1,0 +1,185 @@
+/**
+ * Document, spreadsheet and presentation entries of the format registry (see registry.ts for
+ * the conventions).
+ *
+ * Text formats (txt, md, csv, tsv) are not `detectable`: their bytes are just text, so detection
+ * reports 'txt' and the compatibility rules in detect.ts accept it for each of them.
+ */
+import type { FormatDefinition } from './types.js';
+
+export const DOCUMENT_FORMATS: readonly FormatDefinition[] = [
+  {
+    name: 'pdf',
+    family: 'document',
+    label: 'PDF document',
+    aliases: [],
+    extensions: ['pdf'],
+    mimeTypes: ['application/pdf', 'application/x-pdf'],
+    detectable: true,
+  },
+  {
+    name: 'docx',
+    family: 'document',
+    label: 'Word document',
+    aliases: [],
+    extensions: ['docx'],
+    mimeTypes: ['application/vnd.openxmlformats-officedocument.wordprocessingml.document'],
+    detectable: true,
+  },
+  {
+    name: 'doc',
+    family: 'document',
+    label: 'Word 97-2003 document',
+    // .dot templates are the same binary format.
+    aliases: ['dot'],
+    extensions: ['doc', 'dot'],
+    mimeTypes: ['application/msword'],
+    detectable: true,
+  },
+  {
+    name: 'odt',
+    family: 'document',
+    label: 'OpenDocument text',
+    aliases: [],
+    extensions: ['odt'],
+    mimeTypes: ['application/vnd.oasis.opendocument.text'],
+    detectable: true,
+  },
+  {
+    name: 'rtf',
+    family: 'document',
+    label: 'Rich Text Format document',
+    aliases: [],
+    extensions: ['rtf'],
+    mimeTypes: ['application/rtf', 'text/rtf'],
+    detectable: true,
+  },
+  {
+    name: 'txt',
+    family: 'document',
+    label: 'Plain text',
+    aliases: ['text', 'log'],
+    extensions: ['txt', 'text', 'log'],
+    mimeTypes: ['text/plain'],
+    detectable: false,
+  },
+  {
+    name: 'md',
+    family: 'document',
+    label: 'Markdown document',
+    aliases: ['markdown', 'mkd'],
+    extensions: ['md', 'markdown', 'mkd'],
+    mimeTypes: ['text/markdown', 'text/x-markdown'],
+    detectable: false,
+  },
+  {
+    name: 'html',
+    family: 'document',
+    label: 'HTML document',
+    aliases: ['htm'],
+    extensions: ['html', 'htm'],
+    mimeTypes: ['text/html'],
+    detectable: true,
+  },
+  {
+    name: 'epub',
+    family: 'document',
+    label: 'EPUB e-book',
+    aliases: [],
+    extensions: ['epub'],
+    mimeTypes: ['application/epub+zip'],
+    detectable: true,
+  },
+];
+
+export const SPREADSHEET_FORMATS: readonly FormatDefinition[] = [
+  {
+    name: 'xlsx',
+    family: 'spreadsheet',
+    label: 'Excel workbook',
+    aliases: [],
+    extensions: ['xlsx'],
+    mimeTypes: ['application/vnd.openxmlformats-officedocument.spreadsheetml.sheet'],
+    detectable: true,
+  },
+  {
+    name: 'xls',
+    family: 'spreadsheet',
+    label: 'Excel 97-2003 workbook',
+    aliases: ['xlt'],
+    extensions: ['xls', 'xlt'],
+    // Windows browsers also send application/vnd.ms-excel for .csv uploads. It stays with xls
+    // (one MIME, one format); content detection then sorts a CSV declared this way out.
+    mimeTypes: ['application/vnd.ms-excel', 'application/x-msexcel', 'application/x-excel'],
+    detectable: true,
+  },
+  {
+    name: 'ods',
+    family: 'spreadsheet',
+    label: 'OpenDocument spreadsheet',
+    aliases: [],
+    extensions: ['ods'],
+    mimeTypes: ['application/vnd.oasis.opendocument.spreadsheet'],
+    detectable: true,
+  },
+  {
+    name: 'csv',
+    family: 'spreadsheet',
+    label: 'Comma-separated values',
+    aliases: [],
+    extensions: ['csv'],
+    mimeTypes: ['text/csv', 'application/csv', 'text/x-csv', 'text/comma-separated-values'],
+    detectable: false,
+  },
+  {
+    name: 'tsv',
+    family: 'spreadsheet',
+    label: 'Tab-separated values',
+    aliases: ['tab'],
+    extensions: ['tsv', 'tab'],
+    mimeTypes: ['text/tab-separated-values'],
+    detectable: false,
+  },
+];
+
+export const PRESENTATION_FORMATS: readonly FormatDefinition[] = [
+  {
+    name: 'pptx',
+    family: 'presentation',
+    label: 'PowerPoint presentation',
+    aliases: [],
+    extensions: ['pptx'],
+    mimeTypes: ['application/vnd.openxmlformats-officedocument.presentationml.presentation'],
+    detectable: true,
+  },
+  {
+    name: 'ppt',
+    family: 'presentation',
+    label: 'PowerPoint 97-2003 presentation',
+    // .pps (slide show) and .pot (template) are the same binary format.
+    aliases: ['pps', 'pot'],
+    extensions: ['ppt', 'pps', 'pot'],
+    mimeTypes: ['application/vnd.ms-powerpoint'],
+    detectable: true,
+  },
+  {
+    name: 'odp',
+    family: 'presentation',
+    label: 'OpenDocument presentation',
+    aliases: [],
+    extensions: ['odp'],
+    mimeTypes: ['application/vnd.oasis.opendocument.presentation'],
+    detectable: true,
+  },
+  {
+    name: 'key',
+    family: 'presentation',
+    label: 'Apple Keynote presentation',
+    aliases: ['keynote'],
+    extensions: ['key'],
+    mimeTypes: ['application/vnd.apple.keynote', 'application/x-iwork-keynote-sffkey'],
+    // Keynote 2013+ files are iWork zips that Pages and Numbers files share the layout of: the
+    // bytes say "iWork", not "Keynote" (see detect.ts), so this is not detectable by name.
+    detectable: false,
+  },
+];

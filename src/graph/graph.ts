@@ -1,0 +1,168 @@
+/**
+ * The conversion-path graph. Converters contribute edges `{from, to, cost, lossy}`; findPath
+ * picks the best chain of steps from a source format to a target format.
+ *
+ * "Best" is lexicographic: fewest lossy steps first (a lossless detour beats a cheaper path
+ * that re-encodes twice), then the lowest total cost, then the fewest steps. All three are
+ * non-negative and additive, so Dijkstra over the tuple finds the optimum.
+ */
+import { FileconvError } from '../errors.js';
+import type { FormatName } from '../formats/types.js';
+import type { ConversionEdge } from '../ports.js';
+
+/** One step of a planned conversion, bound to the converter that performs it. */
+export interface ConversionStep {
+  from: FormatName;
+  to: FormatName;
+  converter: string;
+  cost: number;
+  lossy: boolean;
+}
+
+export interface ConversionPlan {
+  from: FormatName;
+  to: FormatName;
+  steps: ConversionStep[];
+  cost: number;
+  /** Number of steps that lose information. */
+  lossySteps: number;
+}
+
+export interface FindPathOptions {
+  /** Longest chain considered. Default 3: longer chains are slow and rarely what anyone wants. */
+  maxSteps?: number;
+}
+
+interface Weight {
+  lossy: number;
+  cost: number;
+  steps: number;
+}
+
+function lighter(a: Weight, b: Weight): boolean {
+  if (a.lossy !== b.lossy) return a.lossy < b.lossy;
+  if (a.cost !== b.cost) return a.cost < b.cost;
+  return a.steps < b.steps;
+}
+
+export class ConversionGraph {
+  /** Outgoing steps by source format; for each (from, to) pair only the best converter's step. */
+  private readonly outgoing = new Map<FormatName, Map<FormatName, ConversionStep>>();
+
+  /** Builds the graph from converters' declared edges; the first converter wins ties. */
+  static fromConverters(converters: readonly { name: string; edges: readonly ConversionEdge[] }[]): ConversionGraph {
+    const graph = new ConversionGraph();
+    for (const converter of converters) {
+      for (const edge of converter.edges) graph.addEdge(converter.name, edge);
+    }
+    return graph;
+  }
+
+  /** Adds an edge; if the pair already has one, the lighter step is kept. */
+  addEdge(converter: string, edge: ConversionEdge): void {
+    if (!(edge.cost >= 0) || !Number.isFinite(edge.cost)) {
+      throw new FileconvError('INVALID_OPTIONS', `Converter ${converter}: edge ${edge.from} -> ${edge.to} needs a finite cost >= 0.`);
+    }
+    const step: ConversionStep = { from: edge.from, to: edge.to, converter, cost: edge.cost, lossy: edge.lossy ?? false };
+    let byTarget = this.outgoing.get(edge.from);
+    if (!byTarget) {
+      byTarget = new Map();
+      this.outgoing.set(edge.from, byTarget);
+    }
+    const existing = byTarget.get(edge.to);
+    if (!existing || lighter(weightOf(step), weightOf(existing))) byTarget.set(edge.to, step);
+  }
+
+  /** Every step in the graph. */
+  steps(): ConversionStep[] {
+    return [...this.outgoing.values()].flatMap((byTarget) => [...byTarget.values()]);
+  }
+
+  /** Formats that appear as a source of at least one edge. */
+  sources(): FormatName[] {
+    return [...this.outgoing.keys()].sort();
+  }
+
+  /**
+   * The best chain from `from` to `to`. A format converts to itself only through a declared
+   * self-edge (e.g. resizing a jpg). Throws UNSUPPORTED_CONVERSION when there is no chain.
+   */
+  findPath(from: FormatName, to: FormatName, options: FindPathOptions = {}): ConversionPlan {
+    const maxSteps = options.maxSteps ?? 3;
+    if (from === to) {
+      const self = this.outgoing.get(from)?.get(to);
+      if (self) return planOf(from, to, [self]);
+      throw unsupported(from, to);
+    }
+    const best = this.shortestPaths(from, maxSteps);
+    const found = best.get(to);
+    if (!found) throw unsupported(from, to);
+    return planOf(from, to, found.steps);
+  }
+
+  /** Whether any chain leads from `from` to `to`. */
+  canConvert(from: FormatName, to: FormatName, options: FindPathOptions = {}): boolean {
+    if (from === to) return this.outgoing.get(from)?.has(to) ?? false;
+    return this.shortestPaths(from, options.maxSteps ?? 3).has(to);
+  }
+
+  /** Every format reachable from `from` (itself only through a self-edge), sorted by name. */
+  targetsOf(from: FormatName, options: FindPathOptions = {}): FormatName[] {
+    const reachable = new Set(this.shortestPaths(from, options.maxSteps ?? 3).keys());
+    reachable.delete(from);
+    if (this.outgoing.get(from)?.has(from)) reachable.add(from);
+    return [...reachable].sort();
+  }
+
+  /** Dijkstra over (lossy, cost, steps) from one source, bounded by maxSteps. */
+  private shortestPaths(from: FormatName, maxSteps: number): Map<FormatName, { weight: Weight; steps: ConversionStep[] }> {
+    const settled = new Map<FormatName, { weight: Weight; steps: ConversionStep[] }>();
+    const frontier = new Map<FormatName, { weight: Weight; steps: ConversionStep[] }>([
+      [from, { weight: { lossy: 0, cost: 0, steps: 0 }, steps: [] }],
+    ]);
+    while (frontier.size > 0) {
+      let current: FormatName | undefined;
+      for (const [format, entry] of frontier) {
+        const currentEntry = current === undefined ? undefined : frontier.get(current);
+        if (!currentEntry || lighter(entry.weight, currentEntry.weight)) current = format;
+      }
+      if (current === undefined) break;
+      const entry = frontier.get(current)!;
+      frontier.delete(current);
+      settled.set(current, entry);
+      if (entry.weight.steps >= maxSteps) continue;
+      for (const step of this.outgoing.get(current)?.values() ?? []) {
+        if (settled.has(step.to)) continue;
+        const weight = addWeight(entry.weight, step);
+        const known = frontier.get(step.to);
+        if (!known || lighter(weight, known.weight)) frontier.set(step.to, { weight, steps: [...entry.steps, step] });
+      }
+    }
+    settled.delete(from);
+    return settled;
+  }
+}
+
+function weightOf(step: ConversionStep): Weight {
+  return { lossy: step.lossy ? 1 : 0, cost: step.cost, steps: 1 };
+}
+
+function addWeight(weight: Weight, step: ConversionStep): Weight {
+  return { lossy: weight.lossy + (step.lossy ? 1 : 0), cost: weight.cost + step.cost, steps: weight.steps + 1 };
+}
+
+function planOf(from: FormatName, to: FormatName, steps: ConversionStep[]): ConversionPlan {
+  return {
+    from,
+    to,
+    steps,
+    cost: steps.reduce((sum, step) => sum + step.cost, 0),
+    lossySteps: steps.filter((step) => step.lossy).length,
+  };
+}
+
+function unsupported(from: FormatName, to: FormatName): FileconvError {
+  return new FileconvError('UNSUPPORTED_CONVERSION', `No converter here turns ${from} into ${to}.`, {
+    details: { sourceFormat: from, targetFormat: to },
+  });
+}

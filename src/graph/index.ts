@@ -1,0 +1,2 @@
+export { ConversionGraph } from './graph.js';
+export type { ConversionPlan, ConversionStep, FindPathOptions } from './graph.js';

@@ -1,0 +1,264 @@
+/**
+ * The job side of the engine, transport-free: store an upload, create a job, read it, cancel
+ * it, wait for it, open its result, and the housekeeping (recovery after a restart, expiry).
+ * The HTTP adapter is a thin layer over these.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Readable } from 'node:stream';
+import { type EngineContext, jobPorts, readStoredHead } from './engine-context.js';
+import { FileconvError, isFileconvError } from './errors.js';
+import { extensionOf, mimeTypeOf } from './formats/index.js';
+import { isTerminal, type JobEvent, transition } from './jobs/state.js';
+import type { FileRecord, Job } from './jobs/types.js';
+import { outputNameFor, sanitizeFileName } from './names.js';
+import { planConversion, resolveSourceFormat } from './planning.js';
+
+export interface UploadFileInput {
+  /** Account id, or `ip:<address>` for anonymous clients. */
+  owner: string;
+  /** Client-supplied name; sanitised, kept for display only. */
+  fileName: string;
+  body: Readable | Uint8Array;
+  /** Refuse (FILE_TOO_LARGE) once more bytes than this arrive. */
+  maxBytes?: number;
+  contentType?: string;
+}
+
+/** Streams an upload into storage and records it (Flow B's upload). */
+export async function uploadFile(context: EngineContext, input: UploadFileInput): Promise<FileRecord> {
+  const { storage, jobs } = jobPorts(context);
+  const id = randomUUID();
+  const key = `uploads/${id}`;
+  const stored = await storage.put(key, input.body, { contentType: input.contentType, maxBytes: input.maxBytes });
+  const now = context.nowMs();
+  const file: FileRecord = {
+    id,
+    version: 1,
+    status: 'uploaded',
+    owner: input.owner,
+    key,
+    fileName: sanitizeFileName(input.fileName),
+    size: stored.size,
+    contentType: input.contentType ?? 'application/octet-stream',
+    createdAt: new Date(now).toISOString(),
+    uploadedAt: new Date(now).toISOString(),
+    expiresAt: new Date(now + context.uploadTtlMs).toISOString(),
+  };
+  try {
+    await jobs.createFile(file);
+  } catch (error) {
+    await storage.delete(key);
+    throw error;
+  }
+  return file;
+}
+
+/** An owner's file record; NOT_FOUND also for another owner's id (ids never leak across accounts). */
+export async function getFile(context: EngineContext, id: string, owner?: string): Promise<FileRecord> {
+  const file = await jobPorts(context).jobs.getFile(id);
+  if (!file || (owner !== undefined && file.owner !== owner)) {
+    throw new FileconvError('NOT_FOUND', 'No such file.', { details: { fileId: id } });
+  }
+  return file;
+}
+
+export interface CreateJobInput {
+  owner: string;
+  /** The uploaded file to convert. */
+  fileId: string;
+  /** Declared source format; must agree with the content. Detected when omitted. */
+  sourceFormat?: string;
+  targetFormat: string;
+  /** Declared size; SIZE_MISMATCH when the stored file differs. */
+  fileSize?: number;
+  options?: Record<string, unknown>;
+  /** Higher runs first. Default 0. */
+  priority?: number;
+}
+
+/** Checks the input and the plan, stores a queued job and enqueues it. */
+export async function createJob(context: EngineContext, input: CreateJobInput): Promise<Job> {
+  const { storage, jobs, queue } = jobPorts(context);
+  const file = await getFile(context, input.fileId, input.owner);
+  if (file.status !== 'uploaded') {
+    throw new FileconvError('NOT_UPLOADED', 'The file has not been uploaded yet.', { details: { fileId: file.id } });
+  }
+  if (input.fileSize !== undefined && input.fileSize !== file.size) {
+    throw new FileconvError('SIZE_MISMATCH', `The file has ${file.size} bytes, not ${input.fileSize}.`, {
+      details: { declared: input.fileSize, actual: file.size },
+    });
+  }
+  const head = await readStoredHead(storage, file.key, file.size);
+  const from = await resolveSourceFormat(head, input.sourceFormat, file.fileName);
+  const { plan, options } = await planConversion(context, from, input.targetFormat, input.options);
+  const now = context.now();
+  const job: Job = {
+    id: randomUUID(),
+    version: 1,
+    status: 'queued',
+    owner: input.owner,
+    fileId: file.id,
+    inputKey: file.key,
+    outputKey: null,
+    sourceFormat: from,
+    targetFormat: plan.to,
+    fileName: file.fileName,
+    outputName: outputNameFor(file.fileName, extensionOf(plan.to)),
+    options,
+    path: [from, ...plan.steps.map((step) => step.to)],
+    priority: input.priority ?? 0,
+    attempts: 0,
+    progress: 0,
+    error: null,
+    cpuMs: null,
+    outputSize: null,
+    createdAt: now,
+    startedAt: null,
+    completedAt: null,
+    expiresAt: null,
+  };
+  await jobs.createJob(job);
+  context.events.emit('job', job);
+  await queue.enqueue(job.id, { priority: job.priority });
+  return job;
+}
+
+/** An owner's job; NOT_FOUND for a missing id and for another owner's. */
+export async function getJob(context: EngineContext, id: string, owner?: string): Promise<Job> {
+  const job = await jobPorts(context).jobs.getJob(id);
+  if (!job || (owner !== undefined && job.owner !== owner)) {
+    throw new FileconvError('NOT_FOUND', 'No such job.', { details: { jobId: id } });
+  }
+  return job;
+}
+
+/**
+ * Applies `event` to the stored job and saves it, re-reading and retrying when another writer
+ * got there first. Returns the saved job; throws INVALID_STATE when the event no longer applies.
+ */
+export async function applyJobEvent(context: EngineContext, job: Job, event: JobEvent): Promise<Job> {
+  const { jobs } = jobPorts(context);
+  let current = job;
+  for (let attempt = 0; ; attempt++) {
+    const next = transition(current, event, context.now());
+    try {
+      await jobs.updateJob(next);
+      context.events.emit('job', next);
+      return next;
+    } catch (error) {
+      if (!isFileconvError(error, 'VERSION_CONFLICT') || attempt >= 5) throw error;
+      const reread = await jobs.getJob(job.id);
+      if (!reread) throw new FileconvError('NOT_FOUND', 'No such job.', { details: { jobId: job.id } });
+      current = reread;
+    }
+  }
+}
+
+/** Cancels a queued or running job (a running conversion in this process is aborted at once). */
+export async function cancelJob(context: EngineContext, id: string, owner?: string): Promise<Job> {
+  const job = await getJob(context, id, owner);
+  const canceled = await applyJobEvent(context, job, { type: 'cancel' });
+  context.running.get(id)?.abort(new FileconvError('CANCELED', 'The job was canceled.'));
+  return canceled;
+}
+
+export interface WaitOptions {
+  /** Give up after this long (CONVERSION_TIMEOUT). Default: the engine's timeoutMs plus a minute. */
+  timeoutMs?: number;
+  signal?: AbortSignal;
+  /** How often to re-read the store, for jobs run by other processes, ms. Default 500. */
+  pollMs?: number;
+}
+
+/** Resolves with the job once it is completed, failed or canceled. */
+export async function waitForJob(context: EngineContext, id: string, options: WaitOptions = {}): Promise<Job> {
+  const first = await getJob(context, id);
+  if (isTerminal(first.status)) return first;
+  const timeoutMs = options.timeoutMs ?? context.timeoutMs + 60_000;
+  return new Promise<Job>((resolve, reject) => {
+    const finish = (settle: () => void) => {
+      clearTimeout(timer);
+      clearInterval(poll);
+      context.events.off('job', onJob);
+      options.signal?.removeEventListener('abort', onAbort);
+      settle();
+    };
+    const onJob = (job: Job) => {
+      if (job.id === id && isTerminal(job.status)) finish(() => resolve(job));
+    };
+    const onAbort = () => finish(() => reject(new FileconvError('CANCELED', 'Stopped waiting for the job.')));
+    const timer = setTimeout(
+      () => finish(() => reject(new FileconvError('CONVERSION_TIMEOUT', 'The job did not finish in time.'))),
+      timeoutMs,
+    );
+    const poll = setInterval(() => {
+      getJob(context, id).then(onJob, (error: unknown) => finish(() => reject(error)));
+    }, options.pollMs ?? 500);
+    context.events.on('job', onJob);
+    options.signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+export interface JobResult {
+  stream: Readable;
+  size: number;
+  contentType: string;
+  fileName: string;
+}
+
+/** The result of a completed job: RESULT_EXPIRED once deleted, INVALID_STATE before it exists. */
+export async function openResult(context: EngineContext, id: string, owner?: string): Promise<JobResult> {
+  const job = await getJob(context, id, owner);
+  if (job.status === 'expired') throw new FileconvError('RESULT_EXPIRED', 'The result has expired and was deleted.');
+  if (job.status !== 'completed' || !job.outputKey) {
+    throw new FileconvError('INVALID_STATE', `The job is ${job.status}: there is no result to download.`, {
+      details: { status: job.status, error: job.error },
+    });
+  }
+  const stream = await jobPorts(context).storage.get(job.outputKey);
+  return { stream, size: job.outputSize ?? 0, contentType: mimeTypeOf(job.targetFormat), fileName: job.outputName };
+}
+
+/**
+ * After a restart: jobs left processing by a dead worker go back to queued, and every queued
+ * job is enqueued again (an in-process queue lost them; a durable one dedupes by job state).
+ */
+export async function recoverJobs(context: EngineContext): Promise<number> {
+  const { jobs, queue } = jobPorts(context);
+  let recovered = 0;
+  for (const job of await jobs.listJobs({ status: ['processing', 'queued'] })) {
+    if (context.running.has(job.id)) continue;
+    const queued = job.status === 'processing' ? await applyJobEvent(context, job, { type: 'requeue' }) : job;
+    await queue.enqueue(queued.id, { priority: queued.priority });
+    recovered++;
+  }
+  return recovered;
+}
+
+/**
+ * Deletes results and uploads whose retention has ended; returns how many were deleted.
+ * An upload still used by a queued or running job is kept until that job is done.
+ */
+export async function sweepExpired(context: EngineContext): Promise<number> {
+  const { storage, jobs } = jobPorts(context);
+  const now = context.nowMs();
+  let expired = 0;
+  const expiringFiles = await jobs.listFiles({ expiresBefore: new Date(now).toISOString() });
+  if (expiringFiles.length > 0) {
+    const active = await jobs.listJobs({ status: ['queued', 'processing'] });
+    const inUse = new Set(active.map((job) => job.fileId));
+    for (const file of expiringFiles) {
+      if (inUse.has(file.id)) continue;
+      await storage.delete(file.key);
+      await jobs.deleteFile(file.id);
+      expired++;
+    }
+  }
+  for (const job of await jobs.listJobs({ status: ['completed'] })) {
+    if (!job.expiresAt || Date.parse(job.expiresAt) > now) continue;
+    if (job.outputKey) await storage.delete(job.outputKey);
+    await applyJobEvent(context, job, { type: 'expire' }).catch((error: unknown) => context.onError(error, 'expire'));
+    expired++;
+  }
+  return expired;
+}

@@ -1,0 +1,62 @@
+/**
+ * Deciding what a conversion is before running it: which format the input really is (from its
+ * bytes, checked against what the caller declared), and which chain of steps produces the target.
+ */
+import type { EngineContext } from './engine-context.js';
+import { FileconvError } from './errors.js';
+import { detectFormat, formatFromExtension, getFormat, isContentCompatible, requireFormat } from './formats/index.js';
+import type { FormatName } from './formats/types.js';
+import type { ConversionPlan } from './graph/index.js';
+import { validateOptions } from './conversion.js';
+
+/**
+ * The source format of `head` (the first bytes of the input). A declared format (or, failing
+ * that, the file name's extension) must agree with the bytes: CONTENT_MISMATCH otherwise.
+ * Without either, the detected format is used. Empty input is CORRUPT_INPUT.
+ */
+export async function resolveSourceFormat(
+  head: Uint8Array,
+  declared: string | undefined,
+  fileName?: string,
+): Promise<FormatName> {
+  if (head.length === 0) throw new FileconvError('CORRUPT_INPUT', 'The file is empty.', { details: { reason: 'empty' } });
+  const claimed = declared !== undefined ? requireFormat(declared) : fileName ? formatFromExtension(fileName) : undefined;
+  const detected = await detectFormat(head);
+  if (claimed) {
+    if (!isContentCompatible(claimed.name, detected)) {
+      const what = detected ? `a ${detected} file` : 'not a file of any known format';
+      throw new FileconvError('CONTENT_MISMATCH', `The file is said to be ${claimed.name}, but its content is ${what}.`, {
+        details: { declared: claimed.name, detected: detected ?? null },
+      });
+    }
+    return claimed.name;
+  }
+  // Detection may name only a container ('zip', 'cfb'): without a declared format that is not enough.
+  const recognised = detected === undefined ? undefined : getFormat(detected);
+  if (!recognised) {
+    const container = detected ? ` (it is a ${detected} container)` : '';
+    throw new FileconvError(
+      'UNSUPPORTED_FORMAT',
+      `The file format could not be recognised from its content${container}: declare the source format.`,
+    );
+  }
+  return recognised.name;
+}
+
+export interface PlannedConversion {
+  plan: ConversionPlan;
+  options: Record<string, unknown>;
+}
+
+/** The chain from `from` to the target, and the options validated for it. */
+export async function planConversion(
+  context: EngineContext,
+  from: FormatName,
+  target: string,
+  options: Record<string, unknown> | undefined,
+): Promise<PlannedConversion> {
+  const to = requireFormat(target).name;
+  const graph = await context.graph();
+  const plan = graph.findPath(from, to, { maxSteps: context.maxSteps });
+  return { plan, options: validateOptions(plan, context.converters, options) };
+}

@@ -1,0 +1,140 @@
+/**
+ * The worker: takes a job id from the queue and converts it. Storage -> private temp dir ->
+ * converter chain -> storage, moving the job processing -> completed | failed, recording the
+ * measured CPU time, and removing the temp dir whatever happens.
+ *
+ * Delivery is at-least-once, so a job id may arrive twice or after a cancel: anything that is
+ * not queued is skipped, and winning the queued -> processing update is what claims the job.
+ */
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { abortError, conversionSignal, runChain } from './conversion.js';
+import { type EngineContext, jobPorts } from './engine-context.js';
+import { FileconvError, isFileconvError, toFileconvError } from './errors.js';
+import { extensionOf, mimeTypeOf } from './formats/index.js';
+import type { ConversionPlan } from './graph/index.js';
+import { applyJobEvent } from './job-operations.js';
+import type { JobEvent } from './jobs/state.js';
+import type { Job } from './jobs/types.js';
+
+/** How often progress is written to the job store at most, ms: progress is a hint, not a log. */
+const PROGRESS_WRITE_INTERVAL_MS = 1000;
+
+export async function processJob(context: EngineContext, jobId: string): Promise<void> {
+  const { jobs } = jobPorts(context);
+  const queued = await jobs.getJob(jobId);
+  if (!queued || queued.status !== 'queued') return;
+  let job: Job;
+  try {
+    job = await applyJobEvent(context, queued, { type: 'start' });
+  } catch (error) {
+    // Another worker claimed it (or it was canceled) between our read and our write.
+    if (isFileconvError(error, 'INVALID_STATE')) return;
+    throw error;
+  }
+  const controller = new AbortController();
+  context.running.set(job.id, controller);
+  let outcome: { ok: true; outputKey: string; outputSize: number; cpuMs: number } | { ok: false; error: FileconvError };
+  const workDir = await mkdtemp(join(context.tempDir, 'fileconv-'));
+  try {
+    outcome = { ok: true, ...(await convertJob(context, job, workDir, controller.signal)) };
+  } catch (error) {
+    outcome = { ok: false, error: toFileconvError(error, 'CONVERSION_FAILED') };
+  } finally {
+    // Cleaned up before the job is marked done, so whoever waits for it finds nothing left behind.
+    context.running.delete(job.id);
+    await rm(workDir, { recursive: true, force: true });
+  }
+  const current = (await jobs.getJob(job.id)) ?? job;
+  const event: JobEvent = outcome.ok
+    ? {
+        type: 'complete',
+        outputKey: outcome.outputKey,
+        outputSize: outcome.outputSize,
+        cpuMs: outcome.cpuMs,
+        expiresAt: new Date(context.nowMs() + context.resultTtlMs).toISOString(),
+      }
+    : { type: 'fail', error: { code: outcome.error.code, message: outcome.error.message } };
+  try {
+    await applyJobEvent(context, current, event);
+  } catch (error) {
+    // Canceled while running: whatever was produced is not wanted.
+    if (outcome.ok) await jobPorts(context).storage.delete(outcome.outputKey);
+    if (!isFileconvError(error, 'INVALID_STATE')) throw error;
+  }
+}
+
+async function convertJob(
+  context: EngineContext,
+  job: Job,
+  workDir: string,
+  cancel: AbortSignal,
+): Promise<{ outputKey: string; outputSize: number; cpuMs: number }> {
+  const { storage } = jobPorts(context);
+  const inputPath = join(workDir, `input.${extensionOf(job.sourceFormat)}`);
+  const input = await storage.get(job.inputKey).catch((error: unknown) => {
+    throw new FileconvError('NOT_FOUND', 'The uploaded file is gone (it expired or was deleted).', { cause: error });
+  });
+  await pipeline(input, createWriteStream(inputPath));
+  const signal = conversionSignal(context.timeoutMs, cancel);
+  const result = await runChain({
+    plan: await replan(context, job),
+    converters: context.converters,
+    inputPath,
+    workDir,
+    options: job.options,
+    signal,
+    limits: context.limits,
+    onProgress: throttledProgress(context, job),
+  });
+  if (signal.aborted) throw abortError(signal);
+  const outputKey = `results/${job.id}`;
+  const { size } = await stat(result.outputPath);
+  await storage.put(outputKey, createReadStream(result.outputPath), { contentType: mimeTypeOf(job.targetFormat) });
+  return { outputKey, outputSize: size, cpuMs: result.cpuMs };
+}
+
+/**
+ * The job stores the planned format path; the converters for each step are looked up again
+ * here, so a worker with a different set of engines than the API node still runs the same chain.
+ */
+async function replan(context: EngineContext, job: Job): Promise<ConversionPlan> {
+  const graph = await context.graph();
+  const steps = job.path.slice(1).map((to, index) => {
+    const from = job.path[index]!;
+    return graph.findPath(from, to, { maxSteps: 1 }).steps[0]!;
+  });
+  return {
+    from: job.sourceFormat,
+    to: job.targetFormat,
+    steps,
+    cost: steps.reduce((sum, step) => sum + step.cost, 0),
+    lossySteps: steps.filter((step) => step.lossy).length,
+  };
+}
+
+function throttledProgress(context: EngineContext, job: Job): (fraction: number) => void {
+  let lastWrite = 0;
+  let current = job;
+  let writing = false;
+  return (fraction) => {
+    const now = Date.now();
+    if (writing || fraction >= 1 || now - lastWrite < PROGRESS_WRITE_INTERVAL_MS) return;
+    lastWrite = now;
+    writing = true;
+    applyJobEvent(context, current, { type: 'progress', progress: fraction })
+      .then((saved) => {
+        current = saved;
+      })
+      .catch((error: unknown) => {
+        // A cancel wins over progress: abort the running conversion.
+        if (isFileconvError(error, 'INVALID_STATE')) context.running.get(job.id)?.abort(new FileconvError('CANCELED', 'The job was canceled.'));
+        else context.onError(error, 'progress');
+      })
+      .finally(() => {
+        writing = false;
+      });
+  };
+}

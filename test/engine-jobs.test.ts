@@ -1,0 +1,185 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import sharp from 'sharp';
+import { describe, expect, it } from 'vitest';
+import { createSharpConverter } from '../adapters/converters/sharp.js';
+import { createFsJobStore } from '../adapters/jobs/fs.js';
+import { createMemoryJobStore } from '../adapters/jobs/memory.js';
+import { createMemoryQueue } from '../adapters/queue/memory.js';
+import { createFsStorage } from '../adapters/storage/fs.js';
+import { createMemoryStorage } from '../adapters/storage/memory.js';
+import { createEngine, type EngineOptions, type Job } from '../src/index.js';
+import { truncated } from '../src/testing/bad-inputs.js';
+import { copyConverter } from './helpers/fake-converters.js';
+import { fixture, leftovers, tempDir } from './helpers/temp.js';
+
+const OWNER = 'acct_1';
+
+async function memoryEngine(overrides: Partial<EngineOptions> = {}) {
+  const engineTemp = await tempDir();
+  const engine = createEngine({
+    storage: createMemoryStorage(),
+    jobs: createMemoryJobStore(),
+    queue: createMemoryQueue(),
+    converters: [createSharpConverter()],
+    tempDir: engineTemp,
+    sweepIntervalMs: 0,
+    ...overrides,
+  });
+  return { engine, engineTemp };
+}
+
+async function readAll(stream: NodeJS.ReadableStream): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(Buffer.from(chunk as Uint8Array));
+  return Buffer.concat(chunks);
+}
+
+describe('jobs', () => {
+  it('upload -> job -> worker -> result, with measured CPU time', async () => {
+    const { engine, engineTemp } = await memoryEngine();
+    await engine.start();
+    const file = await engine.uploadFile({ owner: OWNER, fileName: '../../etc/photo.heic', body: await readFile(fixture('fixture.heic')) });
+    expect(file.fileName).toBe('photo.heic');
+    const job = await engine.createJob({ owner: OWNER, fileId: file.id, sourceFormat: 'heic', targetFormat: 'webp', fileSize: file.size });
+    expect(job).toMatchObject({ status: 'queued', sourceFormat: 'heic', targetFormat: 'webp', outputName: 'photo.webp' });
+    const done = await engine.waitForJob(job.id);
+    expect(done.status, JSON.stringify(done.error)).toBe('completed');
+    expect(done.cpuMs).toBeGreaterThan(0);
+    expect(done.completedAt).not.toBeNull();
+    const result = await engine.openResult(job.id, OWNER);
+    expect(result).toMatchObject({ contentType: 'image/webp', fileName: 'photo.webp' });
+    const meta = await sharp(await readAll(result.stream)).metadata();
+    expect([meta.format, meta.width, meta.height]).toEqual(['webp', 64, 48]);
+    expect(await leftovers(engineTemp)).toEqual([]);
+    await engine.close();
+  });
+
+  it('refuses bad requests before queueing', async () => {
+    const { engine } = await memoryEngine();
+    const file = await engine.uploadFile({ owner: OWNER, fileName: 'a.png', body: await readFile(fixture('fixture.png')) });
+    await expect(engine.createJob({ owner: 'someone-else', fileId: file.id, targetFormat: 'jpg' })).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(engine.createJob({ owner: OWNER, fileId: file.id, targetFormat: 'jpg', fileSize: 1 })).rejects.toMatchObject({ code: 'SIZE_MISMATCH' });
+    await expect(engine.createJob({ owner: OWNER, fileId: file.id, sourceFormat: 'gif', targetFormat: 'jpg' })).rejects.toMatchObject({ code: 'CONTENT_MISMATCH' });
+    await expect(engine.createJob({ owner: OWNER, fileId: file.id, targetFormat: 'nope' })).rejects.toMatchObject({ code: 'UNSUPPORTED_FORMAT' });
+    await expect(engine.createJob({ owner: OWNER, fileId: file.id, targetFormat: 'docx' })).rejects.toMatchObject({ code: 'UNSUPPORTED_CONVERSION' });
+    await expect(engine.createJob({ owner: OWNER, fileId: file.id, targetFormat: 'jpg', options: { quality: 'x' } })).rejects.toMatchObject({ code: 'INVALID_OPTIONS' });
+    await expect(engine.uploadFile({ owner: OWNER, fileName: 'big.png', body: Buffer.alloc(2048), maxBytes: 1024 })).rejects.toMatchObject({ code: 'FILE_TOO_LARGE' });
+  });
+
+  it('a corrupt input fails its job with CORRUPT_INPUT and the worker goes on', async () => {
+    const { engine, engineTemp } = await memoryEngine();
+    await engine.start();
+    const bad = await engine.uploadFile({ owner: OWNER, fileName: 'cut.jpg', body: truncated(await readFile(fixture('fixture.jpg'))) });
+    const good = await engine.uploadFile({ owner: OWNER, fileName: 'ok.jpg', body: await readFile(fixture('fixture.jpg')) });
+    const badJob = await engine.createJob({ owner: OWNER, fileId: bad.id, targetFormat: 'png' });
+    const goodJob = await engine.createJob({ owner: OWNER, fileId: good.id, targetFormat: 'png' });
+    const failed = await engine.waitForJob(badJob.id);
+    expect(failed.status).toBe('failed');
+    expect(failed.error?.code).toBe('CORRUPT_INPUT');
+    await expect(engine.openResult(badJob.id, OWNER)).rejects.toMatchObject({ code: 'INVALID_STATE' });
+    expect((await engine.waitForJob(goodJob.id)).status).toBe('completed');
+    expect(await leftovers(engineTemp)).toEqual([]);
+    await engine.close();
+  });
+
+  it('hides another owner\u2019s job and cancels a queued one', async () => {
+    const { engine } = await memoryEngine();
+    const file = await engine.uploadFile({ owner: OWNER, fileName: 'a.png', body: await readFile(fixture('fixture.png')) });
+    const job = await engine.createJob({ owner: OWNER, fileId: file.id, targetFormat: 'webp' });
+    await expect(engine.getJob(job.id, 'intruder')).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    const canceled = await engine.cancelJob(job.id, OWNER);
+    expect(canceled.status).toBe('canceled');
+    await expect(engine.cancelJob(job.id, OWNER)).rejects.toMatchObject({ code: 'INVALID_STATE' });
+    await engine.start(); // the queued id is delivered, and skipped
+    await engine.close();
+    expect((await engine.getJob(job.id)).status).toBe('canceled');
+  });
+
+  it('runs higher-priority jobs first', async () => {
+    const { engine } = await memoryEngine({ concurrency: 1 });
+    const body = await readFile(fixture('fixture.png'));
+    const order: string[] = [];
+    const jobs: Job[] = [];
+    for (const priority of [0, 5, 1]) {
+      const file = await engine.uploadFile({ owner: OWNER, fileName: `p${priority}.png`, body });
+      jobs.push(await engine.createJob({ owner: OWNER, fileId: file.id, targetFormat: 'jpg', priority }));
+    }
+    await engine.start();
+    for (const job of jobs) order.push(`${(await engine.waitForJob(job.id)).startedAt}|${job.priority}`);
+    const byStart = [...order].sort().map((entry) => entry.split('|')[1]);
+    expect(byStart).toEqual(['5', '1', '0']);
+    await engine.close();
+  });
+
+  it('expires results after their retention', async () => {
+    let now = Date.parse('2026-11-22T00:00:00Z');
+    const { engine } = await memoryEngine({ now: () => new Date(now), resultTtlMs: 60_000 });
+    await engine.start();
+    const file = await engine.uploadFile({ owner: OWNER, fileName: 'a.png', body: await readFile(fixture('fixture.png')) });
+    const job = await engine.createJob({ owner: OWNER, fileId: file.id, targetFormat: 'gif' });
+    expect((await engine.waitForJob(job.id)).status).toBe('completed');
+    expect(await engine.sweepExpired()).toBe(0);
+    now += 61_000;
+    expect(await engine.sweepExpired()).toBe(1); // the result; the upload lives longer (uploadTtlMs)
+    now += 3_600_000;
+    expect(await engine.sweepExpired()).toBe(1); // now the upload
+    await expect(engine.getFile(file.id)).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    expect((await engine.getJob(job.id)).status).toBe('expired');
+    await expect(engine.openResult(job.id, OWNER)).rejects.toMatchObject({ code: 'RESULT_EXPIRED' });
+    await engine.close();
+  });
+});
+
+describe('restart with the filesystem adapters', () => {
+  it('a job that was processing when the process died runs again and completes', async () => {
+    const dataDir = await tempDir();
+    const engineTemp = await tempDir();
+    const assemble = () =>
+      createEngine({
+        storage: createFsStorage({ dir: join(dataDir, 'files') }),
+        jobs: createFsJobStore({ dir: join(dataDir, 'jobs') }),
+        queue: createMemoryQueue(),
+        converters: [createSharpConverter()],
+        tempDir: engineTemp,
+        sweepIntervalMs: 0,
+      });
+
+    // First life: a job is queued, a worker claims it (queued -> processing) and the process dies
+    // before it finishes. Nothing is killed: the first engine is simply abandoned.
+    const first = assemble();
+    const file = await first.uploadFile({ owner: OWNER, fileName: 'photo.heic', body: await readFile(fixture('fixture.heic')) });
+    const interrupted = await first.createJob({ owner: OWNER, fileId: file.id, targetFormat: 'png' });
+    const stillQueued = await first.createJob({ owner: OWNER, fileId: file.id, targetFormat: 'jpg' });
+    const jobsOfFirst = createFsJobStore({ dir: join(dataDir, 'jobs') });
+    const claimed = { ...interrupted, version: interrupted.version + 1, status: 'processing' as const, attempts: 1, startedAt: new Date().toISOString() };
+    await jobsOfFirst.updateJob(claimed);
+
+    // Second life: same directories, a new engine.
+    const second = assemble();
+    await second.start();
+    const done = await second.waitForJob(interrupted.id);
+    expect(done.status).toBe('completed');
+    expect(done.attempts).toBe(2);
+    expect((await second.waitForJob(stillQueued.id)).status).toBe('completed');
+    const meta = await sharp(await readAll((await second.openResult(interrupted.id, OWNER)).stream)).metadata();
+    expect([meta.format, meta.width]).toEqual(['png', 64]);
+    expect(await leftovers(engineTemp)).toEqual([]);
+    await second.close();
+  });
+
+  it('a canceled job is not resurrected by a restart', async () => {
+    const dataDir = await tempDir();
+    const engine = createEngine({
+      storage: createFsStorage({ dir: join(dataDir, 'files') }),
+      jobs: createFsJobStore({ dir: join(dataDir, 'jobs') }),
+      queue: createMemoryQueue(),
+      converters: [copyConverter('copy', [{ from: 'png', to: 'tiff', cost: 1 }])],
+      sweepIntervalMs: 0,
+    });
+    const file = await engine.uploadFile({ owner: OWNER, fileName: 'a.png', body: await readFile(fixture('fixture.png')) });
+    const job = await engine.createJob({ owner: OWNER, fileId: file.id, targetFormat: 'tiff' });
+    await engine.cancelJob(job.id);
+    expect(await engine.recoverJobs()).toBe(0);
+  });
+});
