@@ -7,5 +7,6 @@ export default defineConfig({
     hookTimeout: 60_000,
     // Conversions are CPU-heavy and the machine has 2 cores: more forks only add contention.
     maxWorkers: 2,
+    reporters: ['default', './test/summary-reporter.ts'],
   },
 });

@@ -22,7 +22,9 @@ function keyValue(value: string, previous: Record<string, string> = {}): Record<
 
 export function buildProgram(): Command {
   const program = new Command('fileconv')
-    .description('Convert files between 50+ formats: images, video, audio, documents, spreadsheets, presentations.')
+    .description(
+      'Convert files between 50+ formats: images, video, audio, documents, spreadsheets, presentations.',
+    )
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();
 
@@ -30,7 +32,10 @@ export function buildProgram(): Command {
     .command('convert')
     .description('convert one file; the target comes from the output name or --to')
     .argument('<input>', 'file to convert')
-    .argument('[output]', 'where to write the result (default: the input name with the target extension, here)')
+    .argument(
+      '[output]',
+      'where to write the result (default: the input name with the target extension, here)',
+    )
     .option('-t, --to <format>', 'target format (default: from the output extension)')
     .option('-f, --from <format>', 'source format (default: detected from the content)')
     .option('-q, --quality <n>', 'quality 1-100 for lossy targets', integer)
@@ -53,7 +58,10 @@ export function buildProgram(): Command {
   program
     .command('formats')
     .description('list formats and the targets each converts to here')
-    .option('--family <family>', 'only this family (image, video, audio, document, spreadsheet, presentation)')
+    .option(
+      '--family <family>',
+      'only this family (image, video, audio, document, spreadsheet, presentation)',
+    )
     .option('--json', 'print JSON')
     .action(async (options) => {
       await runFormats(options);
@@ -85,7 +93,9 @@ export async function main(argv: readonly string[]): Promise<number> {
       process.stderr.write(`fileconv: ${error.message} [${error.code}]\n`);
       return 1;
     }
-    process.stderr.write(`fileconv: unexpected error: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.stderr.write(
+      `fileconv: unexpected error: ${error instanceof Error ? error.message : String(error)}\n`,
+    );
     if (process.env.FILECONV_DEBUG) console.error(error);
     return 70;
   }

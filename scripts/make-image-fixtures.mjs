@@ -28,7 +28,9 @@ const frames = [
   [255, 0, 0],
   [0, 255, 0],
   [0, 0, 255],
-].map(([r, g, b]) => sharp({ create: { width: 32, height: 24, channels: 4, background: { r, g, b, alpha: 1 } } }).png());
+].map(([r, g, b]) =>
+  sharp({ create: { width: 32, height: 24, channels: 4, background: { r, g, b, alpha: 1 } } }).png(),
+);
 const frameBuffers = await Promise.all(frames.map((f) => f.toBuffer()));
 const animated = () => sharp(frameBuffers, { join: { animated: true } });
 await animated().gif({ loop: 0, delay: 200 }).toFile('fixtures/fixture.gif');

@@ -51,7 +51,9 @@ export function validateOptions(
   const parsed = schema.safeParse(given);
   if (parsed.success) return parsed.data;
   const issues = parsed.error.issues.map((issue) => ({ path: issue.path.join('.'), message: issue.message }));
-  const summary = issues.map((issue) => (issue.path ? `${issue.path}: ${issue.message}` : issue.message)).join('; ');
+  const summary = issues
+    .map((issue) => (issue.path ? `${issue.path}: ${issue.message}` : issue.message))
+    .join('; ');
   throw new FileconvError('INVALID_OPTIONS', `Invalid options for ${plan.to}: ${summary}.`, {
     details: { issues },
     cause: parsed.error,
@@ -69,7 +71,9 @@ export function abortError(signal: AbortSignal): FileconvError {
   const reason: unknown = signal.reason;
   if (reason instanceof FileconvError) return reason;
   if (reason instanceof Error && reason.name === 'TimeoutError') {
-    return new FileconvError('CONVERSION_TIMEOUT', 'The conversion took too long and was stopped.', { cause: reason });
+    return new FileconvError('CONVERSION_TIMEOUT', 'The conversion took too long and was stopped.', {
+      cause: reason,
+    });
   }
   return new FileconvError('CANCELED', 'The conversion was canceled.', { cause: reason });
 }
@@ -82,7 +86,8 @@ export async function runChain(input: RunChainInput): Promise<RunChainResult> {
   for (const [index, step] of plan.steps.entries()) {
     if (signal.aborted) throw abortError(signal);
     const converter = input.converters.get(step.converter);
-    if (!converter) throw new FileconvError('INTERNAL', `The plan names an unknown converter: ${step.converter}.`);
+    if (!converter)
+      throw new FileconvError('INTERNAL', `The plan names an unknown converter: ${step.converter}.`);
     const outputPath = join(input.workDir, `step-${index + 1}.${extensionOf(step.to)}`);
     const isLast = index === stepCount - 1;
     const startedCpu = process.cpuUsage();

@@ -53,16 +53,28 @@ export async function convertFile(
   options: DirectConvertOptions = {},
 ): Promise<ConversionReport> {
   const head = await readFileHead(inputPath).catch((error: unknown) => {
-    throw new FileconvError('NOT_FOUND', `Cannot read ${inputPath}: ${(error as Error).message}`, { cause: error });
+    throw new FileconvError('NOT_FOUND', `Cannot read ${inputPath}: ${(error as Error).message}`, {
+      cause: error,
+    });
   });
   const target = options.to ?? formatFromExtension(outputPath)?.name;
   if (!target) {
-    throw new FileconvError('UNSUPPORTED_FORMAT', `Cannot tell the target format from ${basename(outputPath)}: name it.`);
+    throw new FileconvError(
+      'UNSUPPORTED_FORMAT',
+      `Cannot tell the target format from ${basename(outputPath)}: name it.`,
+    );
   }
   const from = await resolveSourceFormat(head, options.from, basename(inputPath));
   return withWorkDir(context, async (workDir) => {
     const input = await inputWithExtension(inputPath, from, workDir);
-    const { report, outputPath: produced } = await convertInWorkDir(context, input, from, target, workDir, options);
+    const { report, outputPath: produced } = await convertInWorkDir(
+      context,
+      input,
+      from,
+      target,
+      workDir,
+      options,
+    );
     await moveInto(produced, resolve(outputPath));
     return report;
   });
@@ -97,7 +109,14 @@ export async function convertStream(
     const from = await resolveSourceFormat(await readFileHead(spooled), options.from);
     const inputPath = join(workDir, `input.${extensionOf(from)}`);
     await rename(spooled, inputPath);
-    const { report, outputPath } = await convertInWorkDir(context, inputPath, from, options.to, workDir, options);
+    const { report, outputPath } = await convertInWorkDir(
+      context,
+      inputPath,
+      from,
+      options.to,
+      workDir,
+      options,
+    );
     const stream = createReadStream(outputPath);
     stream.once('close', () => void cleanup());
     return { ...report, stream };

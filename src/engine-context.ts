@@ -71,7 +71,10 @@ export interface EngineContext {
 function positiveInteger(name: string, value: number | undefined, fallback: number): number {
   if (value === undefined) return fallback;
   if (!Number.isInteger(value) || value <= 0) {
-    throw new FileconvError('INVALID_OPTIONS', `createEngine: ${name} must be a positive integer, got ${String(value)}.`);
+    throw new FileconvError(
+      'INVALID_OPTIONS',
+      `createEngine: ${name} must be a positive integer, got ${String(value)}.`,
+    );
   }
   return value;
 }
@@ -116,7 +119,10 @@ export function createEngineContext(options: EngineOptions): EngineContext {
       availability ??= Promise.all(
         [...converters.values()].map(async (converter) => {
           const result = await converter.available().catch(
-            (error: unknown): Availability => ({ ok: false, reason: error instanceof Error ? error.message : String(error) }),
+            (error: unknown): Availability => ({
+              ok: false,
+              reason: error instanceof Error ? error.message : String(error),
+            }),
           );
           return [converter.name, result] as const;
         }),
@@ -124,9 +130,11 @@ export function createEngineContext(options: EngineOptions): EngineContext {
       return availability;
     },
     graph() {
-      graph ??= context.availability().then((available) =>
-        ConversionGraph.fromConverters([...converters.values()].filter((c) => available.get(c.name)?.ok)),
-      );
+      graph ??= context
+        .availability()
+        .then((available) =>
+          ConversionGraph.fromConverters([...converters.values()].filter((c) => available.get(c.name)?.ok)),
+        );
       return graph;
     },
   };
@@ -138,7 +146,10 @@ export function jobPorts(context: EngineContext): { storage: Storage; jobs: JobS
   const { storage, jobs, queue } = context;
   if (!storage || !jobs || !queue) {
     const missing = [!storage && 'storage', !jobs && 'jobs', !queue && 'queue'].filter(Boolean).join(', ');
-    throw new FileconvError('INTERNAL', `This engine has no ${missing}: pass them to createEngine to use jobs.`);
+    throw new FileconvError(
+      'INTERNAL',
+      `This engine has no ${missing}: pass them to createEngine to use jobs.`,
+    );
   }
   return { storage, jobs, queue };
 }

@@ -6,7 +6,14 @@
  * - jobs, as the HTTP flows use them: uploadFile, createJob, getJob, waitForJob, openResult,
  *   cancelJob, with start() running this process's worker over the queue.
  */
-import { type ConversionReport, convertBuffer, convertFile, convertStream, type DirectConvertOptions, type StreamConversion } from './direct.js';
+import {
+  type ConversionReport,
+  convertBuffer,
+  convertFile,
+  convertStream,
+  type DirectConvertOptions,
+  type StreamConversion,
+} from './direct.js';
 import { createEngineContext, type EngineOptions, jobPorts } from './engine-context.js';
 import { FORMATS } from './formats/index.js';
 import type { FormatDefinition, FormatName } from './formats/types.js';
@@ -46,7 +53,11 @@ export interface ConverterStatus extends Availability {
 
 export interface Engine {
   /** Converts a local file into `outputPath` (target from its extension unless `to` is given). */
-  convertFile(inputPath: string, outputPath: string, options?: DirectConvertOptions): Promise<ConversionReport>;
+  convertFile(
+    inputPath: string,
+    outputPath: string,
+    options?: DirectConvertOptions,
+  ): Promise<ConversionReport>;
   /** Converts bytes in memory. */
   convertBuffer(input: Uint8Array, options: DirectConvertOptions & { to: string }): Promise<Buffer>;
   /** Converts a stream, spooling through a temp file; returns the result as a stream. */
@@ -103,7 +114,10 @@ export function createEngine(options: EngineOptions): Engine {
     },
     async formats() {
       const graph = await context.graph();
-      return FORMATS.map((format) => ({ ...format, targets: graph.targetsOf(format.name, { maxSteps: context.maxSteps }) }));
+      return FORMATS.map((format) => ({
+        ...format,
+        targets: graph.targetsOf(format.name, { maxSteps: context.maxSteps }),
+      }));
     },
     async converters() {
       const availability = await context.availability();

@@ -65,7 +65,9 @@ export class FileconvError extends Error {
 
   /** The `{ code, message }` shape stored on a failed job and sent in HTTP error bodies. */
   toJSON(): { code: ErrorCode; message: string; details?: Record<string, unknown> } {
-    return this.details ? { code: this.code, message: this.message, details: this.details } : { code: this.code, message: this.message };
+    return this.details
+      ? { code: this.code, message: this.message, details: this.details }
+      : { code: this.code, message: this.message };
   }
 }
 
@@ -77,7 +79,11 @@ export function isFileconvError(value: unknown, code?: ErrorCode): value is File
  * Wraps anything thrown into a FileconvError, keeping the original as `cause`.
  * Errors that are already FileconvErrors pass through unchanged.
  */
-export function toFileconvError(error: unknown, fallback: ErrorCode = 'INTERNAL', message?: string): FileconvError {
+export function toFileconvError(
+  error: unknown,
+  fallback: ErrorCode = 'INTERNAL',
+  message?: string,
+): FileconvError {
   if (error instanceof FileconvError) return error;
   const text = error instanceof Error ? error.message : String(error);
   return new FileconvError(fallback, message ?? text, { cause: error });

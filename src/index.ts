@@ -4,17 +4,18 @@
  * state machine, errors and the port types adapters implement. Adapters live in subpaths:
  * `fileconv/storage/fs`, `fileconv/converters/sharp`, ...
  */
-export { createEngine } from './engine.js';
-export type { ConverterStatus, Engine, EngineOptions, FormatSupport } from './engine.js';
+
 export type { ConversionReport, DirectConvertOptions, StreamConversion } from './direct.js';
-export type { CreateJobInput, JobResult, UploadFileInput, WaitOptions } from './job-operations.js';
-export { ERROR_CODES, FileconvError, isFileconvError, toFileconvError } from './errors.js';
+export type { ConverterStatus, Engine, EngineOptions, FormatSupport } from './engine.js';
+export { createEngine } from './engine.js';
 export type { ErrorCode, FileconvErrorOptions } from './errors.js';
+export { ERROR_CODES, FileconvError, isFileconvError, toFileconvError } from './errors.js';
 export * from './formats/index.js';
 export * from './graph/index.js';
-export { canTransition, isTerminal, TERMINAL_STATUSES, transition } from './jobs/state.js';
+export type { CreateJobInput, JobResult, UploadFileInput, WaitOptions } from './job-operations.js';
 export type { JobEvent, JobEventType } from './jobs/state.js';
-export { FILE_STATUSES, JOB_STATUSES } from './jobs/types.js';
+export { canTransition, isTerminal, TERMINAL_STATUSES, transition } from './jobs/state.js';
 export type { FileRecord, FileStatus, Job, JobError, JobStatus } from './jobs/types.js';
+export { FILE_STATUSES, JOB_STATUSES } from './jobs/types.js';
 export { outputNameFor, sanitizeFileName } from './names.js';
 export type * from './ports.js';

@@ -29,7 +29,10 @@ export async function uploadFile(context: EngineContext, input: UploadFileInput)
   const { storage, jobs } = jobPorts(context);
   const id = randomUUID();
   const key = `uploads/${id}`;
-  const stored = await storage.put(key, input.body, { contentType: input.contentType, maxBytes: input.maxBytes });
+  const stored = await storage.put(key, input.body, {
+    contentType: input.contentType,
+    maxBytes: input.maxBytes,
+  });
   const now = context.nowMs();
   const file: FileRecord = {
     id,
@@ -81,7 +84,9 @@ export async function createJob(context: EngineContext, input: CreateJobInput): 
   const { storage, jobs, queue } = jobPorts(context);
   const file = await getFile(context, input.fileId, input.owner);
   if (file.status !== 'uploaded') {
-    throw new FileconvError('NOT_UPLOADED', 'The file has not been uploaded yet.', { details: { fileId: file.id } });
+    throw new FileconvError('NOT_UPLOADED', 'The file has not been uploaded yet.', {
+      details: { fileId: file.id },
+    });
   }
   if (input.fileSize !== undefined && input.fileSize !== file.size) {
     throw new FileconvError('SIZE_MISMATCH', `The file has ${file.size} bytes, not ${input.fileSize}.`, {
@@ -171,7 +176,11 @@ export interface WaitOptions {
 }
 
 /** Resolves with the job once it is completed, failed or canceled. */
-export async function waitForJob(context: EngineContext, id: string, options: WaitOptions = {}): Promise<Job> {
+export async function waitForJob(
+  context: EngineContext,
+  id: string,
+  options: WaitOptions = {},
+): Promise<Job> {
   const first = await getJob(context, id);
   if (isTerminal(first.status)) return first;
   const timeoutMs = options.timeoutMs ?? context.timeoutMs + 60_000;
@@ -209,14 +218,20 @@ export interface JobResult {
 /** The result of a completed job: RESULT_EXPIRED once deleted, INVALID_STATE before it exists. */
 export async function openResult(context: EngineContext, id: string, owner?: string): Promise<JobResult> {
   const job = await getJob(context, id, owner);
-  if (job.status === 'expired') throw new FileconvError('RESULT_EXPIRED', 'The result has expired and was deleted.');
+  if (job.status === 'expired')
+    throw new FileconvError('RESULT_EXPIRED', 'The result has expired and was deleted.');
   if (job.status !== 'completed' || !job.outputKey) {
     throw new FileconvError('INVALID_STATE', `The job is ${job.status}: there is no result to download.`, {
       details: { status: job.status, error: job.error },
     });
   }
   const stream = await jobPorts(context).storage.get(job.outputKey);
-  return { stream, size: job.outputSize ?? 0, contentType: mimeTypeOf(job.targetFormat), fileName: job.outputName };
+  return {
+    stream,
+    size: job.outputSize ?? 0,
+    contentType: mimeTypeOf(job.targetFormat),
+    fileName: job.outputName,
+  };
 }
 
 /**
@@ -257,7 +272,9 @@ export async function sweepExpired(context: EngineContext): Promise<number> {
   for (const job of await jobs.listJobs({ status: ['completed'] })) {
     if (!job.expiresAt || Date.parse(job.expiresAt) > now) continue;
     if (job.outputKey) await storage.delete(job.outputKey);
-    await applyJobEvent(context, job, { type: 'expire' }).catch((error: unknown) => context.onError(error, 'expire'));
+    await applyJobEvent(context, job, { type: 'expire' }).catch((error: unknown) =>
+      context.onError(error, 'expire'),
+    );
     expired++;
   }
   return expired;

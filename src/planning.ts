@@ -2,12 +2,19 @@
  * Deciding what a conversion is before running it: which format the input really is (from its
  * bytes, checked against what the caller declared), and which chain of steps produces the target.
  */
+
+import { validateOptions } from './conversion.js';
 import type { EngineContext } from './engine-context.js';
 import { FileconvError } from './errors.js';
-import { detectFormat, formatFromExtension, getFormat, isContentCompatible, requireFormat } from './formats/index.js';
+import {
+  detectFormat,
+  formatFromExtension,
+  getFormat,
+  isContentCompatible,
+  requireFormat,
+} from './formats/index.js';
 import type { FormatName } from './formats/types.js';
 import type { ConversionPlan } from './graph/index.js';
-import { validateOptions } from './conversion.js';
 
 /**
  * The source format of `head` (the first bytes of the input). A declared format (or, failing
@@ -19,15 +26,21 @@ export async function resolveSourceFormat(
   declared: string | undefined,
   fileName?: string,
 ): Promise<FormatName> {
-  if (head.length === 0) throw new FileconvError('CORRUPT_INPUT', 'The file is empty.', { details: { reason: 'empty' } });
-  const claimed = declared !== undefined ? requireFormat(declared) : fileName ? formatFromExtension(fileName) : undefined;
+  if (head.length === 0)
+    throw new FileconvError('CORRUPT_INPUT', 'The file is empty.', { details: { reason: 'empty' } });
+  const claimed =
+    declared !== undefined ? requireFormat(declared) : fileName ? formatFromExtension(fileName) : undefined;
   const detected = await detectFormat(head);
   if (claimed) {
     if (!isContentCompatible(claimed.name, detected)) {
       const what = detected ? `a ${detected} file` : 'not a file of any known format';
-      throw new FileconvError('CONTENT_MISMATCH', `The file is said to be ${claimed.name}, but its content is ${what}.`, {
-        details: { declared: claimed.name, detected: detected ?? null },
-      });
+      throw new FileconvError(
+        'CONTENT_MISMATCH',
+        `The file is said to be ${claimed.name}, but its content is ${what}.`,
+        {
+          details: { declared: claimed.name, detected: detected ?? null },
+        },
+      );
     }
     return claimed.name;
   }

@@ -51,7 +51,10 @@ export interface Storage {
   /** Deletes the object; deleting a missing object is not an error. */
   delete(key: string): Promise<void>;
   /** A URL the client PUTs bytes to directly (S3). Without it, the HTTP adapter signs local URLs. */
-  presignPut?(key: string, options: { contentType: string; size: number; expiresIn: number }): Promise<string>;
+  presignPut?(
+    key: string,
+    options: { contentType: string; size: number; expiresIn: number },
+  ): Promise<string>;
   /** A URL the client GETs the object from directly. */
   presignGet?(key: string, options: { expiresIn: number; fileName?: string }): Promise<string>;
   /** Local path of the object, when the storage keeps it as a plain file (lets converters skip a copy). */

@@ -25,7 +25,7 @@ const PROGRESS_WRITE_INTERVAL_MS = 1000;
 export async function processJob(context: EngineContext, jobId: string): Promise<void> {
   const { jobs } = jobPorts(context);
   const queued = await jobs.getJob(jobId);
-  if (!queued || queued.status !== 'queued') return;
+  if (queued?.status !== 'queued') return;
   let job: Job;
   try {
     job = await applyJobEvent(context, queued, { type: 'start' });
@@ -36,7 +36,9 @@ export async function processJob(context: EngineContext, jobId: string): Promise
   }
   const controller = new AbortController();
   context.running.set(job.id, controller);
-  let outcome: { ok: true; outputKey: string; outputSize: number; cpuMs: number } | { ok: false; error: FileconvError };
+  let outcome:
+    | { ok: true; outputKey: string; outputSize: number; cpuMs: number }
+    | { ok: false; error: FileconvError };
   const workDir = await mkdtemp(join(context.tempDir, 'fileconv-'));
   try {
     outcome = { ok: true, ...(await convertJob(context, job, workDir, controller.signal)) };
@@ -75,7 +77,9 @@ async function convertJob(
   const { storage } = jobPorts(context);
   const inputPath = join(workDir, `input.${extensionOf(job.sourceFormat)}`);
   const input = await storage.get(job.inputKey).catch((error: unknown) => {
-    throw new FileconvError('NOT_FOUND', 'The uploaded file is gone (it expired or was deleted).', { cause: error });
+    throw new FileconvError('NOT_FOUND', 'The uploaded file is gone (it expired or was deleted).', {
+      cause: error,
+    });
   });
   await pipeline(input, createWriteStream(inputPath));
   const signal = conversionSignal(context.timeoutMs, cancel);
@@ -92,7 +96,9 @@ async function convertJob(
   if (signal.aborted) throw abortError(signal);
   const outputKey = `results/${job.id}`;
   const { size } = await stat(result.outputPath);
-  await storage.put(outputKey, createReadStream(result.outputPath), { contentType: mimeTypeOf(job.targetFormat) });
+  await storage.put(outputKey, createReadStream(result.outputPath), {
+    contentType: mimeTypeOf(job.targetFormat),
+  });
   return { outputKey, outputSize: size, cpuMs: result.cpuMs };
 }
 
@@ -130,7 +136,8 @@ function throttledProgress(context: EngineContext, job: Job): (fraction: number)
       })
       .catch((error: unknown) => {
         // A cancel wins over progress: abort the running conversion.
-        if (isFileconvError(error, 'INVALID_STATE')) context.running.get(job.id)?.abort(new FileconvError('CANCELED', 'The job was canceled.'));
+        if (isFileconvError(error, 'INVALID_STATE'))
+          context.running.get(job.id)?.abort(new FileconvError('CANCELED', 'The job was canceled.'));
         else context.onError(error, 'progress');
       })
       .finally(() => {

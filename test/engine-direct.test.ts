@@ -138,7 +138,9 @@ describe('bad input through the engine', async () => {
     await expect(engine.convertFile(fixture('fixture.png'), join(work, 'out.xyz'))).rejects.toMatchObject({
       code: 'UNSUPPORTED_FORMAT',
     });
-    await expect(engine.convertFile(fixture('fixture.png'), join(work, 'out'), { to: 'nope' })).rejects.toMatchObject({
+    await expect(
+      engine.convertFile(fixture('fixture.png'), join(work, 'out'), { to: 'nope' }),
+    ).rejects.toMatchObject({
       code: 'UNSUPPORTED_FORMAT',
     });
   });
@@ -153,7 +155,13 @@ describe('bad input through the engine', async () => {
 
   it('options of the wrong type or out of range: INVALID_OPTIONS', async () => {
     const { work, engineTemp, engine } = await setup();
-    for (const options of [{ quality: 'high' }, { quality: 0 }, { quality: 101 }, { width: -5 }, { nonsense: true }]) {
+    for (const options of [
+      { quality: 'high' },
+      { quality: 0 },
+      { quality: 101 },
+      { width: -5 },
+      { nonsense: true },
+    ]) {
       await expect(
         engine.convertFile(fixture('fixture.png'), join(work, 'out.jpg'), { options }),
         JSON.stringify(options),

@@ -39,10 +39,25 @@ describe('jobs', () => {
   it('upload -> job -> worker -> result, with measured CPU time', async () => {
     const { engine, engineTemp } = await memoryEngine();
     await engine.start();
-    const file = await engine.uploadFile({ owner: OWNER, fileName: '../../etc/photo.heic', body: await readFile(fixture('fixture.heic')) });
+    const file = await engine.uploadFile({
+      owner: OWNER,
+      fileName: '../../etc/photo.heic',
+      body: await readFile(fixture('fixture.heic')),
+    });
     expect(file.fileName).toBe('photo.heic');
-    const job = await engine.createJob({ owner: OWNER, fileId: file.id, sourceFormat: 'heic', targetFormat: 'webp', fileSize: file.size });
-    expect(job).toMatchObject({ status: 'queued', sourceFormat: 'heic', targetFormat: 'webp', outputName: 'photo.webp' });
+    const job = await engine.createJob({
+      owner: OWNER,
+      fileId: file.id,
+      sourceFormat: 'heic',
+      targetFormat: 'webp',
+      fileSize: file.size,
+    });
+    expect(job).toMatchObject({
+      status: 'queued',
+      sourceFormat: 'heic',
+      targetFormat: 'webp',
+      outputName: 'photo.webp',
+    });
     const done = await engine.waitForJob(job.id);
     expect(done.status, JSON.stringify(done.error)).toBe('completed');
     expect(done.cpuMs).toBeGreaterThan(0);
@@ -57,21 +72,47 @@ describe('jobs', () => {
 
   it('refuses bad requests before queueing', async () => {
     const { engine } = await memoryEngine();
-    const file = await engine.uploadFile({ owner: OWNER, fileName: 'a.png', body: await readFile(fixture('fixture.png')) });
-    await expect(engine.createJob({ owner: 'someone-else', fileId: file.id, targetFormat: 'jpg' })).rejects.toMatchObject({ code: 'NOT_FOUND' });
-    await expect(engine.createJob({ owner: OWNER, fileId: file.id, targetFormat: 'jpg', fileSize: 1 })).rejects.toMatchObject({ code: 'SIZE_MISMATCH' });
-    await expect(engine.createJob({ owner: OWNER, fileId: file.id, sourceFormat: 'gif', targetFormat: 'jpg' })).rejects.toMatchObject({ code: 'CONTENT_MISMATCH' });
-    await expect(engine.createJob({ owner: OWNER, fileId: file.id, targetFormat: 'nope' })).rejects.toMatchObject({ code: 'UNSUPPORTED_FORMAT' });
-    await expect(engine.createJob({ owner: OWNER, fileId: file.id, targetFormat: 'docx' })).rejects.toMatchObject({ code: 'UNSUPPORTED_CONVERSION' });
-    await expect(engine.createJob({ owner: OWNER, fileId: file.id, targetFormat: 'jpg', options: { quality: 'x' } })).rejects.toMatchObject({ code: 'INVALID_OPTIONS' });
-    await expect(engine.uploadFile({ owner: OWNER, fileName: 'big.png', body: Buffer.alloc(2048), maxBytes: 1024 })).rejects.toMatchObject({ code: 'FILE_TOO_LARGE' });
+    const file = await engine.uploadFile({
+      owner: OWNER,
+      fileName: 'a.png',
+      body: await readFile(fixture('fixture.png')),
+    });
+    await expect(
+      engine.createJob({ owner: 'someone-else', fileId: file.id, targetFormat: 'jpg' }),
+    ).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(
+      engine.createJob({ owner: OWNER, fileId: file.id, targetFormat: 'jpg', fileSize: 1 }),
+    ).rejects.toMatchObject({ code: 'SIZE_MISMATCH' });
+    await expect(
+      engine.createJob({ owner: OWNER, fileId: file.id, sourceFormat: 'gif', targetFormat: 'jpg' }),
+    ).rejects.toMatchObject({ code: 'CONTENT_MISMATCH' });
+    await expect(
+      engine.createJob({ owner: OWNER, fileId: file.id, targetFormat: 'nope' }),
+    ).rejects.toMatchObject({ code: 'UNSUPPORTED_FORMAT' });
+    await expect(
+      engine.createJob({ owner: OWNER, fileId: file.id, targetFormat: 'docx' }),
+    ).rejects.toMatchObject({ code: 'UNSUPPORTED_CONVERSION' });
+    await expect(
+      engine.createJob({ owner: OWNER, fileId: file.id, targetFormat: 'jpg', options: { quality: 'x' } }),
+    ).rejects.toMatchObject({ code: 'INVALID_OPTIONS' });
+    await expect(
+      engine.uploadFile({ owner: OWNER, fileName: 'big.png', body: Buffer.alloc(2048), maxBytes: 1024 }),
+    ).rejects.toMatchObject({ code: 'FILE_TOO_LARGE' });
   });
 
   it('a corrupt input fails its job with CORRUPT_INPUT and the worker goes on', async () => {
     const { engine, engineTemp } = await memoryEngine();
     await engine.start();
-    const bad = await engine.uploadFile({ owner: OWNER, fileName: 'cut.jpg', body: truncated(await readFile(fixture('fixture.jpg'))) });
-    const good = await engine.uploadFile({ owner: OWNER, fileName: 'ok.jpg', body: await readFile(fixture('fixture.jpg')) });
+    const bad = await engine.uploadFile({
+      owner: OWNER,
+      fileName: 'cut.jpg',
+      body: truncated(await readFile(fixture('fixture.jpg'))),
+    });
+    const good = await engine.uploadFile({
+      owner: OWNER,
+      fileName: 'ok.jpg',
+      body: await readFile(fixture('fixture.jpg')),
+    });
     const badJob = await engine.createJob({ owner: OWNER, fileId: bad.id, targetFormat: 'png' });
     const goodJob = await engine.createJob({ owner: OWNER, fileId: good.id, targetFormat: 'png' });
     const failed = await engine.waitForJob(badJob.id);
@@ -85,7 +126,11 @@ describe('jobs', () => {
 
   it('hides another owner\u2019s job and cancels a queued one', async () => {
     const { engine } = await memoryEngine();
-    const file = await engine.uploadFile({ owner: OWNER, fileName: 'a.png', body: await readFile(fixture('fixture.png')) });
+    const file = await engine.uploadFile({
+      owner: OWNER,
+      fileName: 'a.png',
+      body: await readFile(fixture('fixture.png')),
+    });
     const job = await engine.createJob({ owner: OWNER, fileId: file.id, targetFormat: 'webp' });
     await expect(engine.getJob(job.id, 'intruder')).rejects.toMatchObject({ code: 'NOT_FOUND' });
     const canceled = await engine.cancelJob(job.id, OWNER);
@@ -116,7 +161,11 @@ describe('jobs', () => {
     let now = Date.parse('2026-11-22T00:00:00Z');
     const { engine } = await memoryEngine({ now: () => new Date(now), resultTtlMs: 60_000 });
     await engine.start();
-    const file = await engine.uploadFile({ owner: OWNER, fileName: 'a.png', body: await readFile(fixture('fixture.png')) });
+    const file = await engine.uploadFile({
+      owner: OWNER,
+      fileName: 'a.png',
+      body: await readFile(fixture('fixture.png')),
+    });
     const job = await engine.createJob({ owner: OWNER, fileId: file.id, targetFormat: 'gif' });
     expect((await engine.waitForJob(job.id)).status).toBe('completed');
     expect(await engine.sweepExpired()).toBe(0);
@@ -148,11 +197,21 @@ describe('restart with the filesystem adapters', () => {
     // First life: a job is queued, a worker claims it (queued -> processing) and the process dies
     // before it finishes. Nothing is killed: the first engine is simply abandoned.
     const first = assemble();
-    const file = await first.uploadFile({ owner: OWNER, fileName: 'photo.heic', body: await readFile(fixture('fixture.heic')) });
+    const file = await first.uploadFile({
+      owner: OWNER,
+      fileName: 'photo.heic',
+      body: await readFile(fixture('fixture.heic')),
+    });
     const interrupted = await first.createJob({ owner: OWNER, fileId: file.id, targetFormat: 'png' });
     const stillQueued = await first.createJob({ owner: OWNER, fileId: file.id, targetFormat: 'jpg' });
     const jobsOfFirst = createFsJobStore({ dir: join(dataDir, 'jobs') });
-    const claimed = { ...interrupted, version: interrupted.version + 1, status: 'processing' as const, attempts: 1, startedAt: new Date().toISOString() };
+    const claimed = {
+      ...interrupted,
+      version: interrupted.version + 1,
+      status: 'processing' as const,
+      attempts: 1,
+      startedAt: new Date().toISOString(),
+    };
     await jobsOfFirst.updateJob(claimed);
 
     // Second life: same directories, a new engine.
@@ -162,7 +221,9 @@ describe('restart with the filesystem adapters', () => {
     expect(done.status).toBe('completed');
     expect(done.attempts).toBe(2);
     expect((await second.waitForJob(stillQueued.id)).status).toBe('completed');
-    const meta = await sharp(await readAll((await second.openResult(interrupted.id, OWNER)).stream)).metadata();
+    const meta = await sharp(
+      await readAll((await second.openResult(interrupted.id, OWNER)).stream),
+    ).metadata();
     expect([meta.format, meta.width]).toEqual(['png', 64]);
     expect(await leftovers(engineTemp)).toEqual([]);
     await second.close();
@@ -177,7 +238,11 @@ describe('restart with the filesystem adapters', () => {
       converters: [copyConverter('copy', [{ from: 'png', to: 'tiff', cost: 1 }])],
       sweepIntervalMs: 0,
     });
-    const file = await engine.uploadFile({ owner: OWNER, fileName: 'a.png', body: await readFile(fixture('fixture.png')) });
+    const file = await engine.uploadFile({
+      owner: OWNER,
+      fileName: 'a.png',
+      body: await readFile(fixture('fixture.png')),
+    });
     const job = await engine.createJob({ owner: OWNER, fileId: file.id, targetFormat: 'tiff' });
     await engine.cancelJob(job.id);
     expect(await engine.recoverJobs()).toBe(0);

@@ -13,7 +13,13 @@ const graph = ConversionGraph.fromConverters([
       { from: 'jpg', to: 'jpg', cost: 1, lossy: true },
     ],
   },
-  { name: 'heic', edges: [{ from: 'heic', to: 'png', cost: 2 }, { from: 'heic', to: 'jpg', cost: 1, lossy: true }] },
+  {
+    name: 'heic',
+    edges: [
+      { from: 'heic', to: 'png', cost: 2 },
+      { from: 'heic', to: 'jpg', cost: 1, lossy: true },
+    ],
+  },
   { name: 'slow', edges: [{ from: 'png', to: 'webp', cost: 5, lossy: true }] },
 ]);
 

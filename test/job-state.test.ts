@@ -87,12 +87,22 @@ describe('job state machine', () => {
     const started = transition(job('queued'), EVENTS.start, NOW);
     expect(started).toMatchObject({ attempts: 1, startedAt: NOW, progress: 0 });
     const completed = transition(started, EVENTS.complete, NOW);
-    expect(completed).toMatchObject({ outputKey: 'results/job1', outputSize: 10, cpuMs: 12, completedAt: NOW, progress: 1 });
+    expect(completed).toMatchObject({
+      outputKey: 'results/job1',
+      outputSize: 10,
+      cpuMs: 12,
+      completedAt: NOW,
+      progress: 1,
+    });
     expect(transition(completed, EVENTS.expire, NOW)).toMatchObject({ outputKey: null, status: 'expired' });
     const failed = transition(started, EVENTS.fail, NOW);
     expect(failed.error).toEqual({ code: 'CORRUPT_INPUT', message: 'bad' });
     expect(transition(started, EVENTS.cancel, NOW).error?.code).toBe('CANCELED');
-    expect(transition(started, EVENTS.requeue, NOW)).toMatchObject({ status: 'queued', startedAt: null, attempts: 1 });
+    expect(transition(started, EVENTS.requeue, NOW)).toMatchObject({
+      status: 'queued',
+      startedAt: null,
+      attempts: 1,
+    });
   });
 
   it('never lets progress go backwards or past 1', () => {

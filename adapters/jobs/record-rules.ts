@@ -122,6 +122,8 @@ export function selectExpiredFiles(
   }
   const expiring: FileRecord[] = [];
   for (const file of files) if (Date.parse(file.expiresAt) < before) expiring.push(file);
-  expiring.sort((a, b) => Date.parse(a.expiresAt) - Date.parse(b.expiresAt) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  expiring.sort(
+    (a, b) => Date.parse(a.expiresAt) - Date.parse(b.expiresAt) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
+  );
   return expiring.slice(0, limit ?? Number.POSITIVE_INFINITY);
 }

@@ -1,7 +1,13 @@
 /** `fileconv convert <input> [output]`: one file, with a progress bar on a terminal. */
 import { basename, resolve } from 'node:path';
 import cliProgress from 'cli-progress';
-import { createEngine, extensionOf, FileconvError, formatFromExtension, requireFormat } from '../../src/index.js';
+import {
+  createEngine,
+  extensionOf,
+  FileconvError,
+  formatFromExtension,
+  requireFormat,
+} from '../../src/index.js';
 import { baseName } from '../../src/names.js';
 import { defaultConverters } from '../assembly.js';
 
@@ -47,12 +53,18 @@ function parseScalar(value: string): unknown {
   return value;
 }
 
-export async function runConvert(input: string, output: string | undefined, flags: ConvertFlags): Promise<void> {
+export async function runConvert(
+  input: string,
+  output: string | undefined,
+  flags: ConvertFlags,
+): Promise<void> {
   const target = flags.to ?? (output ? formatFromExtension(output)?.name : undefined);
   if (!target) {
     throw new FileconvError(
       'INVALID_REQUEST',
-      output ? `Cannot tell the target format from "${basename(output)}": pass --to <format>.` : 'Give an output file or --to <format>.',
+      output
+        ? `Cannot tell the target format from "${basename(output)}": pass --to <format>.`
+        : 'Give an output file or --to <format>.',
     );
   }
   const to = requireFormat(target).name;
@@ -61,7 +73,10 @@ export async function runConvert(input: string, output: string | undefined, flag
   const showProgress = !flags.quiet && !flags.json && process.stderr.isTTY;
   const bar = showProgress
     ? new cliProgress.SingleBar(
-        { format: `${basename(input)} -> ${basename(outputPath)} [{bar}] {percentage}% | {duration_formatted}`, stream: process.stderr },
+        {
+          format: `${basename(input)} -> ${basename(outputPath)} [{bar}] {percentage}% | {duration_formatted}`,
+          stream: process.stderr,
+        },
         cliProgress.Presets.shades_classic,
       )
     : undefined;

@@ -22,7 +22,8 @@ export async function runDoctor(flags: { json?: boolean }): Promise<number> {
   process.stdout.write(table(['ENGINE', 'STATUS', 'DETAILS', 'PROVIDES'], rows));
   if (missing.length > 0) {
     process.stdout.write('\nTo install what is missing:\n');
-    for (const converter of missing) process.stdout.write(`  ${converter.name}: ${converter.install ?? converter.reason ?? 'see README'}\n`);
+    for (const converter of missing)
+      process.stdout.write(`  ${converter.name}: ${converter.install ?? converter.reason ?? 'see README'}\n`);
   }
   return missing.length === 0 ? 0 : 1;
 }

@@ -4,10 +4,15 @@ import { defaultConverters } from '../assembly.js';
 
 export async function runFormats(flags: { family?: string; json?: boolean }): Promise<void> {
   if (flags.family !== undefined && !FORMAT_FAMILIES.includes(flags.family as FormatFamily)) {
-    throw new FileconvError('INVALID_REQUEST', `Unknown family "${flags.family}": use one of ${FORMAT_FAMILIES.join(', ')}.`);
+    throw new FileconvError(
+      'INVALID_REQUEST',
+      `Unknown family "${flags.family}": use one of ${FORMAT_FAMILIES.join(', ')}.`,
+    );
   }
   const engine = createEngine({ converters: defaultConverters() });
-  const formats = (await engine.formats()).filter((format) => !flags.family || format.family === flags.family);
+  const formats = (await engine.formats()).filter(
+    (format) => !flags.family || format.family === flags.family,
+  );
   if (flags.json) {
     const rows = formats.map(({ name, family, label, extensions, mimeTypes, aliases, targets }) => ({
       name,
@@ -29,12 +34,16 @@ export async function runFormats(flags: { family?: string; json?: boolean }): Pr
   ]);
   process.stdout.write(table(['FORMAT', 'FAMILY', 'EXTENSIONS', 'CONVERTS TO'], rows));
   const convertible = formats.filter((format) => format.targets.length > 0).length;
-  process.stdout.write(`\n${formats.length} formats, ${convertible} convertible here. Run \`fileconv doctor\` to enable more.\n`);
+  process.stdout.write(
+    `\n${formats.length} formats, ${convertible} convertible here. Run \`fileconv doctor\` to enable more.\n`,
+  );
 }
 
 /** A plain left-aligned text table; the last column is not padded. */
 export function table(header: string[], rows: string[][]): string {
-  const widths = header.map((cell, index) => Math.max(cell.length, ...rows.map((row) => row[index]?.length ?? 0)));
+  const widths = header.map((cell, index) =>
+    Math.max(cell.length, ...rows.map((row) => row[index]?.length ?? 0)),
+  );
   const line = (cells: string[]) =>
     cells
       .map((cell, index) => (index === cells.length - 1 ? cell : cell.padEnd(widths[index] ?? 0)))

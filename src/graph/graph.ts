@@ -50,7 +50,9 @@ export class ConversionGraph {
   private readonly outgoing = new Map<FormatName, Map<FormatName, ConversionStep>>();
 
   /** Builds the graph from converters' declared edges; the first converter wins ties. */
-  static fromConverters(converters: readonly { name: string; edges: readonly ConversionEdge[] }[]): ConversionGraph {
+  static fromConverters(
+    converters: readonly { name: string; edges: readonly ConversionEdge[] }[],
+  ): ConversionGraph {
     const graph = new ConversionGraph();
     for (const converter of converters) {
       for (const edge of converter.edges) graph.addEdge(converter.name, edge);
@@ -61,9 +63,18 @@ export class ConversionGraph {
   /** Adds an edge; if the pair already has one, the lighter step is kept. */
   addEdge(converter: string, edge: ConversionEdge): void {
     if (!(edge.cost >= 0) || !Number.isFinite(edge.cost)) {
-      throw new FileconvError('INVALID_OPTIONS', `Converter ${converter}: edge ${edge.from} -> ${edge.to} needs a finite cost >= 0.`);
+      throw new FileconvError(
+        'INVALID_OPTIONS',
+        `Converter ${converter}: edge ${edge.from} -> ${edge.to} needs a finite cost >= 0.`,
+      );
     }
-    const step: ConversionStep = { from: edge.from, to: edge.to, converter, cost: edge.cost, lossy: edge.lossy ?? false };
+    const step: ConversionStep = {
+      from: edge.from,
+      to: edge.to,
+      converter,
+      cost: edge.cost,
+      lossy: edge.lossy ?? false,
+    };
     let byTarget = this.outgoing.get(edge.from);
     if (!byTarget) {
       byTarget = new Map();
@@ -115,7 +126,10 @@ export class ConversionGraph {
   }
 
   /** Dijkstra over (lossy, cost, steps) from one source, bounded by maxSteps. */
-  private shortestPaths(from: FormatName, maxSteps: number): Map<FormatName, { weight: Weight; steps: ConversionStep[] }> {
+  private shortestPaths(
+    from: FormatName,
+    maxSteps: number,
+  ): Map<FormatName, { weight: Weight; steps: ConversionStep[] }> {
     const settled = new Map<FormatName, { weight: Weight; steps: ConversionStep[] }>();
     const frontier = new Map<FormatName, { weight: Weight; steps: ConversionStep[] }>([
       [from, { weight: { lossy: 0, cost: 0, steps: 0 }, steps: [] }],
@@ -135,7 +149,8 @@ export class ConversionGraph {
         if (settled.has(step.to)) continue;
         const weight = addWeight(entry.weight, step);
         const known = frontier.get(step.to);
-        if (!known || lighter(weight, known.weight)) frontier.set(step.to, { weight, steps: [...entry.steps, step] });
+        if (!known || lighter(weight, known.weight))
+          frontier.set(step.to, { weight, steps: [...entry.steps, step] });
       }
     }
     settled.delete(from);
@@ -148,7 +163,11 @@ function weightOf(step: ConversionStep): Weight {
 }
 
 function addWeight(weight: Weight, step: ConversionStep): Weight {
-  return { lossy: weight.lossy + (step.lossy ? 1 : 0), cost: weight.cost + step.cost, steps: weight.steps + 1 };
+  return {
+    lossy: weight.lossy + (step.lossy ? 1 : 0),
+    cost: weight.cost + step.cost,
+    steps: weight.steps + 1,
+  };
 }
 
 function planOf(from: FormatName, to: FormatName, steps: ConversionStep[]): ConversionPlan {

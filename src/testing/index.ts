@@ -7,6 +7,13 @@
  *
  * vitest is an optional peer dependency, needed only when this module is imported.
  */
+export {
+  type BadInput,
+  badImageInputs,
+  pngClaiming,
+  svgWithExternalReferences,
+  truncated,
+} from './bad-inputs.js';
 export type { AdapterFactory, AdapterInstance } from './fresh-instance.js';
 export { sampleFile, sampleJob, testJobStore } from './job-store.js';
 export { testQueue } from './queue.js';

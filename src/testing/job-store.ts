@@ -129,7 +129,9 @@ export function testJobStore(name: string, factory: AdapterFactory<JobStore>): v
         expect(expiring[0]).toEqual(soon);
         const first = await store().listFiles({ expiresBefore: '2026-02-01T00:00:00.000Z', limit: 1 });
         expect(first.map((file) => file.id)).toEqual([soon.id]);
-        await expect(store().listFiles({ expiresBefore: 'yesterday' })).rejects.toMatchObject({ code: 'INVALID_REQUEST' });
+        await expect(store().listFiles({ expiresBefore: 'yesterday' })).rejects.toMatchObject({
+          code: 'INVALID_REQUEST',
+        });
       });
     });
 

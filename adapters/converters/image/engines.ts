@@ -1,0 +1,66 @@
+/**
+ * Lazy loaders for the image engines (sharp, heic-decode). They are imported on first use only,
+ * so `import 'fileconv'` stays light, and a missing package becomes an ENGINE_UNAVAILABLE error
+ * that names what to install instead of a bare "Cannot find module".
+ */
+import { FileconvError } from '../../../src/errors.js';
+
+/** sharp's default export: the function that starts a pipeline, with its static helpers. */
+export type SharpFactory = typeof import('sharp')['default'];
+
+/** The part of heic-decode's API this project uses (the package ships no types). */
+export interface HeicImageHandle {
+  width: number;
+  height: number;
+  decode(): Promise<{ width: number; height: number; data: Uint8ClampedArray }>;
+}
+export interface HeicDecodeModule {
+  all(input: { buffer: Uint8Array }): Promise<HeicImageHandle[] & { dispose(): void }>;
+}
+
+export function engineUnavailable(pkg: string, purpose: string, cause: unknown): FileconvError {
+  return new FileconvError(
+    'ENGINE_UNAVAILABLE',
+    `The sharp converter needs the npm package '${pkg}' for ${purpose}: run \`npm install ${pkg}\``,
+    { cause, details: { package: pkg, install: `npm install ${pkg}` } },
+  );
+}
+
+function isModuleNotFound(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND';
+}
+
+let sharpPromise: Promise<SharpFactory> | undefined;
+
+/** sharp's default export; ENGINE_UNAVAILABLE when it is missing or its native part fails to load. */
+export function loadSharp(): Promise<SharpFactory> {
+  if (sharpPromise) return sharpPromise;
+  sharpPromise = import('sharp').then(
+    (module) => module.default,
+    (error: unknown) => {
+      sharpPromise = undefined; // let a later call retry, e.g. after an install
+      // A present but broken sharp (wrong platform binary) is just as unusable as a missing one.
+      const purpose = isModuleNotFound(error) ? 'image conversion' : 'image conversion (it failed to load)';
+      throw engineUnavailable('sharp', purpose, error);
+    },
+  );
+  return sharpPromise;
+}
+
+let heicPromise: Promise<HeicDecodeModule> | undefined;
+
+/** heic-decode (libheif compiled to WebAssembly): the prebuilt libvips cannot decode HEVC. */
+export function loadHeicDecode(): Promise<HeicDecodeModule> {
+  // A variable specifier: the package has no type declarations, and this keeps tsc from asking for them.
+  if (heicPromise) return heicPromise;
+  const specifier = 'heic-decode';
+  heicPromise = import(specifier).then(
+    (module: { default: HeicDecodeModule }) => module.default,
+    (error: unknown) => {
+      heicPromise = undefined;
+      throw engineUnavailable('heic-decode', 'HEIC/HEIF input', error);
+    },
+  );
+  return heicPromise;
+}

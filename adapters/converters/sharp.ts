@@ -1,0 +1,265 @@
+/**
+ * The image converter: JPEG, PNG, WebP, AVIF, GIF and TIFF between each other, plus SVG, HEIC
+ * and HEIF as inputs, on sharp (libvips). HEVC-coded HEIC/HEIF is decoded by heic-decode
+ * (libheif in WebAssembly) because the prebuilt libvips has no HEVC decoder.
+ *
+ * Both libraries are loaded lazily on first use. Every input is probed before decoding (pixel
+ * limit, SVG references, empty or unknown data, see image/probe.ts), every failure is a
+ * FileconvError with a stable code, and the output appears at `outputPath` only when complete.
+ */
+import { randomUUID } from 'node:crypto';
+import { copyFile, readFile, rename, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Sharp } from 'sharp';
+import { z } from 'zod';
+import { FileconvError } from '../../src/errors.js';
+import type { FormatName } from '../../src/formats/types.js';
+import type {
+  Availability,
+  ConversionEdge,
+  ConvertContext,
+  Converter,
+  ConvertResult,
+} from '../../src/ports.js';
+import { raceAbort, throwIfAborted } from './image/abort.js';
+import { loadHeicDecode, loadSharp, type SharpFactory } from './image/engines.js';
+import { outputSize } from './image/geometry.js';
+import { decodeHeic } from './image/heic.js';
+import {
+  IMAGE_DEFAULTS,
+  IMAGE_TARGETS,
+  type ImageOptions,
+  imageOptionsSchema,
+} from './image/image-options.js';
+import { pixelLimitError, probeImage } from './image/probe.js';
+import { mapSharpError } from './image/sharp-errors.js';
+
+export { IMAGE_DEFAULTS, type ImageOptions, imageOptionsSchema } from './image/image-options.js';
+
+export interface SharpConverterOptions {
+  /** Accept HEIC/HEIF input through heic-decode (WebAssembly). Default true; false drops those edges. */
+  heic?: boolean;
+  /** Seconds after which sharp abandons one conversion (CONVERSION_TIMEOUT). Default 300; 0 disables. */
+  timeoutSeconds?: number;
+  /** How strict decoding is (sharp's failOn). Default 'error': broken or truncated data fails, warnings pass. */
+  failOn?: 'none' | 'truncated' | 'error' | 'warning';
+}
+
+const factoryOptionsSchema = z.strictObject({
+  heic: z.boolean().optional(),
+  timeoutSeconds: z.int().min(0).max(86_400).optional(),
+  failOn: z.enum(['none', 'truncated', 'error', 'warning']).optional(),
+});
+
+/** Targets that hold several frames; an animated source keeps them only when the target can. */
+const ANIMATED_FORMATS = new Set<FormatName>(['gif', 'webp']);
+/** Targets whose encoding loses information (lossy codecs, GIF's 256-colour palette). */
+const LOSSY_TARGETS = new Set<FormatName>(['jpg', 'webp', 'avif', 'gif']);
+/** Targets without an alpha channel: transparency is flattened onto `background`. */
+const OPAQUE_TARGETS = new Set<FormatName>(['jpg']);
+
+/**
+ * Edge costs: 1 for an in-process re-encode; +1 for HEIC/HEIF sources (WebAssembly decode on the
+ * main thread); +0.5 for AVIF and GIF targets (AV1 encoding and palette quantisation are the slow
+ * encoders). `lossy` marks lossy targets, and animated sources (gif, webp) going to a single-frame
+ * target, since frames after the first are dropped. Rasterising SVG is not marked lossy: it is
+ * the only way out of SVG here, and the pixels are exactly what the document describes.
+ */
+// Same-format edges (jpg -> jpg) are declared too: resizing or recompressing is a conversion
+// users ask for, and the graph offers a format to itself only through such an edge.
+function buildEdges(heic: boolean): ConversionEdge[] {
+  const sources: FormatName[] = [...IMAGE_TARGETS, 'svg', ...(heic ? ['heic', 'heif'] : [])];
+  const edges: ConversionEdge[] = [];
+  for (const from of sources) {
+    for (const to of IMAGE_TARGETS) {
+      const cost =
+        1 + (from === 'heic' || from === 'heif' ? 1 : 0) + (to === 'avif' || to === 'gif' ? 0.5 : 0);
+      const lossy = LOSSY_TARGETS.has(to) || (ANIMATED_FORMATS.has(from) && !ANIMATED_FORMATS.has(to));
+      edges.push({ from, to, cost, lossy });
+    }
+  }
+  return edges;
+}
+
+/** Moves the finished file into place; a copy when tempDir and the output are on different devices. */
+async function moveIntoPlace(from: string, to: string): Promise<void> {
+  try {
+    await rename(from, to);
+  } catch (error) {
+    if ((error as { code?: string }).code !== 'EXDEV') throw error;
+    await copyFile(from, to);
+    await rm(from, { force: true });
+  }
+}
+
+/** Adds the target encoder with this project's defaults (see IMAGE_DEFAULTS for the measurements). */
+function encode(pipeline: Sharp, to: FormatName, o: ImageOptions): Sharp {
+  switch (to) {
+    case 'jpg':
+      return pipeline.jpeg({ quality: o.quality ?? IMAGE_DEFAULTS.quality.jpg });
+    case 'png':
+      return pipeline.png();
+    case 'webp':
+      return pipeline.webp({
+        quality: o.quality ?? IMAGE_DEFAULTS.quality.webp,
+        lossless: o.lossless ?? false,
+        effort: o.effort ?? IMAGE_DEFAULTS.effort.webp,
+      });
+    case 'avif':
+      return pipeline.avif({
+        quality: o.quality ?? IMAGE_DEFAULTS.quality.avif,
+        lossless: o.lossless ?? false,
+        effort: o.effort ?? IMAGE_DEFAULTS.effort.avif,
+      });
+    case 'gif':
+      return pipeline.gif({ effort: o.effort ?? IMAGE_DEFAULTS.effort.gif });
+    case 'tiff':
+      // sharp's TIFF default is JPEG compression, which would make a "lossless" edge lossy.
+      return pipeline.tiff({ compression: 'lzw', predictor: 'horizontal' });
+    default:
+      throw new FileconvError('UNSUPPORTED_CONVERSION', `The sharp converter cannot write '${to}'`);
+  }
+}
+
+interface ConverterSettings {
+  heic: boolean;
+  timeoutSeconds: number;
+  failOn: NonNullable<SharpConverterOptions['failOn']>;
+}
+
+async function runConversion(ctx: ConvertContext, settings: ConverterSettings): Promise<void> {
+  const parsed = imageOptionsSchema(ctx.to).safeParse(ctx.options);
+  if (!parsed.success) {
+    throw new FileconvError('INVALID_OPTIONS', `Invalid image options: ${z.prettifyError(parsed.error)}`, {
+      cause: parsed.error,
+    });
+  }
+  const options = parsed.data;
+  const sharp: SharpFactory = await loadSharp();
+  throwIfAborted(ctx.signal);
+
+  const { maxPixels } = ctx.limits;
+  const probed = await probeImage(sharp, ctx.inputPath, ctx.from, maxPixels);
+  throwIfAborted(ctx.signal);
+  ctx.onProgress(0.1);
+
+  const keepFrames =
+    options.animated !== false &&
+    probed.pages > 1 &&
+    ANIMATED_FORMATS.has(probed.format) &&
+    ANIMATED_FORMATS.has(ctx.to);
+  const frames = keepFrames ? probed.pages : 1;
+  if (probed.width * probed.height * frames > maxPixels) {
+    throw pixelLimitError(probed.width, probed.height, frames, maxPixels);
+  }
+  // The limit bounds what is created too. Orientations 5..8 swap the sides (libheif has already
+  // applied HEIC's own rotation, so its header size is final).
+  const source =
+    !probed.hevc && probed.orientation >= 5 ? { width: probed.height, height: probed.width } : probed;
+  const output = outputSize(source, options);
+  if (output.width * output.height * frames > maxPixels) {
+    throw pixelLimitError(output.width, output.height, frames, maxPixels, 'The requested output is');
+  }
+
+  let pipeline: Sharp;
+  const common = { failOn: settings.failOn, limitInputPixels: maxPixels };
+  if (probed.hevc) {
+    if (!settings.heic) throw new FileconvError('UNSUPPORTED_CONVERSION', 'HEIC/HEIF input is disabled');
+    const image = await decodeHeic(await readFile(ctx.inputPath), maxPixels);
+    throwIfAborted(ctx.signal);
+    ctx.onProgress(0.4);
+    // libheif has already applied the container's rotation and mirroring.
+    pipeline = sharp(image.data, {
+      ...common,
+      raw: { width: image.width, height: image.height, channels: 4 },
+    });
+  } else {
+    pipeline = sharp(probed.input, { ...common, animated: keepFrames, autoOrient: true });
+  }
+  if (settings.timeoutSeconds > 0) pipeline = pipeline.timeout({ seconds: settings.timeoutSeconds });
+
+  if (options.width !== undefined || options.height !== undefined) {
+    const padding =
+      options.background ?? (OPAQUE_TARGETS.has(ctx.to) ? 'white' : { r: 0, g: 0, b: 0, alpha: 0 });
+    pipeline = pipeline.resize({
+      width: options.width,
+      height: options.height,
+      fit: options.fit ?? IMAGE_DEFAULTS.fit,
+      background: padding,
+    });
+  }
+  // Without this, JPEG would show whatever colour hides under transparent pixels (often black).
+  if (OPAQUE_TARGETS.has(ctx.to)) pipeline = pipeline.flatten({ background: options.background ?? 'white' });
+  if (options.stripMetadata === false) pipeline = pipeline.keepMetadata();
+  pipeline = encode(pipeline, ctx.to, options);
+
+  // Write beside nothing the caller can see: a temp name in tempDir, moved into place when done.
+  const scratch = join(ctx.tempDir, `sharp-${randomUUID()}.${ctx.to}`);
+  const removeScratch = () => rm(scratch, { force: true });
+  try {
+    await raceAbort(pipeline.toFile(scratch), ctx.signal, removeScratch);
+    throwIfAborted(ctx.signal);
+    await moveIntoPlace(scratch, ctx.outputPath);
+  } catch (error) {
+    await removeScratch();
+    throw error;
+  }
+}
+
+/** Creates the sharp image converter. Options are checked here, and a bad one throws INVALID_OPTIONS. */
+export function createSharpConverter(options: SharpConverterOptions = {}): Converter {
+  const checked = factoryOptionsSchema.safeParse(options);
+  if (!checked.success) {
+    throw new FileconvError('INVALID_OPTIONS', `createSharpConverter: ${z.prettifyError(checked.error)}`, {
+      cause: checked.error,
+    });
+  }
+  const settings: ConverterSettings = {
+    heic: checked.data.heic ?? true,
+    timeoutSeconds: checked.data.timeoutSeconds ?? 300,
+    failOn: checked.data.failOn ?? 'error',
+  };
+  const edges = buildEdges(settings.heic);
+  const targets = new Set<FormatName>(IMAGE_TARGETS);
+
+  return {
+    name: 'sharp',
+    edges,
+
+    async available(): Promise<Availability> {
+      try {
+        const sharp = await loadSharp();
+        if (settings.heic) await loadHeicDecode();
+        return { ok: true, version: `sharp ${sharp.versions.sharp ?? '?'}, libvips ${sharp.versions.vips}` };
+      } catch (error) {
+        const details = (error as FileconvError).details ?? {};
+        return {
+          ok: false,
+          reason: error instanceof Error ? error.message : String(error),
+          ...(typeof details.install === 'string' ? { install: details.install } : {}),
+        };
+      }
+    },
+
+    optionsSchema: (to) => imageOptionsSchema(to),
+
+    async convert(ctx: ConvertContext): Promise<ConvertResult> {
+      throwIfAborted(ctx.signal);
+      if (!targets.has(ctx.to)) {
+        throw new FileconvError('UNSUPPORTED_CONVERSION', `The sharp converter cannot write '${ctx.to}'`);
+      }
+      // process.cpuUsage() counts the whole process, libvips worker threads included, so this
+      // also counts whatever else runs in-process concurrently (other conversions, HTTP).
+      const cpuStart = process.cpuUsage();
+      ctx.onProgress(0);
+      try {
+        await runConversion(ctx, settings);
+      } catch (error) {
+        throw mapSharpError(error);
+      }
+      ctx.onProgress(1);
+      const cpu = process.cpuUsage(cpuStart);
+      return { cpuMs: (cpu.user + cpu.system) / 1000 };
+    },
+  };
+}

@@ -1,0 +1,69 @@
+/**
+ * Image benchmark: a 12 MP JPEG -> WebP through the engine's in-process API (convertFile), against
+ * sharp called directly with the same settings the converter uses by default, in the same run.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import sharp from 'sharp';
+import { createSharpConverter, IMAGE_DEFAULTS } from '../adapters/converters/sharp.js';
+import { createEngine } from '../src/index.js';
+import { compare, report } from './stats.js';
+
+/** A photo-like 4000 x 3000 JPEG: smooth blobs of colour with fine grain, not pure noise. */
+async function makePhoto(path: string): Promise<void> {
+  const blobs = await sharp({
+    create: {
+      width: 400,
+      height: 300,
+      channels: 3,
+      background: '#808080',
+      noise: { type: 'gaussian', mean: 128, sigma: 60 },
+    },
+  })
+    .png()
+    .toBuffer();
+  const grain = await sharp({
+    create: {
+      width: 4000,
+      height: 3000,
+      channels: 3,
+      background: '#808080',
+      noise: { type: 'gaussian', mean: 128, sigma: 8 },
+    },
+  })
+    .png()
+    .toBuffer();
+  await sharp(blobs)
+    .resize(4000, 3000, { kernel: 'cubic' })
+    .composite([{ input: grain, blend: 'overlay' }])
+    .jpeg({ quality: 90 })
+    .toFile(path);
+}
+
+export async function benchImages(rounds: number): Promise<void> {
+  const dir = await mkdtemp(join(tmpdir(), 'fileconv-bench-'));
+  try {
+    const input = join(dir, 'photo-12mp.jpg');
+    await makePhoto(input);
+    const maxPixels = 100_000_000;
+    const engine = createEngine({ converters: [createSharpConverter()], maxPixels, tempDir: dir });
+
+    const direct = () =>
+      sharp(input, { failOn: 'error', limitInputPixels: maxPixels, autoOrient: true })
+        .webp({ quality: IMAGE_DEFAULTS.quality.webp, effort: IMAGE_DEFAULTS.effort.webp })
+        .toFile(join(dir, 'direct.webp'));
+    const viaEngine = () => engine.convertFile(input, join(dir, 'engine.webp'));
+
+    const result = await compare(rounds, direct, viaEngine);
+    report('12 MP JPEG -> WebP (q80, effort 4)', result, 'sharp');
+    const [a, b] = await Promise.all([
+      sharp(join(dir, 'direct.webp')).metadata(),
+      sharp(join(dir, 'engine.webp')).metadata(),
+    ]);
+    if (a.width !== b.width || a.format !== b.format)
+      throw new Error('benchmark outputs differ: not the same work');
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,49 @@
+/** Small helpers shared by the benchmarks: medians and a fixed-width report. */
+
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
+
+/** Times `run` once, in milliseconds. */
+export async function timed(run: () => Promise<unknown>): Promise<number> {
+  const started = performance.now();
+  await run();
+  return performance.now() - started;
+}
+
+/**
+ * Runs baseline and candidate alternately `rounds` times (after one warm-up each), so drift in
+ * the machine's load hits both alike, and returns the medians and throughput ratio.
+ */
+export async function compare(
+  rounds: number,
+  baseline: () => Promise<unknown>,
+  candidate: () => Promise<unknown>,
+): Promise<{ baselineMs: number; candidateMs: number; ratio: number }> {
+  await baseline();
+  await candidate();
+  const baselineTimes: number[] = [];
+  const candidateTimes: number[] = [];
+  for (let round = 0; round < rounds; round++) {
+    baselineTimes.push(await timed(baseline));
+    candidateTimes.push(await timed(candidate));
+  }
+  const baselineMs = median(baselineTimes);
+  const candidateMs = median(candidateTimes);
+  // Throughput ratio: candidate conversions per second over baseline conversions per second.
+  return { baselineMs, candidateMs, ratio: baselineMs / candidateMs };
+}
+
+export function report(
+  name: string,
+  result: { baselineMs: number; candidateMs: number; ratio: number },
+  baselineName: string,
+): void {
+  console.log(
+    `${name.padEnd(34)} ${baselineName}: ${result.baselineMs.toFixed(0).padStart(6)} ms   fileconv: ${result.candidateMs
+      .toFixed(0)
+      .padStart(6)} ms   throughput ratio: ${result.ratio.toFixed(3)}`,
+  );
+}

@@ -1,0 +1,220 @@
+/**
+ * Hostile and broken inputs to the sharp converter: each is refused with its stable code, before
+ * decoding where the design says so, with nothing fetched, read or left behind.
+ */
+import { readFile, writeFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import sharp from 'sharp';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { decodeHeic } from '../../adapters/converters/image/heic.js';
+import { mapSharpError } from '../../adapters/converters/image/sharp-errors.js';
+import { createSharpConverter } from '../../adapters/converters/sharp.js';
+import type { ErrorCode } from '../../src/errors.js';
+import { pngClaiming } from '../../src/testing/bad-inputs.js';
+import {
+  context,
+  expectCode,
+  expectNoLeftovers,
+  fixture,
+  type Workspace,
+  workspace,
+} from './sharp-helpers.js';
+
+const converter = createSharpConverter();
+
+async function convertBytes(ws: Workspace, bytes: Uint8Array, from: string, to: string, maxPixels?: number) {
+  const inputPath = join(ws.inputs, `input.${from}`);
+  await writeFile(inputPath, bytes);
+  const limits = maxPixels === undefined ? undefined : { maxPixels };
+  return converter.convert(context(ws, from, to, { inputPath, ...(limits ? { limits } : {}) }));
+}
+
+async function expectRefused(
+  bytes: Uint8Array,
+  from: string,
+  to: string,
+  code: ErrorCode,
+  maxPixels?: number,
+) {
+  const ws = await workspace();
+  const error = await expectCode(convertBytes(ws, bytes, from, to, maxPixels), code);
+  await expectNoLeftovers(ws);
+  return error;
+}
+
+describe('pixel limits', () => {
+  it('refuses a PNG claiming 50000x50000 from its header, fast', async () => {
+    const bomb = pngClaiming(50_000, 50_000);
+    expect((await sharp(bomb, { limitInputPixels: false }).metadata()).width).toBe(50_000); // the crafted file is a valid PNG header
+    const started = Date.now();
+    const error = await expectRefused(bomb, 'png', 'jpg', 'INPUT_LIMIT_EXCEEDED');
+    expect(Date.now() - started).toBeLessThan(2000);
+    expect(error.details).toMatchObject({ width: 50_000, height: 50_000 });
+  });
+
+  it.each(['png', 'jpg', 'svg', 'heic', 'avif'])('applies ctx.limits.maxPixels to %s input', async (from) => {
+    await expectRefused(
+      await readFile(fixture(`fixture.${from}`)),
+      from,
+      'webp',
+      'INPUT_LIMIT_EXCEEDED',
+      1000,
+    );
+  });
+
+  it('counts every frame an animation keeps, and only the first when frames are dropped', async () => {
+    // fixture.gif: 3 frames of 32x24 = 2304 pixels in all, 768 per frame.
+    const gif = await readFile(fixture('fixture.gif'));
+    await expectRefused(gif, 'gif', 'webp', 'INPUT_LIMIT_EXCEEDED', 2000);
+    const ws = await workspace();
+    await convertBytes(ws, gif, 'gif', 'png', 2000);
+  });
+
+  it('checks HEIC dimensions before decoding pixels', async () => {
+    const bytes = await readFile(fixture('fixture.heic'));
+    await expect(decodeHeic(bytes, 100)).rejects.toMatchObject({ code: 'INPUT_LIMIT_EXCEEDED' });
+    const image = await decodeHeic(bytes, 10_000);
+    expect([image.width, image.height, image.data.length]).toEqual([64, 48, 64 * 48 * 4]);
+  });
+});
+
+describe('damaged and foreign input', () => {
+  it('refuses an empty file', async () => {
+    await expectRefused(Buffer.alloc(0), 'png', 'jpg', 'CORRUPT_INPUT');
+  });
+
+  it('refuses random bytes and plain text', async () => {
+    const random = Buffer.from(Array.from({ length: 4096 }, (_, i) => (i * 7919 + 13) % 256));
+    await expectRefused(random, 'jpg', 'png', 'CORRUPT_INPUT');
+    await expectRefused(
+      Buffer.from('hello, this is not an image\n'.repeat(20)),
+      'png',
+      'webp',
+      'CORRUPT_INPUT',
+    );
+    await expectRefused(Buffer.from('just text, no markup'), 'svg', 'png', 'CORRUPT_INPUT');
+  });
+
+  it('refuses truncated files', async () => {
+    const noise = { type: 'gaussian', mean: 128, sigma: 30 } as const;
+    const image = sharp({ create: { width: 640, height: 480, channels: 3, background: '#808080', noise } });
+    const jpeg = await image.clone().jpeg().toBuffer();
+    const png = await image.clone().png().toBuffer();
+    const webp = await image.clone().webp().toBuffer();
+    await expectRefused(jpeg.subarray(0, jpeg.length >> 1), 'jpg', 'png', 'CORRUPT_INPUT');
+    await expectRefused(png.subarray(0, png.length >> 1), 'png', 'jpg', 'CORRUPT_INPUT');
+    await expectRefused(webp.subarray(0, webp.length >> 1), 'webp', 'png', 'CORRUPT_INPUT');
+    const small = await readFile(fixture('fixture.jpg'));
+    await expectRefused(small.subarray(0, small.length >> 1), 'jpg', 'png', 'CORRUPT_INPUT');
+    const heic = await readFile(fixture('fixture.heic'));
+    await expectRefused(heic.subarray(0, heic.length >> 1), 'heic', 'png', 'CORRUPT_INPUT');
+  });
+
+  it('refuses formats outside its set even when libvips knows them', async () => {
+    const ppm = Buffer.concat([Buffer.from('P6\n2 2\n255\n'), Buffer.alloc(12, 200)]);
+    await expectRefused(ppm, 'png', 'jpg', 'CORRUPT_INPUT');
+  });
+});
+
+describe('SVG references', () => {
+  let server: Server;
+  let hits = 0;
+  let origin = '';
+  beforeAll(async () => {
+    server = createServer((_req, res) => {
+      hits++;
+      res.end('<svg xmlns="http://www.w3.org/2000/svg"/>');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  const svg = (body: string, prolog = '') =>
+    `<?xml version="1.0" encoding="UTF-8"?>\n${prolog}<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="20" height="20">${body}<rect width="20" height="20" fill="#00f"/></svg>\n`;
+
+  const hostile: [string, () => string | Buffer][] = [
+    ['an http image', () => svg(`<image href="${origin}/a.png" width="5" height="5"/>`)],
+    ['a file: image', () => svg('<image xlink:href="file:///etc/passwd" width="5" height="5"/>')],
+    ['a relative file', () => svg('<image href="../secret.png" width="5" height="5"/>')],
+    ['a CSS url()', () => svg(`<rect width="5" height="5" style="fill: url(${origin}/p.svg#g)"/>`)],
+    ['a presentation url()', () => svg(`<rect width="5" height="5" fill="url('${origin}/p.svg#g')"/>`)],
+    ['an @import', () => svg(`<style>@import "${origin}/x.css";</style>`)],
+    ['an external stylesheet', () => `<?xml-stylesheet href="${origin}/x.css"?>\n${svg('')}`],
+    [
+      'an entity',
+      () => svg('<text>&x;</text>', '<!DOCTYPE svg [<!ENTITY x SYSTEM "file:///etc/passwd">]>\n'),
+    ],
+    ['a SYSTEM doctype', () => svg('', `<!DOCTYPE svg SYSTEM "${origin}/svg.dtd">\n`)],
+    [
+      'an XInclude',
+      () =>
+        svg(
+          '<xi:include xmlns:xi="http://www.w3.org/2001/XInclude" href="file:///etc/passwd" parse="text"/>',
+        ),
+    ],
+    ['a character-referenced URL', () => svg(`<image href="&#104;ttp${origin.slice(4)}/a.png"/>`)],
+    ['a CSS-escaped url()', () => svg(`<style>rect { fill: u\\72l(${origin}/p.svg#g) }</style>`)],
+    [
+      'a reference hidden behind a quote in a comment',
+      () => svg(`<!-- href="# --><image href="${origin}/a.png"/>`),
+    ],
+    ['an unterminated url()', () => svg(`<style>rect { fill: url(${origin}/p.svg`)],
+    ['gzip (svgz)', () => gzipSync(svg(`<image href="${origin}/a.png"/>`))],
+    [
+      'an SVG in a data: URL that references a URL',
+      () => {
+        const inner = Buffer.from(svg(`<image href="${origin}/a.png"/>`)).toString('base64');
+        return svg(`<image href="data:image/png;base64,${inner}" width="5" height="5"/>`);
+      },
+    ],
+    ['a UTF-16 encoding', () => svg('').replace('UTF-8', 'UTF-16')],
+  ];
+
+  it.each(hostile)('refuses %s with UNSAFE_INPUT and fetches nothing', async (_name, make) => {
+    const bytes = make();
+    await expectRefused(Buffer.from(bytes), 'svg', 'png', 'UNSAFE_INPUT');
+    // Declared as another format, the bytes are still recognised as SVG and vetted.
+    await expectRefused(Buffer.from(bytes), 'png', 'png', 'UNSAFE_INPUT');
+    expect(hits).toBe(0);
+  });
+
+  it('renders fragment references, data: URLs and a plain public DOCTYPE', async () => {
+    const dot = (
+      await sharp({ create: { width: 2, height: 2, channels: 3, background: 'red' } })
+        .png()
+        .toBuffer()
+    ).toString('base64');
+    const doctype =
+      '<!DOCTYPE svg PUBLIC "-//W3C//DTD SVG 1.1//EN" "http://www.w3.org/Graphics/SVG/1.1/DTD/svg11.dtd">\n';
+    const icon = Buffer.from(svg('<circle r="3" fill="url(#g)"/>')).toString('base64');
+    const body = `<defs><linearGradient id="g"><stop offset="0" stop-color="#fff"/></linearGradient></defs><rect width="5" height="5" fill="url(#g)"/><image href="data:image/png;base64,${dot}" width="5" height="5"/><use xlink:href="#g"/><image href="data:image/svg+xml;base64,${icon}" width="5" height="5"/>`;
+    for (const bytes of [svg(body, doctype), gzipSync(svg(body))]) {
+      const ws = await workspace();
+      await convertBytes(ws, Buffer.from(bytes), 'svg', 'png');
+      expect((await sharp(join(ws.outputs, 'out.png')).metadata()).width).toBe(20);
+    }
+    expect(hits).toBe(0);
+  });
+});
+
+describe('error mapping', () => {
+  it.each([
+    ['Input file contains unsupported image format', 'CORRUPT_INPUT'],
+    ['VipsJpeg: premature end of JPEG image', 'CORRUPT_INPUT'],
+    ['Input image exceeds pixel limit', 'INPUT_LIMIT_EXCEEDED'],
+    ['Processed image is too large for the WebP format', 'INPUT_LIMIT_EXCEEDED'],
+    ['timeout: 12% complete', 'CONVERSION_TIMEOUT'],
+    ['Input file is missing: /srv/data/x.png', 'INTERNAL'],
+    ['vips2webp: unable to write to target', 'CONVERSION_FAILED'],
+  ] as const)('maps "%s" to %s, keeping the cause and hiding paths', (message, code) => {
+    const cause = new Error(message);
+    const mapped = mapSharpError(cause);
+    expect(mapped.code).toBe(code);
+    expect(mapped.cause).toBe(cause);
+    expect(mapped.message).not.toContain('/srv/data');
+  });
+});

@@ -1,0 +1,58 @@
+/**
+ * The sharp converter when its engines are missing: available() says what to install, and a
+ * conversion fails with ENGINE_UNAVAILABLE naming the package. A file of its own, because it
+ * mocks the modules away for every import in this file.
+ */
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { context, workspace } from './sharp-helpers.js';
+
+afterEach(() => {
+  vi.doUnmock('sharp');
+  vi.doUnmock('heic-decode');
+});
+
+/** The rejection of `promise`. Compared by code: resetModules gives the adapter its own FileconvError class. */
+async function rejection(promise: Promise<unknown>): Promise<{ code?: string; message?: string }> {
+  return promise.then(
+    () => ({}),
+    (error: { code?: string; message?: string }) => error,
+  );
+}
+
+describe('missing engines', () => {
+  it('reports sharp as missing, with the install command', async () => {
+    vi.resetModules();
+    vi.doMock('sharp', () => {
+      throw Object.assign(new Error("Cannot find package 'sharp'"), { code: 'ERR_MODULE_NOT_FOUND' });
+    });
+    const { createSharpConverter } = await import('../../adapters/converters/sharp.js');
+    const converter = createSharpConverter();
+    expect(converter.edges.length).toBeGreaterThan(0); // declaring edges needs no engine
+    const availability = await converter.available();
+    expect(availability).toMatchObject({ ok: false, install: 'npm install sharp' });
+    expect(availability.reason).toContain("'sharp'");
+    const ws = await workspace();
+    const error = await rejection(converter.convert(context(ws, 'png', 'jpg')));
+    expect(error.code).toBe('ENGINE_UNAVAILABLE');
+    expect(error.message).toContain('npm install sharp');
+  });
+
+  it('reports heic-decode as missing unless HEIC input is disabled', async () => {
+    vi.resetModules();
+    vi.doMock('heic-decode', () => {
+      throw Object.assign(new Error("Cannot find package 'heic-decode'"), { code: 'ERR_MODULE_NOT_FOUND' });
+    });
+    const { createSharpConverter } = await import('../../adapters/converters/sharp.js');
+    expect(await createSharpConverter().available()).toMatchObject({
+      ok: false,
+      install: 'npm install heic-decode',
+    });
+    expect((await createSharpConverter({ heic: false }).available()).ok).toBe(true);
+    const ws = await workspace();
+    const error = await rejection(createSharpConverter().convert(context(ws, 'heic', 'jpg')));
+    expect(error).toMatchObject({
+      code: 'ENGINE_UNAVAILABLE',
+      message: expect.stringContaining('heic-decode'),
+    });
+  });
+});

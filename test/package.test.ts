@@ -1,0 +1,54 @@
+/**
+ * package.json, the build and the source tree must agree (STYLE rule 5): every subpath export
+ * points into dist/ at a file built from an existing source entry, and the core entry imports
+ * no adapter or engine library.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const root = join(import.meta.dirname, '..');
+const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+  exports: Record<string, string | { types: string; import: string }>;
+  bin: Record<string, string>;
+  files: string[];
+};
+
+describe('package.json', () => {
+  const entries = Object.entries(pkg.exports).filter(([, target]) => typeof target !== 'string') as [
+    string,
+    { types: string; import: string },
+  ][];
+
+  for (const [subpath, target] of entries) {
+    it(`export ${subpath} has a source file and matching types`, () => {
+      expect(target.import).toMatch(/^\.\/dist\/.+\.js$/);
+      expect(target.types).toBe(target.import.replace(/\.js$/, '.d.ts'));
+      const source = target.import.replace(/^\.\/dist\//, '').replace(/\.js$/, '.ts');
+      expect(existsSync(join(root, source)), source).toBe(true);
+      expect(pkg.files).toContain('dist');
+    });
+  }
+
+  it('names adapter subpaths after their source files', () => {
+    for (const [subpath, target] of entries) {
+      if (subpath === '.' || subpath === './testing') continue;
+      expect(target.import).toBe(`./dist/adapters${subpath.slice(1)}.js`);
+    }
+  });
+
+  it('ships the CLI shim', () => {
+    expect(pkg.bin.fileconv).toBe('bin/fileconv.js');
+    expect(pkg.files).toContain('bin/fileconv.js');
+  });
+
+  it('keeps the core free of adapters and heavy libraries', () => {
+    // grep exits 1 when nothing matches, which is the passing case.
+    const pattern =
+      "from '(\\.\\./)+(adapters|bin)/|from '(sharp|heic-decode|exceljs|bullmq|ioredis|@aws-sdk|express)";
+    const found = spawnSync('grep', ['-rlE', pattern, join(root, 'src')], { encoding: 'utf8' });
+    expect(found.stdout).toBe('');
+    expect(found.status).toBe(1);
+  });
+});
