@@ -7,6 +7,7 @@ import { FileconvError } from '../src/index.js';
 import { runConvert } from './commands/convert.js';
 import { runDoctor } from './commands/doctor.js';
 import { runFormats } from './commands/formats.js';
+import { runServe } from './commands/serve.js';
 
 function integer(value: string): number {
   const parsed = Number(value);
@@ -53,6 +54,30 @@ export function buildProgram(): Command {
     .option('--json', 'print a JSON report instead of a sentence')
     .action(async (input: string, output: string | undefined, options) => {
       await runConvert(input, output, options);
+    });
+
+  program
+    .command('serve')
+    .description('run the conversion service (HTTP API and workers) on this machine')
+    .option('-p, --port <port>', 'port to listen on (default: $PORT or 3000)', integer)
+    .option('--host <host>', 'address to bind (default: $HOST or 0.0.0.0)')
+    .option(
+      '-d, --data <dir>',
+      'where files, jobs and the signing secret live (default: $FILECONV_DATA or ./data)',
+    )
+    .option(
+      '--public-url <url>',
+      'base URL clients reach the service at, for links behind a proxy ($FILECONV_PUBLIC_URL)',
+    )
+    .option('-c, --concurrency <n>', 'conversions at once (default 2)', integer)
+    .option(
+      '--grace-seconds <s>',
+      'how long running conversions may finish on shutdown (default 30)',
+      integer,
+    )
+    .option('--no-log', 'no request log')
+    .action(async (options) => {
+      await runServe(options);
     });
 
   program

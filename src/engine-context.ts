@@ -66,6 +66,8 @@ export interface EngineContext {
   events: EventEmitter<{ job: [Job] }>;
   /** Abort controllers of the jobs this process is converting right now, by job id. */
   running: Map<string, AbortController>;
+  /** Set by close(): conversions aborted from now on are requeued, not failed. */
+  stopping: boolean;
 }
 
 function positiveInteger(name: string, value: number | undefined, fallback: number): number {
@@ -115,6 +117,7 @@ export function createEngineContext(options: EngineOptions): EngineContext {
     onError: options.onError ?? (() => {}),
     events: new EventEmitter<{ job: [Job] }>(),
     running: new Map(),
+    stopping: false,
     availability() {
       availability ??= Promise.all(
         [...converters.values()].map(async (converter) => {

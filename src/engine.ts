@@ -6,6 +6,8 @@
  * - jobs, as the HTTP flows use them: uploadFile, createJob, getJob, waitForJob, openResult,
  *   cancelJob, with start() running this process's worker over the queue.
  */
+
+import type { ZodType } from 'zod';
 import {
   type ConversionReport,
   convertBuffer,
@@ -15,27 +17,36 @@ import {
   type StreamConversion,
 } from './direct.js';
 import { createEngineContext, type EngineOptions, jobPorts } from './engine-context.js';
-import { FORMATS } from './formats/index.js';
+import { FileconvError } from './errors.js';
+import { FORMATS, requireFormat } from './formats/index.js';
 import type { FormatDefinition, FormatName } from './formats/types.js';
 import type { ConversionPlan } from './graph/index.js';
 import {
   type CreateJobInput,
   cancelJob,
   createJob,
-  getFile,
+  discardJob,
   getJob,
   type JobResult,
   openResult,
   recoverJobs,
   sweepExpired,
-  type UploadFileInput,
-  uploadFile,
   type WaitOptions,
   waitForJob,
 } from './job-operations.js';
 import type { FileRecord, Job } from './jobs/types.js';
 import { planConversion } from './planning.js';
-import type { Availability } from './ports.js';
+import type { Availability, Storage } from './ports.js';
+import {
+  createUploadGrant,
+  deleteFile,
+  getFile,
+  type ReceiveUploadInput,
+  receiveUpload,
+  type UploadFileInput,
+  type UploadGrantInput,
+  uploadFile,
+} from './upload-operations.js';
 import { processJob } from './worker.js';
 
 export type { EngineOptions } from './engine-context.js';
@@ -52,6 +63,8 @@ export interface ConverterStatus extends Availability {
 }
 
 export interface Engine {
+  /** The storage the engine was given (the HTTP adapter presigns with it when it can). */
+  readonly storage: Storage | undefined;
   /** Converts a local file into `outputPath` (target from its extension unless `to` is given). */
   convertFile(
     inputPath: string,
@@ -66,11 +79,20 @@ export interface Engine {
     options: DirectConvertOptions & { to: string },
   ): Promise<StreamConversion>;
 
+  /** Flow B: streams an upload into storage and records it. */
   uploadFile(input: UploadFileInput): Promise<FileRecord>;
+  /** Flow A: a pending file record for one later upload of exactly the declared size and type. */
+  createUploadGrant(input: UploadGrantInput): Promise<FileRecord>;
+  /** Flow A: stores the bytes of a pending upload. */
+  receiveUpload(input: ReceiveUploadInput): Promise<FileRecord>;
   getFile(id: string, owner?: string): Promise<FileRecord>;
+  /** Deletes an upload's bytes and record. */
+  deleteFile(id: string, owner?: string): Promise<void>;
   createJob(input: CreateJobInput): Promise<Job>;
   getJob(id: string, owner?: string): Promise<Job>;
   cancelJob(id: string, owner?: string): Promise<Job>;
+  /** Cancels a queued or running job, or deletes a completed job's result. */
+  discardJob(id: string, owner?: string): Promise<Job>;
   waitForJob(id: string, options?: WaitOptions): Promise<Job>;
   openResult(id: string, owner?: string): Promise<JobResult>;
 
@@ -78,17 +100,25 @@ export interface Engine {
   plan(from: string, to: string, options?: Record<string, unknown>): Promise<ConversionPlan>;
   /** Every registered format with the targets reachable from it here. */
   formats(): Promise<FormatSupport[]>;
+  /** The schema of the options a conversion from `from` to `to` accepts; undefined when it takes none. */
+  optionsSchema(from: string, to: string): Promise<ZodType<Record<string, unknown>> | undefined>;
   /** Each converter and whether its engine can run here. */
   converters(): Promise<ConverterStatus[]>;
 
-  /** Recovers interrupted jobs, starts converting queued ones and sweeping expired results. */
-  start(): Promise<void>;
+  /**
+   * Recovers interrupted jobs, starts this process's worker (unless `worker: false`, for API-only
+   * nodes) and the sweeper of expired results and uploads.
+   */
+  start(options?: { worker?: boolean }): Promise<void>;
   /** Runs one job by id (what the worker does for each queued id); for custom workers and tests. */
   processJob(jobId: string): Promise<void>;
   recoverJobs(): Promise<number>;
   sweepExpired(): Promise<number>;
-  /** Stops the worker (waiting for running conversions) and the sweeper, and closes the ports. */
-  close(): Promise<void>;
+  /**
+   * Stops taking jobs, lets running conversions finish for up to `graceMs` (default: forever),
+   * then aborts the rest and puts them back in the queue; stops the sweeper; closes the ports.
+   */
+  close(options?: { graceMs?: number }): Promise<void>;
 }
 
 export function createEngine(options: EngineOptions): Engine {
@@ -97,15 +127,20 @@ export function createEngine(options: EngineOptions): Engine {
   let started = false;
 
   return {
+    storage: context.storage,
     convertFile: (input, output, convertOptions) => convertFile(context, input, output, convertOptions),
     convertBuffer: (input, convertOptions) => convertBuffer(context, input, convertOptions),
     convertStream: (input, convertOptions) => convertStream(context, input, convertOptions),
 
     uploadFile: (input) => uploadFile(context, input),
+    createUploadGrant: (input) => createUploadGrant(context, input),
+    receiveUpload: (input) => receiveUpload(context, input),
     getFile: (id, owner) => getFile(context, id, owner),
     createJob: (input) => createJob(context, input),
     getJob: (id, owner) => getJob(context, id, owner),
     cancelJob: (id, owner) => cancelJob(context, id, owner),
+    discardJob: (id, owner) => discardJob(context, id, owner),
+    deleteFile: (id, owner) => deleteFile(context, id, owner),
     waitForJob: (id, waitOptions) => waitForJob(context, id, waitOptions),
     openResult: (id, owner) => openResult(context, id, owner),
 
@@ -119,6 +154,14 @@ export function createEngine(options: EngineOptions): Engine {
         targets: graph.targetsOf(format.name, { maxSteps: context.maxSteps }),
       }));
     },
+    async optionsSchema(from, to) {
+      const target = requireFormat(to).name;
+      const graph = await context.graph();
+      const last = graph
+        .findPath(requireFormat(from).name, target, { maxSteps: context.maxSteps })
+        .steps.at(-1);
+      return last ? context.converters.get(last.converter)?.optionsSchema?.(target) : undefined;
+    },
     async converters() {
       const availability = await context.availability();
       return [...context.converters.values()].map((converter) => ({
@@ -128,12 +171,14 @@ export function createEngine(options: EngineOptions): Engine {
       }));
     },
 
-    async start() {
+    async start(startOptions = {}) {
       if (started) return;
       const { queue } = jobPorts(context);
       started = true;
-      queue.process((jobId) => processJob(context, jobId), { concurrency: context.concurrency });
-      await recoverJobs(context);
+      if (startOptions.worker !== false) {
+        queue.process((jobId) => processJob(context, jobId), { concurrency: context.concurrency });
+        await recoverJobs(context);
+      }
       if (context.sweepIntervalMs > 0) {
         sweeper = setInterval(() => {
           sweepExpired(context).catch((error: unknown) => context.onError(error, 'sweep'));
@@ -144,9 +189,23 @@ export function createEngine(options: EngineOptions): Engine {
     processJob: (jobId) => processJob(context, jobId),
     recoverJobs: () => recoverJobs(context),
     sweepExpired: () => sweepExpired(context),
-    async close() {
+    async close(closeOptions = {}) {
       if (sweeper) clearInterval(sweeper);
-      await context.queue?.close();
+      context.stopping = true;
+      const drained = context.queue?.close() ?? Promise.resolve();
+      if (closeOptions.graceMs !== undefined) {
+        let timer: NodeJS.Timeout | undefined;
+        const graceOver = new Promise<'grace-over'>((resolve) => {
+          timer = setTimeout(() => resolve('grace-over'), closeOptions.graceMs);
+        });
+        if ((await Promise.race([drained, graceOver])) === 'grace-over') {
+          for (const controller of context.running.values()) {
+            controller.abort(new FileconvError('CANCELED', 'The server is shutting down.'));
+          }
+        }
+        clearTimeout(timer);
+      }
+      await drained;
       await context.jobs?.close?.();
       await context.storage?.close?.();
     },

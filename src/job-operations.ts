@@ -9,61 +9,10 @@ import { type EngineContext, jobPorts, readStoredHead } from './engine-context.j
 import { FileconvError, isFileconvError } from './errors.js';
 import { extensionOf, mimeTypeOf } from './formats/index.js';
 import { isTerminal, type JobEvent, transition } from './jobs/state.js';
-import type { FileRecord, Job } from './jobs/types.js';
-import { outputNameFor, sanitizeFileName } from './names.js';
+import type { Job } from './jobs/types.js';
+import { outputNameFor } from './names.js';
 import { planConversion, resolveSourceFormat } from './planning.js';
-
-export interface UploadFileInput {
-  /** Account id, or `ip:<address>` for anonymous clients. */
-  owner: string;
-  /** Client-supplied name; sanitised, kept for display only. */
-  fileName: string;
-  body: Readable | Uint8Array;
-  /** Refuse (FILE_TOO_LARGE) once more bytes than this arrive. */
-  maxBytes?: number;
-  contentType?: string;
-}
-
-/** Streams an upload into storage and records it (Flow B's upload). */
-export async function uploadFile(context: EngineContext, input: UploadFileInput): Promise<FileRecord> {
-  const { storage, jobs } = jobPorts(context);
-  const id = randomUUID();
-  const key = `uploads/${id}`;
-  const stored = await storage.put(key, input.body, {
-    contentType: input.contentType,
-    maxBytes: input.maxBytes,
-  });
-  const now = context.nowMs();
-  const file: FileRecord = {
-    id,
-    version: 1,
-    status: 'uploaded',
-    owner: input.owner,
-    key,
-    fileName: sanitizeFileName(input.fileName),
-    size: stored.size,
-    contentType: input.contentType ?? 'application/octet-stream',
-    createdAt: new Date(now).toISOString(),
-    uploadedAt: new Date(now).toISOString(),
-    expiresAt: new Date(now + context.uploadTtlMs).toISOString(),
-  };
-  try {
-    await jobs.createFile(file);
-  } catch (error) {
-    await storage.delete(key);
-    throw error;
-  }
-  return file;
-}
-
-/** An owner's file record; NOT_FOUND also for another owner's id (ids never leak across accounts). */
-export async function getFile(context: EngineContext, id: string, owner?: string): Promise<FileRecord> {
-  const file = await jobPorts(context).jobs.getFile(id);
-  if (!file || (owner !== undefined && file.owner !== owner)) {
-    throw new FileconvError('NOT_FOUND', 'No such file.', { details: { fileId: id } });
-  }
-  return file;
-}
+import { getFile } from './upload-operations.js';
 
 export interface CreateJobInput {
   owner: string;
@@ -165,6 +114,18 @@ export async function cancelJob(context: EngineContext, id: string, owner?: stri
   const canceled = await applyJobEvent(context, job, { type: 'cancel' });
   context.running.get(id)?.abort(new FileconvError('CANCELED', 'The job was canceled.'));
   return canceled;
+}
+
+/**
+ * Ends a job for good: a queued or running one is canceled, a completed one has its result
+ * deleted (it then reads `expired`). Failed, canceled and expired jobs are left as they are.
+ */
+export async function discardJob(context: EngineContext, id: string, owner?: string): Promise<Job> {
+  const job = await getJob(context, id, owner);
+  if (job.status === 'queued' || job.status === 'processing') return cancelJob(context, id, owner);
+  if (job.status !== 'completed') return job;
+  if (job.outputKey) await jobPorts(context).storage.delete(job.outputKey);
+  return applyJobEvent(context, job, { type: 'expire' });
 }
 
 export interface WaitOptions {

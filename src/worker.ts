@@ -50,15 +50,19 @@ export async function processJob(context: EngineContext, jobId: string): Promise
     await rm(workDir, { recursive: true, force: true });
   }
   const current = (await jobs.getJob(job.id)) ?? job;
-  const event: JobEvent = outcome.ok
-    ? {
-        type: 'complete',
-        outputKey: outcome.outputKey,
-        outputSize: outcome.outputSize,
-        cpuMs: outcome.cpuMs,
-        expiresAt: new Date(context.nowMs() + context.resultTtlMs).toISOString(),
-      }
-    : { type: 'fail', error: { code: outcome.error.code, message: outcome.error.message } };
+  // Stopped by a shutdown: the job goes back to the queue for the next start, nothing is lost.
+  const interrupted = !outcome.ok && context.stopping && controller.signal.aborted;
+  const event: JobEvent = interrupted
+    ? { type: 'requeue' }
+    : outcome.ok
+      ? {
+          type: 'complete',
+          outputKey: outcome.outputKey,
+          outputSize: outcome.outputSize,
+          cpuMs: outcome.cpuMs,
+          expiresAt: new Date(context.nowMs() + context.resultTtlMs).toISOString(),
+        }
+      : { type: 'fail', error: { code: outcome.error.code, message: outcome.error.message } };
   try {
     await applyJobEvent(context, current, event);
   } catch (error) {

@@ -1,14 +1,15 @@
 /**
- * The image converter: JPEG, PNG, WebP, AVIF, GIF and TIFF between each other, plus SVG, HEIC
- * and HEIF as inputs, on sharp (libvips). HEVC-coded HEIC/HEIF is decoded by heic-decode
- * (libheif in WebAssembly) because the prebuilt libvips has no HEVC decoder.
+ * The image converter: JPEG, PNG, WebP, AVIF, GIF, TIFF, BMP and ICO between each other, plus
+ * SVG, HEIC and HEIF as inputs, on sharp (libvips). HEVC-coded HEIC/HEIF is decoded by heic-decode
+ * (libheif in WebAssembly) because the prebuilt libvips has no HEVC decoder; BMP and ICO, which
+ * libvips does not handle, are decoded and encoded by this project's own code (image/bitmap-io.ts).
  *
  * Both libraries are loaded lazily on first use. Every input is probed before decoding (pixel
  * limit, SVG references, empty or unknown data, see image/probe.ts), every failure is a
  * FileconvError with a stable code, and the output appears at `outputPath` only when complete.
  */
 import { randomUUID } from 'node:crypto';
-import { copyFile, readFile, rename, rm } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Sharp } from 'sharp';
 import { z } from 'zod';
@@ -22,16 +23,13 @@ import type {
   ConvertResult,
 } from '../../src/ports.js';
 import { raceAbort, throwIfAborted } from './image/abort.js';
+import { probeBitmap, type SharpSource } from './image/bitmap-io.js';
 import { loadHeicDecode, loadSharp, type SharpFactory } from './image/engines.js';
 import { outputSize } from './image/geometry.js';
 import { decodeHeic } from './image/heic.js';
-import {
-  IMAGE_DEFAULTS,
-  IMAGE_TARGETS,
-  type ImageOptions,
-  imageOptionsSchema,
-} from './image/image-options.js';
-import { pixelLimitError, probeImage } from './image/probe.js';
+import { IMAGE_DEFAULTS, IMAGE_TARGETS, imageOptionsSchema } from './image/image-options.js';
+import { moveIntoPlace, writeImage } from './image/output.js';
+import { type ProbedImage, pixelLimitError, probeImage } from './image/probe.js';
 import { mapSharpError } from './image/sharp-errors.js';
 
 export { IMAGE_DEFAULTS, type ImageOptions, imageOptionsSchema } from './image/image-options.js';
@@ -53,8 +51,8 @@ const factoryOptionsSchema = z.strictObject({
 
 /** Targets that hold several frames; an animated source keeps them only when the target can. */
 const ANIMATED_FORMATS = new Set<FormatName>(['gif', 'webp']);
-/** Targets whose encoding loses information (lossy codecs, GIF's 256-colour palette). */
-const LOSSY_TARGETS = new Set<FormatName>(['jpg', 'webp', 'avif', 'gif']);
+/** Targets whose encoding loses information (lossy codecs, GIF's 256-colour palette, ICO's resampling). */
+const LOSSY_TARGETS = new Set<FormatName>(['jpg', 'webp', 'avif', 'gif', 'ico']);
 /** Targets without an alpha channel: transparency is flattened onto `background`. */
 const OPAQUE_TARGETS = new Set<FormatName>(['jpg']);
 
@@ -69,6 +67,8 @@ const OPAQUE_TARGETS = new Set<FormatName>(['jpg']);
 // users ask for, and the graph offers a format to itself only through such an edge.
 function buildEdges(heic: boolean): ConversionEdge[] {
   const sources: FormatName[] = [...IMAGE_TARGETS, 'svg', ...(heic ? ['heic', 'heif'] : [])];
+  // ICO is lossy as a target because its entries are resampled to fixed sizes; as a source, the
+  // largest entry is converted as it is.
   const edges: ConversionEdge[] = [];
   for (const from of sources) {
     for (const to of IMAGE_TARGETS) {
@@ -79,46 +79,6 @@ function buildEdges(heic: boolean): ConversionEdge[] {
     }
   }
   return edges;
-}
-
-/** Moves the finished file into place; a copy when tempDir and the output are on different devices. */
-async function moveIntoPlace(from: string, to: string): Promise<void> {
-  try {
-    await rename(from, to);
-  } catch (error) {
-    if ((error as { code?: string }).code !== 'EXDEV') throw error;
-    await copyFile(from, to);
-    await rm(from, { force: true });
-  }
-}
-
-/** Adds the target encoder with this project's defaults (see IMAGE_DEFAULTS for the measurements). */
-function encode(pipeline: Sharp, to: FormatName, o: ImageOptions): Sharp {
-  switch (to) {
-    case 'jpg':
-      return pipeline.jpeg({ quality: o.quality ?? IMAGE_DEFAULTS.quality.jpg });
-    case 'png':
-      return pipeline.png();
-    case 'webp':
-      return pipeline.webp({
-        quality: o.quality ?? IMAGE_DEFAULTS.quality.webp,
-        lossless: o.lossless ?? false,
-        effort: o.effort ?? IMAGE_DEFAULTS.effort.webp,
-      });
-    case 'avif':
-      return pipeline.avif({
-        quality: o.quality ?? IMAGE_DEFAULTS.quality.avif,
-        lossless: o.lossless ?? false,
-        effort: o.effort ?? IMAGE_DEFAULTS.effort.avif,
-      });
-    case 'gif':
-      return pipeline.gif({ effort: o.effort ?? IMAGE_DEFAULTS.effort.gif });
-    case 'tiff':
-      // sharp's TIFF default is JPEG compression, which would make a "lossless" edge lossy.
-      return pipeline.tiff({ compression: 'lzw', predictor: 'horizontal' });
-    default:
-      throw new FileconvError('UNSUPPORTED_CONVERSION', `The sharp converter cannot write '${to}'`);
-  }
 }
 
 interface ConverterSettings {
@@ -139,7 +99,11 @@ async function runConversion(ctx: ConvertContext, settings: ConverterSettings): 
   throwIfAborted(ctx.signal);
 
   const { maxPixels } = ctx.limits;
-  const probed = await probeImage(sharp, ctx.inputPath, ctx.from, maxPixels);
+  // BMP and ICO first: libvips cannot read their headers, so the general probe would refuse them.
+  const bitmap = await probeBitmap(ctx.inputPath, maxPixels);
+  const probed: ProbedImage = bitmap
+    ? { ...bitmap, input: ctx.inputPath, pages: 1, hevc: false, orientation: 1 }
+    : await probeImage(sharp, ctx.inputPath, ctx.from, maxPixels);
   throwIfAborted(ctx.signal);
   ctx.onProgress(0.1);
 
@@ -163,7 +127,10 @@ async function runConversion(ctx: ConvertContext, settings: ConverterSettings): 
 
   let pipeline: Sharp;
   const common = { failOn: settings.failOn, limitInputPixels: maxPixels };
-  if (probed.hevc) {
+  if (bitmap) {
+    const decoded: SharpSource = bitmap.decode();
+    pipeline = sharp(decoded.input, { ...common, ...(decoded.raw ? { raw: decoded.raw } : {}) });
+  } else if (probed.hevc) {
     if (!settings.heic) throw new FileconvError('UNSUPPORTED_CONVERSION', 'HEIC/HEIF input is disabled');
     const image = await decodeHeic(await readFile(ctx.inputPath), maxPixels);
     throwIfAborted(ctx.signal);
@@ -191,13 +158,12 @@ async function runConversion(ctx: ConvertContext, settings: ConverterSettings): 
   // Without this, JPEG would show whatever colour hides under transparent pixels (often black).
   if (OPAQUE_TARGETS.has(ctx.to)) pipeline = pipeline.flatten({ background: options.background ?? 'white' });
   if (options.stripMetadata === false) pipeline = pipeline.keepMetadata();
-  pipeline = encode(pipeline, ctx.to, options);
 
   // Write beside nothing the caller can see: a temp name in tempDir, moved into place when done.
   const scratch = join(ctx.tempDir, `sharp-${randomUUID()}.${ctx.to}`);
   const removeScratch = () => rm(scratch, { force: true });
   try {
-    await raceAbort(pipeline.toFile(scratch), ctx.signal, removeScratch);
+    await raceAbort(writeImage(sharp, pipeline, ctx.to, options, scratch), ctx.signal, removeScratch);
     throwIfAborted(ctx.signal);
     await moveIntoPlace(scratch, ctx.outputPath);
   } catch (error) {

@@ -12,7 +12,7 @@ import type { FormatName } from '../../../src/formats/types.js';
 import { isColourString } from './colour.js';
 
 /** Formats the sharp converter writes. */
-export const IMAGE_TARGETS = ['jpg', 'png', 'webp', 'avif', 'gif', 'tiff'] as const;
+export const IMAGE_TARGETS = ['jpg', 'png', 'webp', 'avif', 'gif', 'tiff', 'bmp', 'ico'] as const;
 export type ImageTarget = (typeof IMAGE_TARGETS)[number];
 
 /** Largest width or height a caller may ask for; WebP itself stops at 16383. */
@@ -53,7 +53,12 @@ export interface ImageOptions {
   effort?: number;
   /** Keep all frames when source and target are both animated formats (gif, webp). Default true. */
   animated?: boolean;
+  /** Icon sizes to write (ico). Default 16, 32, 48 and 256, each only up to the image's longer side. */
+  sizes?: number[];
 }
+
+/** The square sizes an icon may hold: the ones Windows, browsers and app stores ask for. */
+export const ICO_SIZES = [16, 24, 32, 48, 64, 128, 256] as const;
 
 const quality = (fallback: number) =>
   z
@@ -101,6 +106,16 @@ const common = {
     .describe('Remove EXIF, ICC, XMP and IPTC metadata. Default true; false keeps them.'),
 };
 const lossless = z.boolean().default(false).describe('Lossless encoding. Default false.');
+const sizes = z
+  .array(z.literal(ICO_SIZES))
+  .min(1)
+  .max(ICO_SIZES.length)
+  .refine((list) => new Set(list).size === list.length, { message: 'Expected each size at most once' })
+  .optional()
+  .describe(
+    `Square sizes to put in the icon, from ${ICO_SIZES.join(', ')}. Default 16, 32, 48 and 256, ` +
+      "each only up to the image's longer side; sizes named here are written as asked.",
+  );
 const animated = z
   .boolean()
   .default(IMAGE_DEFAULTS.animated)
@@ -129,8 +144,10 @@ function shapeFor(to: FormatName) {
       };
     case 'gif':
       return { ...common, effort: effort(1, 10, IMAGE_DEFAULTS.effort.gif), animated };
+    case 'ico':
+      return { ...common, sizes };
     default:
-      // png, tiff (lossless, nothing to tune) and any format the converter does not write.
+      // png, tiff, bmp (lossless, nothing to tune) and any format the converter does not write.
       return common;
   }
 }

@@ -1,0 +1,61 @@
+/**
+ * Errors on the wire: every failure answers `{ "error": { code, message, details? } }` with the
+ * status of its code (DESIGN.md section 5). Errors thrown by Express's own parsers and by
+ * request validation are translated into the same shape; anything unexpected is a 500 INTERNAL
+ * whose details stay in the server log, never in the response.
+ */
+import type { ErrorRequestHandler, Response } from 'express';
+import type { ZodError } from 'zod';
+import { FileconvError, isFileconvError } from '../../src/errors.js';
+
+/** The FileconvError a request failure stands for. */
+export function toHttpError(error: unknown): FileconvError {
+  if (isFileconvError(error)) return error;
+  const parserType = (error as { type?: unknown } | null)?.type;
+  switch (parserType) {
+    case 'entity.parse.failed':
+      return new FileconvError('INVALID_REQUEST', 'The request body is not valid JSON.', { cause: error });
+    case 'entity.too.large':
+      return new FileconvError('FILE_TOO_LARGE', 'The request body is too large.', { cause: error });
+    case 'encoding.unsupported':
+    case 'charset.unsupported':
+    case 'request.aborted':
+    case 'request.size.invalid':
+      return new FileconvError('INVALID_REQUEST', 'The request body could not be read.', { cause: error });
+  }
+  return new FileconvError('INTERNAL', 'Something went wrong on our side.', { cause: error });
+}
+
+/** A 400 INVALID_REQUEST listing what failed validation, field by field. */
+export function invalidRequest(error: ZodError, what = 'request body'): FileconvError {
+  const issues = error.issues.map((issue) => ({ field: issue.path.join('.'), message: issue.message }));
+  const summary = issues
+    .map((issue) => (issue.field ? `${issue.field}: ${issue.message}` : issue.message))
+    .join('; ');
+  return new FileconvError('INVALID_REQUEST', `Invalid ${what}: ${summary}.`, {
+    details: { issues },
+    cause: error,
+  });
+}
+
+export function sendError(res: Response, error: FileconvError): void {
+  if (error.code === 'RATE_LIMITED' || error.code === 'QUOTA_EXCEEDED' || error.code === 'OVERLOADED') {
+    const retryAfter = error.details?.retryAfterSeconds;
+    if (typeof retryAfter === 'number') res.set('Retry-After', String(Math.max(0, Math.ceil(retryAfter))));
+  }
+  res.status(error.status).json({ error: error.toJSON() });
+}
+
+/** The router's error middleware. `onError` sees every 5xx with its cause, for the host's log. */
+export function errorMiddleware(onError: (error: unknown) => void): ErrorRequestHandler {
+  return (error: unknown, req, res, _next) => {
+    const httpError = toHttpError(error);
+    if (httpError.status >= 500) onError(error);
+    if (res.headersSent) {
+      // Mid-stream failure (a download whose storage read broke): all we can do is cut it short.
+      req.socket.destroy();
+      return;
+    }
+    sendError(res, httpError);
+  };
+}

@@ -1,0 +1,92 @@
+/**
+ * The URLs the API hands out: where to PUT an upload and where to GET a result. Storage that
+ * can presign (S3) gets its own URLs; otherwise they point back at this router and carry an
+ * HMAC signature bound to the file or job, the content type and size, and an expiry.
+ */
+import type { Request } from 'express';
+import { FileconvError } from '../../src/errors.js';
+import type { FileRecord, Job } from '../../src/jobs/types.js';
+import type { Storage } from '../../src/ports.js';
+import { sign, verify } from '../../src/signing.js';
+
+export interface LinkSettings {
+  storage: Storage | undefined;
+  /** Signing key for local URLs, or undefined when storage presigns both ways. */
+  key: Buffer | undefined;
+  /** Fixed public base URL of the router, or undefined to derive it from each request. */
+  publicUrl: string | undefined;
+  downloadExpiresIn: number;
+  nowSeconds(): number;
+}
+
+/** The router's base URL as the client reached it (scheme, host and mount path). */
+export function baseUrlOf(req: Request, publicUrl: string | undefined): string {
+  if (publicUrl) return publicUrl;
+  return `${req.protocol}://${req.get('host') ?? 'localhost'}${req.baseUrl}`;
+}
+
+function requireKey(settings: LinkSettings): Buffer {
+  if (!settings.key) {
+    throw new FileconvError('INTERNAL', 'The HTTP router has no signingSecret and storage cannot presign.');
+  }
+  return settings.key;
+}
+
+function uploadClaims(file: FileRecord, expires: number) {
+  return { purpose: 'upload', id: file.id, expires, bound: [file.contentType.toLowerCase(), file.size] };
+}
+
+export async function uploadUrlFor(
+  settings: LinkSettings,
+  req: Request,
+  file: FileRecord,
+  expiresIn: number,
+): Promise<string> {
+  if (settings.storage?.presignPut) {
+    return settings.storage.presignPut(file.key, {
+      contentType: file.contentType,
+      size: file.size,
+      expiresIn,
+    });
+  }
+  const expires = Math.floor(Date.parse(file.expiresAt) / 1000);
+  const signature = sign(requireKey(settings), uploadClaims(file, expires));
+  return `${baseUrlOf(req, settings.publicUrl)}/api/files/${file.id}/content?expires=${expires}&signature=${signature}`;
+}
+
+/** Checks a local upload URL's query against the file it names. */
+export function verifyUploadUrl(settings: LinkSettings, file: FileRecord, query: Request['query']): void {
+  const expires = Number(query.expires);
+  verify(
+    requireKey(settings),
+    uploadClaims(file, Number.isSafeInteger(expires) ? expires : -1),
+    query.signature,
+    settings.nowSeconds(),
+  );
+}
+
+export async function downloadUrlFor(settings: LinkSettings, req: Request, job: Job): Promise<string | null> {
+  if (job.status !== 'completed' || !job.outputKey) return null;
+  if (settings.storage?.presignGet) {
+    return settings.storage.presignGet(job.outputKey, {
+      expiresIn: settings.downloadExpiresIn,
+      fileName: job.outputName,
+    });
+  }
+  const resultExpiry = job.expiresAt
+    ? Math.floor(Date.parse(job.expiresAt) / 1000)
+    : Number.POSITIVE_INFINITY;
+  const expires = Math.min(settings.nowSeconds() + settings.downloadExpiresIn, resultExpiry);
+  const signature = sign(requireKey(settings), { purpose: 'download', id: job.id, expires });
+  return `${baseUrlOf(req, settings.publicUrl)}/api/jobs/${job.id}/result?expires=${expires}&signature=${signature}`;
+}
+
+export function verifyDownloadUrl(settings: LinkSettings, jobId: string, query: Request['query']): void {
+  const expires = Number(query.expires);
+  verify(
+    requireKey(settings),
+    { purpose: 'download', id: jobId, expires: Number.isSafeInteger(expires) ? expires : -1 },
+    query.signature,
+    settings.nowSeconds(),
+  );
+}

@@ -1,0 +1,142 @@
+/**
+ * Streaming multipart parsing for Flow B's upload, on busboy: the one file in the field `file`
+ * flows straight into the handler (and on into storage) without being buffered, and the size
+ * limit stops it the moment it is crossed.
+ */
+import type { Readable } from 'node:stream';
+import busboy from 'busboy';
+import type { Request } from 'express';
+import { FileconvError } from '../../src/errors.js';
+
+export interface IncomingFile {
+  stream: Readable;
+  fileName: string;
+  mimeType: string;
+}
+
+export interface MultipartOptions<T> {
+  /** Bytes allowed for the file; one more aborts the upload with FILE_TOO_LARGE. */
+  maxBytes: number;
+  /** Consumes the file stream (e.g. into storage) and returns what the upload produced. */
+  onFile(file: IncomingFile): Promise<T>;
+  /** Undoes onFile's work when the request fails afterwards (a second file, a broken body). */
+  discard(result: T): Promise<void>;
+}
+
+/**
+ * Reads a multipart request that must carry exactly one file, in the field named `file`.
+ * INVALID_REQUEST for anything else (not multipart, no file, two files, a broken body).
+ */
+export function receiveSingleFile<T>(req: Request, options: MultipartOptions<T>): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    let parser: busboy.Busboy;
+    try {
+      parser = busboy({
+        headers: req.headers,
+        // One byte over the limit is how we learn the limit was crossed.
+        limits: { files: 1, fileSize: options.maxBytes + 1, fields: 20, fieldSize: 64 * 1024, parts: 30 },
+      });
+    } catch (error) {
+      reject(
+        new FileconvError(
+          'INVALID_REQUEST',
+          'Send the file as multipart/form-data in a field named "file".',
+          { cause: error },
+        ),
+      );
+      return;
+    }
+
+    let handled = false;
+    let stored: { result: T } | undefined;
+    let closed = false;
+    let finished = false;
+    let failure: FileconvError | undefined;
+    let current: Readable | undefined;
+
+    const finish = (outcome: () => void) => {
+      if (finished) return;
+      finished = true;
+      outcome();
+    };
+    const fail = (error: FileconvError) => {
+      failure ??= error;
+      current?.destroy(error);
+      if (!handled) finish(() => reject(failure));
+    };
+    // Settles once the file is stored and the body is fully parsed (to catch a second file).
+    const maybeFinish = () => {
+      if (!closed || !stored) return;
+      const { result } = stored;
+      if (!failure) return finish(() => resolve(result));
+      const error = failure;
+      finish(() => {
+        options.discard(result).then(
+          () => reject(error),
+          () => reject(error),
+        );
+      });
+    };
+
+    parser.on('file', (field, stream, info) => {
+      if (finished) {
+        stream.resume();
+        return;
+      }
+      if (field !== 'file' || handled) {
+        stream.resume();
+        fail(
+          new FileconvError(
+            'INVALID_REQUEST',
+            handled ? 'Send one file per upload.' : `Unexpected file field "${field}": use "file".`,
+          ),
+        );
+        return;
+      }
+      handled = true;
+      current = stream;
+      stream.on('limit', () => {
+        fail(
+          new FileconvError('FILE_TOO_LARGE', `The file is larger than ${options.maxBytes} bytes.`, {
+            details: { maxBytes: options.maxBytes },
+          }),
+        );
+      });
+      options.onFile({ stream, fileName: info.filename ?? 'file', mimeType: info.mimeType }).then(
+        (result) => {
+          stored = { result };
+          maybeFinish();
+        },
+        (error: unknown) => {
+          // Stop reading the body: the response goes out now and the connection is closed.
+          req.unpipe(parser);
+          finish(() => reject(failure ?? error));
+        },
+      );
+    });
+    parser.on('filesLimit', () => fail(new FileconvError('INVALID_REQUEST', 'Send one file per upload.')));
+    parser.on('error', (error: unknown) =>
+      fail(new FileconvError('INVALID_REQUEST', 'The multipart body is malformed.', { cause: error })),
+    );
+    parser.on('close', () => {
+      closed = true;
+      if (!handled)
+        finish(() =>
+          reject(
+            failure ??
+              new FileconvError(
+                'INVALID_REQUEST',
+                'The upload has no file: send it in a field named "file".',
+              ),
+          ),
+        );
+      else maybeFinish();
+    });
+    // A client that goes away mid-upload must not leave the storage write waiting forever.
+    req.on('close', () => {
+      if (!req.complete) fail(new FileconvError('INVALID_REQUEST', 'The upload was interrupted.'));
+    });
+
+    req.pipe(parser);
+  });
+}

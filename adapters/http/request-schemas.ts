@@ -1,0 +1,38 @@
+/**
+ * The request bodies of the specification's endpoints, as strict zod schemas. They validate
+ * requests and can describe them (z.toJSONSchema) for an API description.
+ */
+import { z } from 'zod';
+
+/** Longest fileName accepted; longer is a client bug or an attack, not a name. */
+export const MAX_FILE_NAME_LENGTH = 1024;
+
+const fileName = z.string().min(1).max(MAX_FILE_NAME_LENGTH);
+const formatName = z.string().min(1).max(32);
+const byteSize = z.int().positive().max(Number.MAX_SAFE_INTEGER);
+// type/subtype with optional parameters: enough to refuse garbage and header injection.
+const mimeType = z
+  .string()
+  .max(255)
+  .regex(
+    /^[A-Za-z0-9][\w!#$&^.+-]*\/[\w!#$&^.+-]+(\s*;\s*[\w!#$&^.+-]+=("[^"\r\n]*"|[\w!#$&^.+-]+))*$/,
+    'not a MIME type',
+  );
+const options = z.record(z.string(), z.unknown());
+
+export const uploadUrlRequest = z.object({ fileName, fileSize: byteSize, contentType: mimeType });
+
+export const createJobRequest = z.object({
+  fileKey: z.string().min(1).max(255),
+  sourceFormat: formatName,
+  targetFormat: formatName,
+  fileSize: byteSize,
+  options: options.optional(),
+});
+
+export const convertRequest = z.object({
+  fileId: z.string().min(1).max(255),
+  fileName,
+  targetFormat: formatName,
+  options: options.optional(),
+});
