@@ -75,6 +75,7 @@ export function buildProgram(): Command {
       'how long running conversions may finish on shutdown (default 30)',
       integer,
     )
+    .option('--retention-hours <h>', 'how long results are kept (default 24)', integer)
     .option('--no-log', 'no request log')
     .action(async (options) => {
       await runServe(options);

@@ -56,6 +56,9 @@ export function errorMiddleware(onError: (error: unknown) => void): ErrorRequest
       req.socket.destroy();
       return;
     }
+    // Refused before the body was read (too large, wrong size, bad signature): do not read the
+    // rest of it; the connection closes after the answer.
+    if (!req.complete) res.set('Connection', 'close');
     sendError(res, httpError);
   };
 }

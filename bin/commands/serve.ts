@@ -25,6 +25,7 @@ export interface ServeFlags {
   concurrency?: number;
   worker?: boolean;
   graceSeconds?: number;
+  retentionHours?: number;
   log?: boolean;
 }
 
@@ -61,6 +62,7 @@ export async function startService(flags: ServeFlags): Promise<RunningService> {
     queue: createMemoryQueue(),
     tempDir: await mkdir(join(dataDir, 'tmp'), { recursive: true }).then(() => join(dataDir, 'tmp')),
     concurrency: flags.concurrency,
+    resultTtlMs: flags.retentionHours === undefined ? undefined : flags.retentionHours * 3_600_000,
     onError: (error, context) => console.error(`fileconv: ${context}:`, error),
   });
   await engine.start({ worker: flags.worker !== false });
