@@ -120,13 +120,50 @@ export interface Queue {
 
 // ---------------------------------------------------------------------------------------------
 // Counters (rate limits and quotas)
+//
+// Windows are computed by the pure policy (src/policy/): a counter key names its window
+// ('rate:upload:ip:203.0.113.7:29360160'), so the store only needs an atomic add with an expiry.
+// That fits a per-minute rate limit, a UTC day and a calendar month alike, and maps onto Redis
+// INCRBY + PEXPIREAT.
 
 export interface CounterStore {
   /**
-   * Adds `amount` to the counter `key` in a fixed window of `windowMs` and returns the new count
-   * and when the window resets (epoch ms). Atomic across processes for shared stores.
+   * Adds `amount` (negative for a refund) to the counter `key`, creating it at 0 if absent or
+   * expired, and returns the new value. The counter disappears at `expiresAt` (epoch ms).
+   * Atomic: concurrent increments never lose an update (across processes for shared stores).
    */
-  consume(key: string, amount: number, windowMs: number): Promise<{ count: number; resetAt: number }>;
+  increment(key: string, amount: number, expiresAt: number): Promise<number>;
+  /** The counter's current value; 0 when absent or expired. */
+  get(key: string): Promise<number>;
+  close?(): Promise<void>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// API keys
+
+export interface ApiKeyRecord {
+  /** Public identifier of the key (safe to log and list); the secret part is never stored. */
+  id: string;
+  /** SHA-256 of the whole key, hex. */
+  hash: string;
+  accountId: string;
+  /** Plan name from the plan table ('plus', 'pro', ...). */
+  plan: string;
+  /** Free-text label given at creation. */
+  label: string;
+  createdAt: string;
+  revokedAt: string | null;
+}
+
+export interface KeyStore {
+  /** Stores a new key record; INVALID_REQUEST if its id or hash exists. */
+  create(record: ApiKeyRecord): Promise<void>;
+  /** The record whose hash this is, or null. Revoked records are returned too (the caller decides). */
+  findByHash(hash: string): Promise<ApiKeyRecord | null>;
+  /** All records, optionally of one account, oldest first. */
+  list(filter?: { accountId?: string }): Promise<ApiKeyRecord[]>;
+  /** Marks a key revoked (idempotent); NOT_FOUND for an unknown id. Returns the record. */
+  revoke(id: string, revokedAt: string): Promise<ApiKeyRecord>;
   close?(): Promise<void>;
 }
 
