@@ -6,7 +6,9 @@ import pkg from './package.json' with { type: 'json' };
  * (test/package.test.ts checks that every export has a source file).
  */
 function entriesFromExports(): string[] {
-  const entries: string[] = ['bin/cli.ts'];
+  // Plus files loaded by path at run time rather than imported: the HEIC decoder's worker thread
+  // (adapters/converters/image/heic.ts looks for it beside the built adapter).
+  const entries: string[] = ['bin/cli.ts', 'adapters/converters/image/heic-worker.ts'];
   for (const target of Object.values(pkg.exports)) {
     if (typeof target === 'string') continue;
     entries.push(target.import.replace(/^\.\/dist\//, '').replace(/\.js$/, '.ts'));

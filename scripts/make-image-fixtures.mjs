@@ -40,12 +40,40 @@ await animated().webp({ loop: 0, delay: 200 }).toFile('fixtures/fixture-animated
 execFileSync('heif-enc', ['-q', '50', '-o', 'fixtures/fixture.heic', 'fixtures/fixture.png']);
 execFileSync('cp', ['fixtures/fixture.heic', 'fixtures/fixture.heif']);
 
+// A 12 MP HEIC whose decode takes long enough (~0.5 s) to test the decoder's worker thread
+// (responsiveness, abort). A smooth picture, so the file stays small (33 KB) at 4000x3000.
+const [LW, LH] = [4000, 3000];
+const large = `<svg xmlns="http://www.w3.org/2000/svg" width="${LW}" height="${LH}"><defs><linearGradient id="g" x2="1" y2="1"><stop offset="0" stop-color="#204080"/><stop offset="1" stop-color="#e0a040"/></linearGradient></defs><rect width="${LW}" height="${LH}" fill="url(#g)"/><circle cx="${LW / 2}" cy="${LH / 2}" r="${LH / 3}" fill="#fff" opacity="0.5"/></svg>`;
+await sharp(Buffer.from(large)).png().toFile('/tmp/fixture-12mp.png');
+execFileSync('heif-enc', ['-q', '30', '-o', 'fixtures/fixture-12mp.heic', '/tmp/fixture-12mp.png']);
+
 await sharp(raw, { raw: { width: W, height: H, channels: 4 } })
   .png()
   .toBuffer()
   .then((png) => console.log(`made fixtures from a ${W}x${H} source (${png.length} bytes as PNG)`));
 
-// BMP and ICO come from Debian's ImageMagick (sharp writes neither):
+// BMP and ICO come from Debian's ImageMagick, an independent writer to test our decoder against:
 //   convert fixtures/fixture.png -alpha off BMP3:fixtures/fixture.bmp
 //   convert fixtures/fixture.png -define icon:auto-resize=32,16 fixtures/fixture.ico
 // fixtures/fixture.svg is written by hand.
+
+// BMP variants for the decoder (test/converters/bmp-decode.test.ts): an odd 15x11 crop, so every
+// row needs padding, in the encodings ImageMagick writes, each beside ImageMagick's own decoding
+// of it as a PNG (the reference the test compares with). Top-down, RLE4 and a gap before the
+// pixel data are crafted by the test itself, since ImageMagick writes none of them.
+execFileSync('mkdir', ['-p', 'fixtures/bmp']);
+const crop = ['fixtures/fixture.png', '-crop', '15x11+0+0', '+repage'];
+const opaque = [...crop, '-alpha', 'off'];
+const variants = {
+  rgb24: [...opaque, 'BMP3:fixtures/bmp/rgb24.bmp'],
+  argb32: [...crop, 'BMP:fixtures/bmp/argb32.bmp'], // v5 header, BI_BITFIELDS with alpha
+  rgb565: [...opaque, '-define', 'bmp:subtype=RGB565', 'BMP:fixtures/bmp/rgb565.bmp'],
+  pal8: [...opaque, '-type', 'Palette', '-compress', 'None', 'BMP3:fixtures/bmp/pal8.bmp'],
+  rle8: [...opaque, '-type', 'Palette', '-compress', 'RLE', 'BMP3:fixtures/bmp/rle8.bmp'],
+  pal4: [...opaque, '-colors', '16', '-type', 'Palette', '-compress', 'None', 'BMP3:fixtures/bmp/pal4.bmp'],
+  pal1: [...opaque, '-monochrome', 'BMP3:fixtures/bmp/pal1.bmp'],
+};
+for (const [name, args] of Object.entries(variants)) {
+  execFileSync('convert', args);
+  execFileSync('convert', [`fixtures/bmp/${name}.bmp`, `PNG32:fixtures/bmp/${name}.png`]);
+}

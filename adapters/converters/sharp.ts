@@ -24,7 +24,7 @@ import type {
 } from '../../src/ports.js';
 import { raceAbort, throwIfAborted } from './image/abort.js';
 import { probeBitmap, type SharpSource } from './image/bitmap-io.js';
-import { loadHeicDecode, loadSharp, type SharpFactory } from './image/engines.js';
+import { loadSharp, resolveHeicDecode, type SharpFactory } from './image/engines.js';
 import { outputSize } from './image/geometry.js';
 import { decodeHeic } from './image/heic.js';
 import { IMAGE_DEFAULTS, IMAGE_TARGETS, imageOptionsSchema } from './image/image-options.js';
@@ -57,8 +57,8 @@ const LOSSY_TARGETS = new Set<FormatName>(['jpg', 'webp', 'avif', 'gif', 'ico'])
 const OPAQUE_TARGETS = new Set<FormatName>(['jpg']);
 
 /**
- * Edge costs: 1 for an in-process re-encode; +1 for HEIC/HEIF sources (WebAssembly decode on the
- * main thread); +0.5 for AVIF and GIF targets (AV1 encoding and palette quantisation are the slow
+ * Edge costs: 1 for an in-process re-encode; +1 for HEIC/HEIF sources (a WebAssembly decode, in a
+ * worker thread, several times slower than libvips); +0.5 for AVIF and GIF targets (AV1 encoding and palette quantisation are the slow
  * encoders). `lossy` marks lossy targets, and animated sources (gif, webp) going to a single-frame
  * target, since frames after the first are dropped. Rasterising SVG is not marked lossy: it is
  * the only way out of SVG here, and the pixels are exactly what the document describes.
@@ -102,7 +102,15 @@ async function runConversion(ctx: ConvertContext, settings: ConverterSettings): 
   // BMP and ICO first: libvips cannot read their headers, so the general probe would refuse them.
   const bitmap = await probeBitmap(ctx.inputPath, maxPixels);
   const probed: ProbedImage = bitmap
-    ? { ...bitmap, input: ctx.inputPath, pages: 1, hevc: false, orientation: 1 }
+    ? {
+        input: ctx.inputPath,
+        format: bitmap.format,
+        width: bitmap.width,
+        height: bitmap.height,
+        pages: 1,
+        hevc: false,
+        orientation: 1,
+      }
     : await probeImage(sharp, ctx.inputPath, ctx.from, maxPixels);
   throwIfAborted(ctx.signal);
   ctx.onProgress(0.1);
@@ -132,7 +140,9 @@ async function runConversion(ctx: ConvertContext, settings: ConverterSettings): 
     pipeline = sharp(decoded.input, { ...common, ...(decoded.raw ? { raw: decoded.raw } : {}) });
   } else if (probed.hevc) {
     if (!settings.heic) throw new FileconvError('UNSUPPORTED_CONVERSION', 'HEIC/HEIF input is disabled');
-    const image = await decodeHeic(await readFile(ctx.inputPath), maxPixels);
+    resolveHeicDecode();
+    // In a worker thread: libheif decodes synchronously, and the event loop must stay free.
+    const image = await decodeHeic(await readFile(ctx.inputPath), maxPixels, ctx.signal);
     throwIfAborted(ctx.signal);
     ctx.onProgress(0.4);
     // libheif has already applied the container's rotation and mirroring.
@@ -195,7 +205,7 @@ export function createSharpConverter(options: SharpConverterOptions = {}): Conve
     async available(): Promise<Availability> {
       try {
         const sharp = await loadSharp();
-        if (settings.heic) await loadHeicDecode();
+        if (settings.heic) resolveHeicDecode();
         return { ok: true, version: `sharp ${sharp.versions.sharp ?? '?'}, libvips ${sharp.versions.vips}` };
       } catch (error) {
         const details = (error as FileconvError).details ?? {};

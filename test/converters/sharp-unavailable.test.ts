@@ -9,6 +9,7 @@ import { context, workspace } from './sharp-helpers.js';
 afterEach(() => {
   vi.doUnmock('sharp');
   vi.doUnmock('heic-decode');
+  vi.doUnmock('node:module');
 });
 
 /** The rejection of `promise`. Compared by code: resetModules gives the adapter its own FileconvError class. */
@@ -39,8 +40,21 @@ describe('missing engines', () => {
 
   it('reports heic-decode as missing unless HEIC input is disabled', async () => {
     vi.resetModules();
-    vi.doMock('heic-decode', () => {
-      throw Object.assign(new Error("Cannot find package 'heic-decode'"), { code: 'ERR_MODULE_NOT_FOUND' });
+    // The converter only resolves heic-decode on this thread (the worker loads it), so "missing"
+    // is simulated where resolution happens.
+    vi.doMock('node:module', async (importOriginal) => {
+      const real = await importOriginal<typeof import('node:module')>();
+      const createRequire = (from: string | URL) => {
+        const require = real.createRequire(from);
+        const resolve = (id: string) => {
+          if (id === 'heic-decode') {
+            throw Object.assign(new Error("Cannot find module 'heic-decode'"), { code: 'MODULE_NOT_FOUND' });
+          }
+          return require.resolve(id);
+        };
+        return Object.assign(require, { resolve });
+      };
+      return { ...real, default: { ...real, createRequire }, createRequire };
     });
     const { createSharpConverter } = await import('../../adapters/converters/sharp.js');
     expect(await createSharpConverter().available()).toMatchObject({
@@ -50,6 +64,19 @@ describe('missing engines', () => {
     expect((await createSharpConverter({ heic: false }).available()).ok).toBe(true);
     const ws = await workspace();
     const error = await rejection(createSharpConverter().convert(context(ws, 'heic', 'jpg')));
+    expect(error).toMatchObject({
+      code: 'ENGINE_UNAVAILABLE',
+      message: expect.stringContaining('heic-decode'),
+    });
+  });
+
+  it('reports a heic-decode that fails to load where it is loaded (the worker side)', async () => {
+    vi.resetModules();
+    vi.doMock('heic-decode', () => {
+      throw Object.assign(new Error("Cannot find package 'heic-decode'"), { code: 'ERR_MODULE_NOT_FOUND' });
+    });
+    const { decodeHeicInThisThread } = await import('../../adapters/converters/image/heic-wasm.js');
+    const error = await rejection(decodeHeicInThisThread(new Uint8Array(16), 1000));
     expect(error).toMatchObject({
       code: 'ENGINE_UNAVAILABLE',
       message: expect.stringContaining('heic-decode'),

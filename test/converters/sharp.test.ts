@@ -9,40 +9,45 @@ import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { createSharpConverter } from '../../adapters/converters/sharp.js';
 import { FileconvError } from '../../src/errors.js';
-import { context, expectCode, expectNoLeftovers, fixture, workspace } from './sharp-helpers.js';
+import {
+  context,
+  describeOutput,
+  expectCode,
+  expectNoLeftovers,
+  fixture,
+  workspace,
+} from './sharp-helpers.js';
 
 const converter = createSharpConverter();
 
-/** sharp's metadata().format for each target. */
-const SHARP_FORMAT: Record<string, string> = {
+/** describeOutput()'s format for each target. */
+const OUTPUT_FORMAT: Record<string, string> = {
   jpg: 'jpeg',
   png: 'png',
   webp: 'webp',
   avif: 'heif',
   gif: 'gif',
   tiff: 'tiff',
+  bmp: 'bmp',
+  ico: 'ico',
 };
+const TARGETS = ['jpg', 'png', 'webp', 'avif', 'gif', 'tiff', 'bmp', 'ico'];
 const ANIMATED = new Set(['gif', 'webp']);
 
-async function describeOutput(path: string) {
-  const meta = await sharp(path, { animated: true }).metadata();
-  return {
-    format: meta.format,
-    compression: meta.compression,
-    width: meta.width,
-    height: meta.pageHeight ?? meta.height,
-    pages: meta.pages ?? 1,
-  };
-}
+/** Source size per fixture: fixture.gif is the 3-frame 32x24 animation, fixture.ico's largest entry is 32x32. */
+const SOURCE_SIZE: Record<string, [number, number]> = { gif: [32, 24], ico: [32, 32] };
+
+/** The icon entries a default conversion writes: 16, 32, 48, 256, none above the longer side. */
+const defaultIconEntries = ([width, height]: [number, number]) =>
+  [16, 32, 48, 256].filter((size) => size <= Math.max(width, height)).map((size) => `${size}x${size} png`);
 
 describe('edges', () => {
-  it('covers every ordered pair of the six raster formats, and svg, heic, heif as inputs', () => {
+  it('covers every ordered pair of the eight raster formats, and svg, heic, heif as inputs', () => {
     const pairs = new Set(converter.edges.map((e) => `${e.from}->${e.to}`));
     expect(pairs.size).toBe(converter.edges.length);
-    expect(converter.edges).toHaveLength(6 * 6 + 3 * 6);
-    for (const from of ['jpg', 'png', 'webp', 'avif', 'gif', 'tiff', 'svg', 'heic', 'heif']) {
-      for (const to of ['jpg', 'png', 'webp', 'avif', 'gif', 'tiff'])
-        expect(pairs).toContain(`${from}->${to}`);
+    expect(converter.edges).toHaveLength(8 * 8 + 3 * 8);
+    for (const from of [...TARGETS, 'svg', 'heic', 'heif']) {
+      for (const to of TARGETS) expect(pairs).toContain(`${from}->${to}`);
     }
   });
 
@@ -56,6 +61,11 @@ describe('edges', () => {
     expect(lossy('gif', 'png')).toBe(true);
     expect(lossy('svg', 'png')).toBe(false);
     expect(lossy('heic', 'png')).toBe(false);
+    expect(lossy('png', 'bmp')).toBe(false);
+    expect(lossy('bmp', 'png')).toBe(false);
+    expect(lossy('ico', 'png')).toBe(false); // the largest entry, as it is
+    expect(lossy('png', 'ico')).toBe(true); // resampled to the icon sizes
+    expect(lossy('ico', 'ico')).toBe(true);
   });
 
   it('costs more for HEIC sources and AVIF targets', () => {
@@ -69,7 +79,7 @@ describe('edges', () => {
   it('drops the HEIC/HEIF edges when heic is disabled', () => {
     const plain = createSharpConverter({ heic: false });
     expect(plain.edges.some((e) => e.from === 'heic' || e.from === 'heif')).toBe(false);
-    expect(plain.edges).toHaveLength(6 * 6 + 6);
+    expect(plain.edges).toHaveLength(8 * 8 + 8);
   });
 
   it.each(converter.edges.map((e) => [e.from, e.to] as const))('converts %s -> %s', async (from, to) => {
@@ -78,10 +88,14 @@ describe('edges', () => {
     const ctx = context(ws, from, to, { progress });
     const result = await converter.convert(ctx);
     const out = await describeOutput(ctx.outputPath);
-    expect(out.format).toBe(SHARP_FORMAT[to]);
+    expect(out.format).toBe(OUTPUT_FORMAT[to]);
     if (to === 'avif') expect(out.compression).toBe('av1');
-    // fixture.gif is the 3-frame 32x24 animation; every other fixture is 64x48.
-    expect([out.width, out.height]).toEqual(from === 'gif' ? [32, 24] : [64, 48]);
+    const size = SOURCE_SIZE[from] ?? [64, 48];
+    if (to === 'ico') {
+      expect(out.entries).toEqual(defaultIconEntries(size));
+    } else {
+      expect([out.width, out.height]).toEqual(size);
+    }
     expect(out.pages).toBe(from === 'gif' && ANIMATED.has(to) ? 3 : 1);
     expect(progress[0]).toBe(0);
     expect(progress.at(-1)).toBe(1);
@@ -177,7 +191,7 @@ describe('context contract', () => {
 
   it('refuses a target it does not write with UNSUPPORTED_CONVERSION', async () => {
     const ws = await workspace();
-    await expectCode(converter.convert(context(ws, 'png', 'bmp')), 'UNSUPPORTED_CONVERSION');
+    await expectCode(converter.convert(context(ws, 'png', 'pdf')), 'UNSUPPORTED_CONVERSION');
     await expectNoLeftovers(ws);
   });
 });

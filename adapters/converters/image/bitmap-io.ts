@@ -8,8 +8,9 @@
  */
 import { open, readFile, writeFile } from 'node:fs/promises';
 import type { Sharp, SharpOptions } from 'sharp';
-import { decodeDib, parseBmp } from './bmp-decode.js';
+import { decodeDib } from './bmp-decode.js';
 import { encodeBmp } from './bmp-encode.js';
+import { parseBmp } from './bmp-header.js';
 import type { SharpFactory } from './engines.js';
 import { isIco, largestEntry, readIcoEntries, writeIco } from './ico.js';
 import type { ImageOptions } from './image-options.js';

@@ -5,7 +5,7 @@
  * BI_RGB leaves the fourth byte "unused", and many readers then drop the alpha).
  */
 import { FileconvError } from '../../../src/errors.js';
-import { rowStride } from './bmp-decode.js';
+import { rowStride } from './bmp-header.js';
 
 const FILE_HEADER_SIZE = 14;
 const INFO_HEADER_SIZE = 40;

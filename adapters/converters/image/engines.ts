@@ -3,6 +3,7 @@
  * so `import 'fileconv'` stays light, and a missing package becomes an ENGINE_UNAVAILABLE error
  * that names what to install instead of a bare "Cannot find module".
  */
+import { createRequire } from 'node:module';
 import { FileconvError } from '../../../src/errors.js';
 
 /** sharp's default export: the function that starts a pipeline, with its static helpers. */
@@ -48,9 +49,28 @@ export function loadSharp(): Promise<SharpFactory> {
   return sharpPromise;
 }
 
+let heicPath: string | undefined;
+
+/**
+ * Where heic-decode is installed; ENGINE_UNAVAILABLE when it is not. Resolving loads nothing: the
+ * decoder (2 MB of JavaScript and WebAssembly) is loaded by the worker thread only (heic.ts), so
+ * checking availability on the main thread costs neither time nor memory.
+ */
+export function resolveHeicDecode(): string {
+  try {
+    heicPath ??= createRequire(import.meta.url).resolve('heic-decode');
+    return heicPath;
+  } catch (error) {
+    throw engineUnavailable('heic-decode', 'HEIC/HEIF input', error);
+  }
+}
+
 let heicPromise: Promise<HeicDecodeModule> | undefined;
 
-/** heic-decode (libheif compiled to WebAssembly): the prebuilt libvips cannot decode HEVC. */
+/**
+ * heic-decode (libheif compiled to WebAssembly): the prebuilt libvips cannot decode HEVC. Called in
+ * the decoder's worker thread (heic-wasm.ts), never on the main thread of a service.
+ */
 export function loadHeicDecode(): Promise<HeicDecodeModule> {
   // A variable specifier: the package has no type declarations, and this keeps tsc from asking for them.
   if (heicPromise) return heicPromise;

@@ -1,49 +1,177 @@
 /**
- * HEIC/HEIF (HEVC-coded) decoding through heic-decode, i.e. libheif compiled to WebAssembly:
- * sharp's prebuilt libvips reads the HEIF container but has no HEVC decoder.
+ * HEIC/HEIF decoding off the main thread. libheif (WebAssembly, heic-wasm.ts) decodes
+ * synchronously: on the event loop a 12 MP photo stalled every other request of the service for
+ * 1.5-2 s. Here one long-lived worker thread (heic-worker.ts) does the decoding, fed one request
+ * at a time from a queue. One worker, not a pool: starting it and loading libheif costs ~0.13 s
+ * from the build (~0.35 s from the sources through tsx), 5-20x the decode of a small image, so it
+ * is kept warm; and the 2-core machines this targets already share their cores with libvips, so a
+ * second decoder would mostly contend with it.
  *
- * The image size is checked from the container before any pixel is decoded, because the decoder
- * allocates the whole RGBA frame at once. Decoding is synchronous WebAssembly on the calling
- * thread: it blocks the event loop for its duration (tens of ms for a small file, seconds for a
- * 12 MP photo). A worker thread would fix that; the edge cost reflects it meanwhile.
+ * The worker is unref'd while idle (it never keeps the process alive) and ended after IDLE_MS
+ * without work, which also returns the WebAssembly memory a large decode grew. Aborting the
+ * running request terminates the worker (WebAssembly cannot be interrupted otherwise); the next
+ * request starts a new one. Aborting a queued request just removes it.
  */
-import { FileconvError, toFileconvError } from '../../../src/errors.js';
-import { loadHeicDecode } from './engines.js';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { type ErrorCode, FileconvError } from '../../../src/errors.js';
+import { abortError } from './abort.js';
+import type { RawImage } from './heic-wasm.js';
+import type { HeicRequest, HeicResponse } from './heic-worker.js';
 
-export interface RawImage {
-  width: number;
-  height: number;
-  /** 4 channels, 8 bits each, row-major. */
-  data: Buffer;
+export type { RawImage } from './heic-wasm.js';
+
+/** How long an idle worker is kept before it is ended (its memory returned). */
+const IDLE_MS = 30_000;
+
+interface Request {
+  id: number;
+  bytes: Uint8Array;
+  maxPixels: number;
+  signal: AbortSignal | undefined;
+  onAbort: () => void;
+  resolve(image: RawImage): void;
+  reject(error: unknown): void;
 }
 
-/** Decodes the first image of a HEIC/HEIF file to RGBA, refusing images above `maxPixels`. */
-export async function decodeHeic(bytes: Uint8Array, maxPixels: number): Promise<RawImage> {
-  const heic = await loadHeicDecode();
-  let images: Awaited<ReturnType<typeof heic.all>>;
-  try {
-    // Parses the container and creates image handles; no pixel is decoded yet.
-    images = await heic.all({ buffer: bytes });
-  } catch (error) {
-    throw toFileconvError(error, 'CORRUPT_INPUT', 'The HEIC/HEIF file could not be read');
+let worker: Worker | undefined;
+let running: Request | undefined;
+const waiting: Request[] = [];
+let idleTimer: NodeJS.Timeout | undefined;
+let nextId = 1;
+
+/**
+ * The worker script. Beside this file in the sources (heic-worker.ts) and, after tsup, at
+ * dist/adapters/converters/image/heic-worker.js, while this code itself may have been bundled
+ * into dist/adapters/converters/sharp.js or a shared chunk at dist/'s root: each is tried.
+ */
+function workerScript(): URL {
+  const candidates = [
+    './heic-worker.js',
+    './heic-worker.ts',
+    './image/heic-worker.js',
+    './adapters/converters/image/heic-worker.js',
+  ];
+  for (const candidate of candidates) {
+    const url = new URL(candidate, import.meta.url);
+    if (existsSync(fileURLToPath(url))) return url;
   }
-  try {
-    const first = images[0];
-    if (!first) throw new FileconvError('CORRUPT_INPUT', 'The HEIC/HEIF file holds no image');
-    if (first.width * first.height > maxPixels) {
-      throw new FileconvError(
-        'INPUT_LIMIT_EXCEEDED',
-        `The image is ${first.width}x${first.height} pixels; the limit is ${maxPixels} pixels`,
-        { details: { width: first.width, height: first.height, maxPixels } },
-      );
+  throw new FileconvError('INTERNAL', 'The HEIC decoder worker script is missing from the installation');
+}
+
+function startWorker(): Worker {
+  const script = workerScript();
+  let started: Worker;
+  if (script.pathname.endsWith('.ts')) {
+    // Running from the TypeScript sources (vitest, tsx): Node 20 cannot load .ts in a worker by
+    // itself, so the worker registers tsx (a dev dependency) before importing the script.
+    const tsx = import.meta.resolve('tsx/esm/api');
+    const bootstrap = `import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(script.href)}); });`;
+    started = new Worker(bootstrap, { eval: true });
+  } else {
+    started = new Worker(script);
+  }
+  started.on('message', (response: HeicResponse) => {
+    if (started === worker && running?.id === response.id) settle(running, response);
+  });
+  // Uncaught errors and exits we did not ask for: the script failed to load or the thread died.
+  const lost = (cause: unknown) => {
+    if (started !== worker) return;
+    worker = undefined;
+    if (running) {
+      settle(running, new FileconvError('CONVERSION_FAILED', 'The HEIC decoder worker stopped', { cause }));
     }
-    const decoded = await first.decode().catch((error: unknown) => {
-      throw toFileconvError(error, 'CORRUPT_INPUT', 'The HEIC/HEIF image data could not be decoded');
-    });
-    // Share the memory instead of copying a possibly large frame.
-    const data = Buffer.from(decoded.data.buffer, decoded.data.byteOffset, decoded.data.byteLength);
-    return { width: decoded.width, height: decoded.height, data };
-  } finally {
-    images.dispose(); // frees the WebAssembly-side handles
+  };
+  started.on('error', lost);
+  started.on('exit', (code) => lost(new Error(`exit code ${code}`)));
+  return started;
+}
+
+function stopWorker(): void {
+  const stopping = worker;
+  worker = undefined;
+  // Its events are ignored from now on (started !== worker); termination cannot fail usefully.
+  void stopping?.terminate().catch(() => {});
+}
+
+/** Sends the next queued request to the worker, starting one when there is none. */
+function pump(): void {
+  if (running || waiting.length === 0) return;
+  const request = waiting.shift()!;
+  running = request;
+  clearTimeout(idleTimer);
+  try {
+    worker ??= startWorker();
+  } catch (error) {
+    settle(request, error instanceof Error ? error : new Error(String(error)));
+    return;
   }
+  worker.ref(); // a decode in progress keeps the process alive, as any pending work would
+  const message: HeicRequest = { id: request.id, bytes: request.bytes, maxPixels: request.maxPixels };
+  worker.postMessage(message);
+}
+
+/** A worker's answer, or an error raised on this side (abort, lost worker). */
+type Outcome = HeicResponse | Error;
+
+/** Ends `request` with its outcome, then moves the queue on or lets the worker idle. */
+function settle(request: Request, outcome: Outcome): void {
+  request.signal?.removeEventListener('abort', request.onAbort);
+  if (running === request) running = undefined;
+  if (outcome instanceof Error) {
+    request.reject(outcome);
+  } else if (outcome.ok) {
+    request.resolve({ width: outcome.width, height: outcome.height, data: outcome.data });
+  } else {
+    const { code, message, details } = outcome;
+    request.reject(new FileconvError(code as ErrorCode, message, details ? { details } : {}));
+  }
+  if (waiting.length > 0) {
+    pump();
+  } else if (!running && worker) {
+    worker.unref();
+    idleTimer = setTimeout(stopWorker, IDLE_MS).unref();
+  }
+}
+
+function cancel(request: Request): void {
+  const error = abortError(request.signal!);
+  const queued = waiting.indexOf(request);
+  if (queued >= 0) {
+    waiting.splice(queued, 1);
+    request.reject(error);
+  } else if (running === request) {
+    stopWorker(); // the only way to stop WebAssembly mid-decode
+    settle(request, error);
+  }
+}
+
+/**
+ * Decodes the first image of a HEIC/HEIF file to RGBA in the worker thread. The size is checked
+ * from the container before decoding (INPUT_LIMIT_EXCEEDED); unreadable files are CORRUPT_INPUT;
+ * aborting `signal` rejects at once with the abort's error and stops the decode.
+ */
+export function decodeHeic(bytes: Uint8Array, maxPixels: number, signal?: AbortSignal): Promise<RawImage> {
+  if (signal?.aborted) return Promise.reject(abortError(signal));
+  return new Promise<RawImage>((resolve, reject) => {
+    const request: Request = {
+      id: nextId++,
+      bytes,
+      maxPixels,
+      signal,
+      onAbort: () => cancel(request),
+      resolve,
+      reject,
+    };
+    signal?.addEventListener('abort', request.onAbort, { once: true });
+    waiting.push(request);
+    pump();
+  });
+}
+
+/** Ends the worker now if it is idle (tests, hosts shutting down); a later decode starts a new one. */
+export function stopHeicWorker(): void {
+  clearTimeout(idleTimer);
+  if (!running) stopWorker();
 }

@@ -8,7 +8,7 @@
  * the directory, and an entry's size comes from its own payload header (the directory's one-byte
  * sizes cannot say more than 256, and may lie).
  */
-import { type BmpLayout, parseDib } from './bmp-decode.js';
+import { type BmpLayout, parseDib } from './bmp-header.js';
 import { corrupt } from './probe.js';
 
 const HEADER_SIZE = 6;

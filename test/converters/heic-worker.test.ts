@@ -1,0 +1,105 @@
+/**
+ * HEIC decoding in its worker thread: the event loop stays free during a 12 MP decode, aborts stop
+ * the running decode (and a later one starts a fresh worker) or drop a queued one, failures keep
+ * their codes across the thread boundary, and an idle worker never keeps a process alive.
+ */
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { afterAll, describe, expect, it } from 'vitest';
+import { decodeHeic, stopHeicWorker } from '../../adapters/converters/image/heic.js';
+import { createSharpConverter } from '../../adapters/converters/sharp.js';
+import { FileconvError } from '../../src/errors.js';
+import { context, expectCode, expectNoLeftovers, fixture, workspace } from './sharp-helpers.js';
+
+const small = readFileSync(fixture('fixture.heic'));
+const large = readFileSync(fixture('fixture-12mp.heic')); // 4000x3000
+const root = join(import.meta.dirname, '..', '..');
+
+afterAll(() => stopHeicWorker());
+
+describe('the HEIC worker', () => {
+  it('keeps the event loop free while decoding 12 MP', async () => {
+    await decodeHeic(small, 10_000); // start the worker and load libheif first
+    const delay = monitorEventLoopDelay({ resolution: 5 });
+    delay.enable();
+    const started = performance.now();
+    const image = await decodeHeic(large, 100_000_000);
+    const elapsed = performance.now() - started;
+    delay.disable();
+    expect([image.width, image.height, image.data.length]).toEqual([4000, 3000, 4000 * 3000 * 4]);
+    // On the main thread this decode blocked the loop for its whole duration (0.5-1 s here).
+    expect(delay.max / 1e6).toBeLessThan(Math.max(100, elapsed / 3));
+  });
+
+  it('stops a running decode on abort, and decodes again afterwards', async () => {
+    await decodeHeic(small, 10_000);
+    const controller = new AbortController();
+    const running = decodeHeic(large, 100_000_000, controller.signal);
+    setTimeout(() => controller.abort(), 30);
+    const started = performance.now();
+    await expectCode(running, 'CANCELED');
+    expect(performance.now() - started).toBeLessThan(300);
+    const again = await decodeHeic(small, 10_000);
+    expect([again.width, again.height]).toEqual([64, 48]);
+  });
+
+  it('cancels a HEIC conversion mid-decode, leaving nothing behind', async () => {
+    await decodeHeic(small, 10_000);
+    const ws = await workspace();
+    const controller = new AbortController();
+    const ctx = context(ws, 'heic', 'png', {
+      inputPath: fixture('fixture-12mp.heic'),
+      signal: controller.signal,
+    });
+    const running = createSharpConverter().convert(ctx);
+    setTimeout(() => controller.abort(), 50);
+    await expectCode(running, 'CANCELED');
+    await expectNoLeftovers(ws);
+  });
+
+  it('drops a queued request on abort without disturbing the running one', async () => {
+    const controller = new AbortController();
+    const first = decodeHeic(large, 100_000_000);
+    const queued = decodeHeic(small, 10_000, controller.signal);
+    controller.abort(new FileconvError('CONVERSION_TIMEOUT', 'too slow'));
+    await expectCode(queued, 'CONVERSION_TIMEOUT');
+    expect((await first).width).toBe(4000);
+  });
+
+  it('refuses an already aborted signal without sending anything', async () => {
+    await expectCode(decodeHeic(small, 10_000, AbortSignal.abort()), 'CANCELED');
+  });
+
+  it('keeps error codes and details across the thread boundary', async () => {
+    const limit = await expectCode(decodeHeic(large, 1_000_000), 'INPUT_LIMIT_EXCEEDED');
+    expect(limit.details).toMatchObject({ width: 4000, height: 3000, maxPixels: 1_000_000 });
+    await expectCode(decodeHeic(small.subarray(0, 200), 10_000), 'CORRUPT_INPUT');
+    await expectCode(decodeHeic(Buffer.from('not a heic file at all'), 10_000), 'CORRUPT_INPUT');
+  });
+
+  it('lets a process exit once its decodes are done', async () => {
+    const ws = await workspace();
+    const script = join(ws.inputs, 'decode-and-exit.mts');
+    const heic = join(root, 'adapters', 'converters', 'image', 'heic.ts');
+    await writeFile(
+      script,
+      `import { readFileSync } from 'node:fs';
+       import { decodeHeic } from ${JSON.stringify(heic)};
+       const image = await decodeHeic(readFileSync(${JSON.stringify(fixture('fixture.heic'))}), 10_000);
+       console.log('decoded', image.width);`,
+    );
+    const started = Date.now();
+    // The idle worker would otherwise hold the process for IDLE_MS (30 s), or forever without it.
+    const child = spawnSync(process.execPath, ['--import', 'tsx', script], {
+      cwd: root,
+      encoding: 'utf8',
+      timeout: 20_000,
+    });
+    expect(child.stdout, child.stderr).toContain('decoded 64');
+    expect(child.status).toBe(0);
+    expect(Date.now() - started).toBeLessThan(15_000);
+  });
+});
