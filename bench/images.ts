@@ -10,12 +10,15 @@ import { createSharpConverter, IMAGE_DEFAULTS } from '../adapters/converters/sha
 import { createEngine } from '../src/index.js';
 import { compare, report } from './stats.js';
 
-/** A photo-like 4000 x 3000 JPEG: smooth blobs of colour with fine grain, not pure noise. */
-async function makePhoto(path: string): Promise<void> {
+/**
+ * A photo-like image (default 4000 x 3000): smooth blobs of colour with fine grain, not pure
+ * noise. Written as JPEG (quality 90) unless `path` ends in .png.
+ */
+export async function makePhoto(path: string, width = 4000, height = 3000): Promise<void> {
   const blobs = await sharp({
     create: {
-      width: 400,
-      height: 300,
+      width: Math.round(width / 10),
+      height: Math.round(height / 10),
       channels: 3,
       background: '#808080',
       noise: { type: 'gaussian', mean: 128, sigma: 60 },
@@ -25,8 +28,8 @@ async function makePhoto(path: string): Promise<void> {
     .toBuffer();
   const grain = await sharp({
     create: {
-      width: 4000,
-      height: 3000,
+      width,
+      height,
       channels: 3,
       background: '#808080',
       noise: { type: 'gaussian', mean: 128, sigma: 8 },
@@ -34,11 +37,10 @@ async function makePhoto(path: string): Promise<void> {
   })
     .png()
     .toBuffer();
-  await sharp(blobs)
-    .resize(4000, 3000, { kernel: 'cubic' })
-    .composite([{ input: grain, blend: 'overlay' }])
-    .jpeg({ quality: 90 })
-    .toFile(path);
+  const photo = sharp(blobs)
+    .resize(width, height, { kernel: 'cubic' })
+    .composite([{ input: grain, blend: 'overlay' }]);
+  await (path.endsWith('.png') ? photo.png() : photo.jpeg({ quality: 90 })).toFile(path);
 }
 
 export async function benchImages(rounds: number): Promise<void> {

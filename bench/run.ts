@@ -2,10 +2,31 @@
  * `npm run bench`: every benchmark compares fileconv against the raw library or binary doing
  * the same work in the same run, and prints medians and the throughput ratio (1.0 = no
  * overhead). The machine is shared and noisy: read ratios, not absolute times.
- * Set BENCH_ROUNDS to change the number of alternating rounds (default 7).
+ * Set BENCH_ROUNDS to change the number of alternating rounds (default 7). The HTTP benchmarks
+ * have their own knobs: BENCH_UPLOAD_MB (default 1024), BENCH_UPLOAD_ROUNDS (default 3),
+ * BENCH_UPLOAD_NOFSYNC=1, BENCH_JOBS_REQUESTS (default 2000), BENCH_JOBS_FS=0,
+ * BENCH_HTTP_IMAGES_MEMORY=0; BENCH_ONLY=images,http-images,http-upload,http-jobs picks some.
  */
+import { benchHttpImages } from './http-images.js';
+import { benchHttpJobs } from './http-jobs.js';
+import { benchHttpUpload } from './http-upload.js';
 import { benchImages } from './images.js';
 
 const rounds = Number(process.env.BENCH_ROUNDS ?? 7);
+const only = process.env.BENCH_ONLY?.split(',').map((name) => name.trim());
+const wanted = (name: string) => !only || only.includes(name);
+
 console.log(`fileconv benchmarks: node ${process.version}, ${rounds} rounds, medians\n`);
-await benchImages(rounds);
+if (wanted('images')) await benchImages(rounds);
+if (wanted('http-images')) {
+  console.log();
+  await benchHttpImages(rounds);
+}
+if (wanted('http-upload')) {
+  console.log();
+  await benchHttpUpload();
+}
+if (wanted('http-jobs')) {
+  console.log();
+  await benchHttpJobs(rounds);
+}

@@ -22,3 +22,4 @@ export type * from './ports.js';
 export { MIN_SECRET_BYTES, type SignedClaims, sign, signingKey, verify } from './signing.js';
 export type { ReceiveUploadInput, UploadFileInput, UploadGrantInput } from './upload-operations.js';
 export { fileIdFromKey, uploadKeyOf } from './upload-operations.js';
+export * from './policy/index.js';

@@ -33,6 +33,8 @@ export function receiveSingleFile<T>(req: Request, options: MultipartOptions<T>)
     try {
       parser = busboy({
         headers: req.headers,
+        // Browsers, fetch and curl send file names as raw UTF-8 (busboy's default is latin1).
+        defParamCharset: 'utf8',
         // One byte over the limit is how we learn the limit was crossed.
         limits: { files: 1, fileSize: options.maxBytes + 1, fields: 20, fieldSize: 64 * 1024, parts: 30 },
       });
@@ -95,6 +97,11 @@ export function receiveSingleFile<T>(req: Request, options: MultipartOptions<T>)
       }
       handled = true;
       current = stream;
+      // onFile's consumer sees the stream's errors (pipeline and for-await check an already
+      // failed stream too); this listener only keeps an error raised while no consumer is
+      // attached yet (a storage still preparing when the body breaks off or a second file
+      // arrives) from becoming an uncaught exception that takes the process down.
+      stream.on('error', () => {});
       stream.on('limit', () => {
         fail(
           new FileconvError('FILE_TOO_LARGE', `The file is larger than ${options.maxBytes} bytes.`, {

@@ -1,6 +1,6 @@
 /**
  * `fileconv/testing`: the conformance suites every adapter runs, for host apps that write
- * their own Storage, JobStore or Queue. Each suite is a vitest `describe` block; call it at
+ * their own Storage, JobStore, Queue, CounterStore or KeyStore. Each suite is a vitest `describe` block; call it at
  * the top level of a test file with a factory that makes a fresh adapter per test:
  *
  *   testStorage('my storage', async () => ({ adapter: await createMyStorage(), cleanup: dropBucket }));
@@ -14,8 +14,10 @@ export {
   svgWithExternalReferences,
   truncated,
 } from './bad-inputs.js';
+export { testCounterStore } from './counters.js';
 export type { AdapterFactory, AdapterInstance } from './fresh-instance.js';
 export { sampleFile, sampleJob, testJobStore } from './job-store.js';
+export { sampleApiKeyRecord, testKeyStore } from './key-store.js';
 export { testQueue } from './queue.js';
 export { type StorageSuiteOptions, testStorage } from './storage.js';
 export { endlessStream, failingStream, patternStream, readAll, sha256 } from './streams.js';
