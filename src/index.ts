@@ -18,8 +18,8 @@ export { canTransition, isTerminal, TERMINAL_STATUSES, transition } from './jobs
 export type { FileRecord, FileStatus, Job, JobError, JobStatus } from './jobs/types.js';
 export { FILE_STATUSES, JOB_STATUSES } from './jobs/types.js';
 export { outputNameFor, sanitizeFileName } from './names.js';
+export * from './policy/index.js';
 export type * from './ports.js';
 export { MIN_SECRET_BYTES, type SignedClaims, sign, signingKey, verify } from './signing.js';
 export type { ReceiveUploadInput, UploadFileInput, UploadGrantInput } from './upload-operations.js';
 export { fileIdFromKey, uploadKeyOf } from './upload-operations.js';
-export * from './policy/index.js';

@@ -1,0 +1,266 @@
+/**
+ * Plans as data: one table says what each plan allows (daily conversions, file size, hourly
+ * files, monthly API calls, queue priority, batch). The values the specification gives are the
+ * defaults; the ones it leaves open (Business and Enterprise sizes and quotas, every hourly file
+ * limit) are documented defaults a host changes with `definePlans`, never constants in code.
+ *
+ * Sizes: the specification's "MB" and "GB" are read as binary units (1 MB = 2^20 bytes,
+ * 1 GB = 2^30 bytes) everywhere in fileconv, so "25 MB" is 26,214,400 bytes, the same number the
+ * HTTP adapter's default upload limit uses. The binary reading is the generous one: a file a user
+ * sees as "25 MB" in a file manager never fails a 25 MB limit.
+ */
+import { z } from 'zod';
+import { FileconvError } from '../errors.js';
+
+/** One megabyte as the plan table counts it: 2^20 bytes. */
+export const MB = 1024 * 1024;
+/** One gigabyte as the plan table counts it: 2^30 bytes. */
+export const GB = 1024 * MB;
+
+/** The plan of callers without an API key; limits apply per IP address. */
+export const FREE_PLAN = 'free';
+
+export interface Plan {
+  /** Key of the plan in its table: 'free', 'plus', ... */
+  name: string;
+  /** Display name: 'Free', 'Plus', ... */
+  label: string;
+  /** Conversions per UTC day; null = unlimited. */
+  conversionsPerDay: number | null;
+  /** Largest input file, bytes. */
+  maxFileBytes: number;
+  /** Files uploaded per clock hour (UTC); null = no hourly limit. */
+  filesPerHour: number | null;
+  /** API calls per UTC calendar month; null = not metered (Free, which has no key to meter). */
+  apiCallsPerMonth: number | null;
+  /** Queue priority of the plan's jobs; higher runs first. Free is 0. */
+  priority: number;
+  /** Whether the plan may submit batches of jobs. */
+  batch: boolean;
+  /** Most jobs in one batch; 0 when `batch` is false. */
+  maxBatchJobs: number;
+}
+
+export type PlanTable = Readonly<Record<string, Readonly<Plan>>>;
+
+/**
+ * The default plan table. From the specification: Free 5/day and 25 MB; Plus 100/day, 100 MB,
+ * priority, 1,000 API calls/month; Pro unlimited, 2 GB, priority, batch, 10,000 calls/month;
+ * Business 50,000 and Enterprise 100,000 calls/month. Open in the specification, chosen here:
+ * Business and Enterprise conversions unlimited, 5 GB and 10 GB; no hourly file limit on any
+ * plan (null: the specification names the limit but gives no value, and inventing one would
+ * refuse paying users it promises "unlimited"; the per-IP rate limit still bounds bursts);
+ * priorities 0/5/10/15/20; batches of 20 (Pro), 50 (Business), 100 (Enterprise) jobs.
+ */
+export const DEFAULT_PLANS: PlanTable = deepFreeze({
+  free: {
+    name: 'free',
+    label: 'Free',
+    conversionsPerDay: 5,
+    maxFileBytes: 25 * MB,
+    filesPerHour: null,
+    apiCallsPerMonth: null,
+    priority: 0,
+    batch: false,
+    maxBatchJobs: 0,
+  },
+  plus: {
+    name: 'plus',
+    label: 'Plus',
+    conversionsPerDay: 100,
+    maxFileBytes: 100 * MB,
+    filesPerHour: null,
+    apiCallsPerMonth: 1_000,
+    priority: 5,
+    batch: false,
+    maxBatchJobs: 0,
+  },
+  pro: {
+    name: 'pro',
+    label: 'Pro',
+    conversionsPerDay: null,
+    maxFileBytes: 2 * GB,
+    filesPerHour: null,
+    apiCallsPerMonth: 10_000,
+    priority: 10,
+    batch: true,
+    maxBatchJobs: 20,
+  },
+  business: {
+    name: 'business',
+    label: 'Business',
+    conversionsPerDay: null,
+    maxFileBytes: 5 * GB,
+    filesPerHour: null,
+    apiCallsPerMonth: 50_000,
+    priority: 15,
+    batch: true,
+    maxBatchJobs: 50,
+  },
+  enterprise: {
+    name: 'enterprise',
+    label: 'Enterprise',
+    conversionsPerDay: null,
+    maxFileBytes: 10 * GB,
+    filesPerHour: null,
+    apiCallsPerMonth: 100_000,
+    priority: 20,
+    batch: true,
+    maxBatchJobs: 100,
+  },
+});
+
+function deepFreeze<T extends Record<string, object>>(table: T): T {
+  for (const value of Object.values(table)) Object.freeze(value);
+  return Object.freeze(table);
+}
+
+const PLAN_NAME = /^[a-z][a-z0-9_-]{0,31}$/;
+const count = z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER);
+const limitOrNull = count.nullable();
+
+const planSchema = z
+  .strictObject({
+    name: z.string().regex(PLAN_NAME),
+    label: z.string().trim().min(1).max(64),
+    conversionsPerDay: limitOrNull,
+    maxFileBytes: z.number().int().positive().max(Number.MAX_SAFE_INTEGER),
+    filesPerHour: limitOrNull,
+    apiCallsPerMonth: limitOrNull,
+    priority: z.number().int().min(0).max(1_000_000),
+    batch: z.boolean(),
+    maxBatchJobs: count,
+  })
+  .refine((plan) => !plan.batch || plan.maxBatchJobs >= 1, {
+    message: 'must be at least 1 when batch is true',
+    path: ['maxBatchJobs'],
+  });
+
+/** What each field must be, in the words of the fail-fast message. */
+const EXPECTED: Record<keyof Plan, string> = {
+  name: "the plan's key",
+  label: 'a non-empty string of at most 64 characters',
+  conversionsPerDay: 'a non-negative integer or null (unlimited)',
+  maxFileBytes: 'a positive integer of bytes',
+  filesPerHour: 'a non-negative integer or null (no limit)',
+  apiCallsPerMonth: 'a non-negative integer or null (not metered)',
+  priority: 'an integer from 0 to 1000000',
+  batch: 'a boolean',
+  maxBatchJobs: 'a non-negative integer, at least 1 when batch is true',
+};
+
+/** Changes to one plan; a plan not in the base table needs every field but `name`. */
+export type PlanOverride = Partial<Omit<Plan, 'name'>>;
+
+export interface DefinePlansOptions {
+  /** Start from an empty table instead of DEFAULT_PLANS, so `overrides` is the whole table. Default false. */
+  replace?: boolean;
+}
+
+function planError(plan: string, field: string, message: string, given?: unknown): FileconvError {
+  const where = field ? `plan "${plan}" field "${field}"` : `plan "${plan}"`;
+  const got = given === undefined ? '' : `, got ${JSON.stringify(given) ?? String(given)}`;
+  return new FileconvError('INVALID_OPTIONS', `definePlans: ${where} ${message}${got}.`, {
+    details: { plan, field, ...(given === undefined ? {} : { given: String(given) }) },
+  });
+}
+
+/**
+ * A validated, frozen plan table: DEFAULT_PLANS with `overrides` merged in field by field, or
+ * exactly `overrides` with `{ replace: true }`. Fails fast naming the plan and the field. Every
+ * table has a 'free' plan, the plan of callers without a key.
+ */
+export function definePlans(
+  overrides: Readonly<Record<string, PlanOverride>> = {},
+  options: DefinePlansOptions = {},
+): PlanTable {
+  if (overrides === null || typeof overrides !== 'object' || Array.isArray(overrides)) {
+    throw new FileconvError('INVALID_OPTIONS', 'definePlans: overrides must be an object of plans by name.');
+  }
+  const base: PlanTable = options.replace ? {} : DEFAULT_PLANS;
+  const table: Record<string, Plan> = {};
+  for (const [name, plan] of Object.entries(base)) table[name] = { ...plan };
+  for (const [name, override] of Object.entries(overrides)) {
+    if (!PLAN_NAME.test(name)) {
+      throw planError(
+        name,
+        '',
+        'has an invalid name: use 1-32 of a-z, 0-9, "_" or "-", starting with a letter',
+      );
+    }
+    if (override === null || typeof override !== 'object' || Array.isArray(override)) {
+      throw planError(name, '', 'must be an object of plan fields');
+    }
+    const givenName = (override as { name?: unknown }).name;
+    if (givenName !== undefined && givenName !== name) {
+      throw planError(name, 'name', 'must equal the key it is stored under', givenName);
+    }
+    table[name] = { ...table[name], ...override, name } as Plan;
+  }
+  for (const [name, plan] of Object.entries(table)) {
+    const result = planSchema.safeParse(plan);
+    if (!result.success) {
+      const issue = result.error.issues[0]!;
+      if (issue.code === 'unrecognized_keys')
+        throw planError(name, issue.keys[0] ?? '', 'is not a plan field');
+      const field = String(issue.path[0] ?? '');
+      const given = (plan as unknown as Record<string, unknown>)[field];
+      const expected = EXPECTED[field as keyof Plan] ?? issue.message;
+      if (given === undefined) throw planError(name, field, `is required: ${expected}`);
+      throw planError(name, field, `must be ${expected}`, given);
+    }
+  }
+  if (!table[FREE_PLAN]) throw planError(FREE_PLAN, '', 'is required: it applies to callers without a key');
+  return deepFreeze(table);
+}
+
+/** The plan called `name`; INTERNAL when the table has none (a key naming a removed plan is our fault). */
+export function getPlan(table: PlanTable, name: string): Readonly<Plan> {
+  const plan = Object.hasOwn(table, name) ? table[name] : undefined;
+  if (!plan) {
+    throw new FileconvError(
+      'INTERNAL',
+      `Unknown plan "${name}"; known plans: ${Object.keys(table).join(', ')}.`,
+      {
+        details: { plan: name },
+      },
+    );
+  }
+  return plan;
+}
+
+/** Whether the table has a plan called `name`. */
+export function hasPlan(table: PlanTable, name: string): boolean {
+  return Object.hasOwn(table, name);
+}
+
+/** FILE_TOO_LARGE when `size` bytes is over the plan's limit. */
+export function assertFileSize(plan: Readonly<Plan>, size: number): void {
+  if (size > plan.maxFileBytes) {
+    throw new FileconvError(
+      'FILE_TOO_LARGE',
+      `The file is ${size} bytes; the ${plan.label} plan allows at most ${plan.maxFileBytes} bytes.`,
+      { details: { limit: plan.maxFileBytes, size, plan: plan.name } },
+    );
+  }
+}
+
+/** PLAN_FEATURE_REQUIRED unless the plan may submit a batch of `jobs` jobs. */
+export function assertBatchAllowed(plan: Readonly<Plan>, jobs: number): void {
+  if (!plan.batch) {
+    throw new FileconvError(
+      'PLAN_FEATURE_REQUIRED',
+      `Batch conversion is not part of the ${plan.label} plan.`,
+      {
+        details: { feature: 'batch', plan: plan.name },
+      },
+    );
+  }
+  if (jobs > plan.maxBatchJobs) {
+    throw new FileconvError(
+      'INVALID_REQUEST',
+      `A batch may hold at most ${plan.maxBatchJobs} jobs on the ${plan.label} plan; got ${jobs}.`,
+      { details: { limit: plan.maxBatchJobs, jobs, plan: plan.name } },
+    );
+  }
+}

@@ -1,0 +1,168 @@
+import { describe, expect, it } from 'vitest';
+import {
+  assertBatchAllowed,
+  assertFileSize,
+  DEFAULT_PLANS,
+  definePlans,
+  GB,
+  getPlan,
+  hasPlan,
+  MB,
+} from '../../src/policy/plans.js';
+
+describe('DEFAULT_PLANS', () => {
+  it('counts sizes in binary units: 25 MB is 26,214,400 bytes', () => {
+    expect(MB).toBe(1_048_576);
+    expect(GB).toBe(1_073_741_824);
+    expect(DEFAULT_PLANS.free!.maxFileBytes).toBe(26_214_400);
+  });
+
+  it.each([
+    ['free', 'Free', 5, 25 * MB, null, 0, false, 0],
+    ['plus', 'Plus', 100, 100 * MB, 1_000, 5, false, 0],
+    ['pro', 'Pro', null, 2 * GB, 10_000, 10, true, 20],
+    ['business', 'Business', null, 5 * GB, 50_000, 15, true, 50],
+    ['enterprise', 'Enterprise', null, 10 * GB, 100_000, 20, true, 100],
+  ])(
+    '%s has the specified and documented values',
+    (name, label, perDay, bytes, calls, priority, batch, maxBatch) => {
+      expect(getPlan(DEFAULT_PLANS, name)).toEqual({
+        name,
+        label,
+        conversionsPerDay: perDay,
+        maxFileBytes: bytes,
+        filesPerHour: null,
+        apiCallsPerMonth: calls,
+        priority,
+        batch,
+        maxBatchJobs: maxBatch,
+      });
+    },
+  );
+
+  it('ranks every paid plan above Free, each above the one before', () => {
+    const priorities = ['free', 'plus', 'pro', 'business', 'enterprise'].map(
+      (name) => getPlan(DEFAULT_PLANS, name).priority,
+    );
+    expect(priorities).toEqual([...priorities].sort((a, b) => a - b));
+    expect(new Set(priorities).size).toBe(5);
+  });
+
+  it('is frozen', () => {
+    expect(Object.isFrozen(DEFAULT_PLANS)).toBe(true);
+    expect(Object.isFrozen(DEFAULT_PLANS.pro)).toBe(true);
+  });
+});
+
+describe('definePlans', () => {
+  it('returns the defaults when given nothing', () => {
+    expect(definePlans()).toEqual(DEFAULT_PLANS);
+  });
+
+  it('changes single fields and keeps the rest', () => {
+    const plans = definePlans({ business: { conversionsPerDay: 2_000, filesPerHour: 500 } });
+    expect(plans.business).toMatchObject({
+      conversionsPerDay: 2_000,
+      filesPerHour: 500,
+      maxFileBytes: 5 * GB,
+    });
+    expect(plans.pro).toEqual(DEFAULT_PLANS.pro);
+    expect(Object.isFrozen(plans.business)).toBe(true);
+    expect(DEFAULT_PLANS.business!.conversionsPerDay).toBeNull();
+  });
+
+  it('adds a complete new plan', () => {
+    const team = {
+      label: 'Team',
+      conversionsPerDay: 1_000,
+      maxFileBytes: 500 * MB,
+      filesPerHour: 100,
+      apiCallsPerMonth: 20_000,
+      priority: 12,
+      batch: true,
+      maxBatchJobs: 10,
+    };
+    expect(definePlans({ team }).team).toEqual({ name: 'team', ...team });
+  });
+
+  it('replaces the whole table, which must still have a free plan', () => {
+    const free = { ...DEFAULT_PLANS.free!, conversionsPerDay: 3 };
+    const plans = definePlans({ free }, { replace: true });
+    expect(Object.keys(plans)).toEqual(['free']);
+    expect(plans.free!.conversionsPerDay).toBe(3);
+    expect(() => definePlans({ pro: DEFAULT_PLANS.pro! }, { replace: true })).toThrow(
+      /plan "free" is required/,
+    );
+  });
+
+  it.each([
+    [
+      { plus: { maxFileBytes: -1 } },
+      /plan "plus" field "maxFileBytes" must be a positive integer of bytes, got -1/,
+    ],
+    [{ plus: { maxFileBytes: 0 } }, /plan "plus" field "maxFileBytes"/],
+    [
+      { pro: { conversionsPerDay: 1.5 } },
+      /plan "pro" field "conversionsPerDay" must be .* or null \(unlimited\), got 1\.5/,
+    ],
+    [{ pro: { apiCallsPerMonth: '10000' as never } }, /plan "pro" field "apiCallsPerMonth"/],
+    [
+      { free: { batch: true } },
+      /plan "free" field "maxBatchJobs" must be a non-negative integer, at least 1 when batch is true, got 0/,
+    ],
+    [{ free: { label: '' } }, /plan "free" field "label"/],
+    [{ free: { priority: -1 } }, /plan "free" field "priority"/],
+    [{ free: { colour: 'red' } as never }, /plan "free" field "colour" is not a plan field/],
+    [
+      { team: { label: 'Team' } },
+      /plan "team" field "conversionsPerDay" is required: a non-negative integer or null/,
+    ],
+    [{ 'Bad Name': {} }, /plan "Bad Name" has an invalid name/],
+    [{ plus: { name: 'pro' } as never }, /plan "plus" field "name" must equal the key/],
+    [{ plus: null as never }, /plan "plus" must be an object/],
+  ])('fails fast naming the plan and field: %j', (overrides, message) => {
+    expect(() => definePlans(overrides)).toThrow(message);
+    try {
+      definePlans(overrides);
+    } catch (error) {
+      expect(error).toMatchObject({ code: 'INVALID_OPTIONS' });
+    }
+  });
+
+  it('refuses overrides that are not an object', () => {
+    expect(() => definePlans([] as never)).toThrow(/overrides must be an object/);
+  });
+});
+
+describe('getPlan and hasPlan', () => {
+  it('throws INTERNAL naming the known plans for an unknown name, own keys only', () => {
+    expect(() => getPlan(DEFAULT_PLANS, 'gold')).toThrow(/Unknown plan "gold"; known plans: free, plus, pro/);
+    expect(() => getPlan(DEFAULT_PLANS, 'toString')).toThrow(/Unknown plan/);
+    expect(hasPlan(DEFAULT_PLANS, 'pro')).toBe(true);
+    expect(hasPlan(DEFAULT_PLANS, '__proto__')).toBe(false);
+  });
+});
+
+describe('plan checks', () => {
+  it('allows a file of exactly the limit and refuses one byte more with FILE_TOO_LARGE', () => {
+    const free = DEFAULT_PLANS.free!;
+    expect(() => assertFileSize(free, 25 * MB)).not.toThrow();
+    expect(() => assertFileSize(free, 25 * MB + 1)).toThrow(
+      expect.objectContaining({
+        code: 'FILE_TOO_LARGE',
+        status: 413,
+        details: expect.objectContaining({ limit: 25 * MB }),
+      }),
+    );
+  });
+
+  it('refuses batches on plans without them with PLAN_FEATURE_REQUIRED and caps their size', () => {
+    expect(() => assertBatchAllowed(DEFAULT_PLANS.plus!, 2)).toThrow(
+      expect.objectContaining({ code: 'PLAN_FEATURE_REQUIRED', status: 403 }),
+    );
+    expect(() => assertBatchAllowed(DEFAULT_PLANS.pro!, 20)).not.toThrow();
+    expect(() => assertBatchAllowed(DEFAULT_PLANS.pro!, 21)).toThrow(
+      expect.objectContaining({ code: 'INVALID_REQUEST' }),
+    );
+  });
+});
