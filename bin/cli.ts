@@ -7,6 +7,7 @@ import { FileconvError } from '../src/index.js';
 import { runConvert } from './commands/convert.js';
 import { runDoctor } from './commands/doctor.js';
 import { runFormats } from './commands/formats.js';
+import { runKeysCreate, runKeysList, runKeysRevoke } from './commands/keys.js';
 import { runServe } from './commands/serve.js';
 
 function integer(value: string): number {
@@ -76,9 +77,43 @@ export function buildProgram(): Command {
       integer,
     )
     .option('--retention-hours <h>', 'how long results are kept (default 24)', integer)
+    .option(
+      '--trust-proxy <proxies>',
+      "believe X-Forwarded-For from these proxies: 'loopback', addresses, subnets or a hop count ($FILECONV_TRUST_PROXY)",
+    )
     .option('--no-log', 'no request log')
     .action(async (options) => {
       await runServe(options);
+    });
+
+  const keys = program.command('keys').description('manage API keys (stored hashed in the data dir)');
+  keys
+    .command('create')
+    .description('create a key and print it once')
+    .requiredOption('--plan <plan>', 'plus | pro | business | enterprise')
+    .requiredOption('--account <id>', 'the account the key belongs to')
+    .option('--label <text>', 'a note to recognise the key by')
+    .option('-d, --data <dir>', 'data dir of the service (default: $FILECONV_DATA or ./data)')
+    .option('--json', 'print JSON')
+    .action(async (options) => {
+      await runKeysCreate(options);
+    });
+  keys
+    .command('list')
+    .description('list keys (never the secrets)')
+    .option('--account <id>', 'only this account')
+    .option('-d, --data <dir>', 'data dir of the service')
+    .option('--json', 'print JSON')
+    .action(async (options) => {
+      await runKeysList(options);
+    });
+  keys
+    .command('revoke')
+    .description('revoke a key: requests with it answer 401 from now on')
+    .argument('<id>', 'the key id (from keys list)')
+    .option('-d, --data <dir>', 'data dir of the service')
+    .action(async (id: string, options) => {
+      await runKeysRevoke(id, options);
     });
 
   program

@@ -40,6 +40,11 @@ export interface EngineOptions {
   now?: () => Date;
   /** Called with errors the engine handled but a host may want to log (a failed sweep, a lost update). */
   onError?: (error: unknown, context: string) => void;
+  /**
+   * Called by the worker after a job completed or failed (e.g. to give back a quota charged for
+   * a conversion that failed through the service's fault). Errors go to onError.
+   */
+  onJobSettled?: (job: Job) => void | Promise<void>;
 }
 
 export interface EngineContext {
@@ -58,6 +63,7 @@ export interface EngineContext {
   now(): string;
   nowMs(): number;
   onError(error: unknown, context: string): void;
+  onJobSettled(job: Job): Promise<void>;
   /** The graph of the converters whose engines are available here (computed once). */
   graph(): Promise<ConversionGraph>;
   /** Availability of every converter (computed once). */
@@ -115,6 +121,13 @@ export function createEngineContext(options: EngineOptions): EngineContext {
     now: () => clock().toISOString(),
     nowMs: () => clock().getTime(),
     onError: options.onError ?? (() => {}),
+    async onJobSettled(job) {
+      try {
+        await options.onJobSettled?.(job);
+      } catch (error) {
+        context.onError(error, 'onJobSettled');
+      }
+    },
     events: new EventEmitter<{ job: [Job] }>(),
     running: new Map(),
     stopping: false,

@@ -25,6 +25,7 @@ import {
   type CreateJobInput,
   cancelJob,
   createJob,
+  createJobs,
   discardJob,
   getJob,
   type JobResult,
@@ -89,6 +90,8 @@ export interface Engine {
   /** Deletes an upload's bytes and record. */
   deleteFile(id: string, owner?: string): Promise<void>;
   createJob(input: CreateJobInput): Promise<Job>;
+  /** Creates several jobs all-or-nothing: all are checked before any is stored. */
+  createJobs(inputs: readonly CreateJobInput[]): Promise<Job[]>;
   getJob(id: string, owner?: string): Promise<Job>;
   cancelJob(id: string, owner?: string): Promise<Job>;
   /** Cancels a queued or running job, or deletes a completed job's result. */
@@ -137,6 +140,7 @@ export function createEngine(options: EngineOptions): Engine {
     receiveUpload: (input) => receiveUpload(context, input),
     getFile: (id, owner) => getFile(context, id, owner),
     createJob: (input) => createJob(context, input),
+    createJobs: (inputs) => createJobs(context, inputs),
     getJob: (id, owner) => getJob(context, id, owner),
     cancelJob: (id, owner) => cancelJob(context, id, owner),
     discardJob: (id, owner) => discardJob(context, id, owner),

@@ -26,11 +26,17 @@ export interface CreateJobInput {
   options?: Record<string, unknown>;
   /** Higher runs first. Default 0. */
   priority?: number;
+  /** Stored on the job as `charge` (see Job.charge). */
+  charge?: unknown;
 }
 
-/** Checks the input and the plan, stores a queued job and enqueues it. */
-export async function createJob(context: EngineContext, input: CreateJobInput): Promise<Job> {
-  const { storage, jobs, queue } = jobPorts(context);
+/**
+ * Checks everything a job needs (the file is the owner's and uploaded, its size and content
+ * match, a conversion path exists, the options are valid) and returns the queued job record
+ * it would be, without storing anything.
+ */
+export async function prepareJob(context: EngineContext, input: CreateJobInput): Promise<Job> {
+  const { storage } = jobPorts(context);
   const file = await getFile(context, input.fileId, input.owner);
   if (file.status !== 'uploaded') {
     throw new FileconvError('NOT_UPLOADED', 'The file has not been uploaded yet.', {
@@ -45,8 +51,7 @@ export async function createJob(context: EngineContext, input: CreateJobInput): 
   const head = await readStoredHead(storage, file.key, file.size);
   const from = await resolveSourceFormat(head, input.sourceFormat, file.fileName);
   const { plan, options } = await planConversion(context, from, input.targetFormat, input.options);
-  const now = context.now();
-  const job: Job = {
+  return {
     id: randomUUID(),
     version: 1,
     status: 'queued',
@@ -66,15 +71,43 @@ export async function createJob(context: EngineContext, input: CreateJobInput): 
     error: null,
     cpuMs: null,
     outputSize: null,
-    createdAt: now,
+    createdAt: context.now(),
     startedAt: null,
     completedAt: null,
     expiresAt: null,
+    charge: input.charge ?? null,
   };
-  await jobs.createJob(job);
-  context.events.emit('job', job);
-  await queue.enqueue(job.id, { priority: job.priority });
-  return job;
+}
+
+/** Checks the input and the plan, stores a queued job and enqueues it. */
+export async function createJob(context: EngineContext, input: CreateJobInput): Promise<Job> {
+  return (await createJobs(context, [input]))[0]!;
+}
+
+/**
+ * Creates several jobs all-or-nothing: every input is checked first (an error names the index
+ * of the failing one), and only then are they stored and enqueued.
+ */
+export async function createJobs(context: EngineContext, inputs: readonly CreateJobInput[]): Promise<Job[]> {
+  const { jobs, queue } = jobPorts(context);
+  const prepared: Job[] = [];
+  for (const [index, input] of inputs.entries()) {
+    try {
+      prepared.push(await prepareJob(context, input));
+    } catch (error) {
+      if (inputs.length === 1 || !(error instanceof FileconvError)) throw error;
+      throw new FileconvError(error.code, `jobs[${index}]: ${error.message}`, {
+        details: { ...error.details, index },
+        cause: error,
+      });
+    }
+  }
+  for (const job of prepared) await jobs.createJob(job);
+  for (const job of prepared) {
+    context.events.emit('job', job);
+    await queue.enqueue(job.id, { priority: job.priority });
+  }
+  return prepared;
 }
 
 /** An owner's job; NOT_FOUND for a missing id and for another owner's. */

@@ -64,7 +64,8 @@ export async function processJob(context: EngineContext, jobId: string): Promise
         }
       : { type: 'fail', error: { code: outcome.error.code, message: outcome.error.message } };
   try {
-    await applyJobEvent(context, current, event);
+    const settled = await applyJobEvent(context, current, event);
+    if (settled.status === 'completed' || settled.status === 'failed') await context.onJobSettled(settled);
   } catch (error) {
     // Canceled while running: whatever was produced is not wanted.
     if (outcome.ok) await jobPorts(context).storage.delete(outcome.outputKey);

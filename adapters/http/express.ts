@@ -5,12 +5,23 @@
  * Every route is a thin layer over the engine; errors answer `{ error: { code, message } }`.
  */
 import { pipeline } from 'node:stream/promises';
-import express, { type Request, type Response, Router } from 'express';
+import express, { type Response, Router } from 'express';
 import { z } from 'zod';
 import type { Engine } from '../../src/engine.js';
 import { FileconvError } from '../../src/errors.js';
+import { type QuotaTicket, refundQuota } from '../../src/policy/enforce.js';
+import { assertBatchAllowed, assertFileSize, DEFAULT_PLANS, type PlanTable } from '../../src/policy/plans.js';
+import type { CounterStore, KeyStore } from '../../src/ports.js';
 import { signingKey } from '../../src/signing.js';
 import { fileIdFromKey } from '../../src/upload-operations.js';
+import {
+  type AccessSettings,
+  type Authenticator,
+  accessMiddleware,
+  chargeQuota,
+  clientOf,
+  compileTrust,
+} from './access.js';
 import { describeFormats } from './formats-view.js';
 import { errorMiddleware, invalidRequest } from './http-errors.js';
 import {
@@ -21,18 +32,15 @@ import {
   verifyUploadUrl,
 } from './links.js';
 import { receiveSingleFile } from './multipart.js';
-import { convertRequest, createJobRequest, uploadUrlRequest } from './request-schemas.js';
+import {
+  batchRequest,
+  type CreateJobBody,
+  convertRequest,
+  createJobRequest,
+  uploadUrlRequest,
+} from './request-schemas.js';
+import { usageView } from './usage-view.js';
 import { jobView, uploadedFileView } from './views.js';
-
-/** Who is calling, as far as limits are concerned. */
-export interface ClientIdentity {
-  /** Owner of the files and jobs the request creates or reads: an account id, or `ip:<address>`. */
-  owner: string;
-  /** Largest file this client may upload, bytes. */
-  maxFileBytes: number;
-  /** Queue priority of this client's jobs; higher runs first. */
-  priority: number;
-}
 
 export interface HttpRouterOptions {
   /**
@@ -42,14 +50,25 @@ export interface HttpRouterOptions {
   signingSecret?: string | Uint8Array;
   /** The router's public base URL (e.g. https://api.example.com/convert) for links behind a proxy. Default: from each request. */
   publicUrl?: string;
-  /** Identifies the caller. Default: anonymous per client IP, with `maxFileBytes` and priority 0. */
-  identify?: (req: Request) => ClientIdentity | Promise<ClientIdentity>;
-  /** Upload size limit for the default identify, bytes. Default 26214400 (25 MB, the Free plan). */
-  maxFileBytes?: number;
+  /** The plans: limits, priorities, batch. Default DEFAULT_PLANS (the specification's values). */
+  plans?: PlanTable;
+  /** Where API keys live; without it, requests with an Authorization header are refused (401). */
+  keys?: KeyStore;
+  /** Counters for rate limits and quotas; without it nothing is rate-limited or counted. */
+  counters?: CounterStore;
+  /** A host's own sign-in, tried before API keys: request -> { accountId, plan } or null. */
+  authenticate?: Authenticator;
+  /**
+   * Which proxies to believe about the client IP (X-Forwarded-For): false (default: the socket
+   * address, so a spoofed header changes nothing), true, a hop count, or addresses/subnets.
+   */
+  trustProxy?: boolean | number | string | readonly string[];
   /** Lifetime of download URLs, seconds. Default 3600. */
   downloadUrlExpiresIn?: number;
   /** How long POST /api/convert waits for its conversion, ms. Default 600000. */
   convertTimeoutMs?: number;
+  /** Clock for limit windows, epoch ms (tests). Default Date.now. */
+  now?: () => number;
   /** Called with every unexpected (5xx) error and its cause, for the host's log. Default: console.error. */
   onError?: (error: unknown) => void;
 }
@@ -60,16 +79,21 @@ export const UPLOAD_URL_EXPIRES_IN = 600;
 const jobIdParam = z.string().min(1).max(100);
 
 export function createHttpRouter(engine: Engine, options: HttpRouterOptions = {}): Router {
-  const maxFileBytes = options.maxFileBytes ?? 25 * 1024 * 1024;
-  const identify =
-    options.identify ??
-    ((req: Request): ClientIdentity => ({ owner: `ip:${req.ip ?? 'unknown'}`, maxFileBytes, priority: 0 }));
+  const now = options.now ?? Date.now;
+  const access: AccessSettings = {
+    plans: options.plans ?? DEFAULT_PLANS,
+    keys: options.keys,
+    counters: options.counters,
+    authenticate: options.authenticate,
+    trust: compileTrust(options.trustProxy),
+    now,
+  };
   const links: LinkSettings = {
     storage: engine.storage,
     key: options.signingSecret === undefined ? undefined : signingKey(options.signingSecret),
     publicUrl: options.publicUrl?.replace(/\/+$/, ''),
     downloadExpiresIn: options.downloadUrlExpiresIn ?? 3600,
-    nowSeconds: () => Math.floor(Date.now() / 1000),
+    nowSeconds: () => Math.floor(now() / 1000),
   };
   if (!links.key && !(engine.storage?.presignPut && engine.storage.presignGet)) {
     throw new FileconvError(
@@ -80,13 +104,15 @@ export function createHttpRouter(engine: Engine, options: HttpRouterOptions = {}
   const convertTimeoutMs = options.convertTimeoutMs ?? 600_000;
   const json = express.json({ limit: '64kb' });
   const router = Router();
+  router.use(accessMiddleware(access));
 
   // ---- Flow A ---------------------------------------------------------------------------
 
   router.post('/api/files/get-upload-url', json, async (req, res) => {
-    const client = await identify(req);
+    const client = clientOf(res);
     const body = parse(uploadUrlRequest, req.body);
-    checkSize(body.fileSize, client.maxFileBytes);
+    assertFileSize(client.plan, body.fileSize);
+    await chargeQuota(access, res, 'files');
     const file = await engine.createUploadGrant({
       owner: client.owner,
       fileName: body.fileName,
@@ -124,32 +150,67 @@ export function createHttpRouter(engine: Engine, options: HttpRouterOptions = {}
   });
 
   router.post('/api/jobs/create', json, async (req, res) => {
-    const client = await identify(req);
-    const body = parse(createJobRequest, req.body);
-    const fileId = fileIdFromKey(body.fileKey);
-    if (!fileId)
-      throw new FileconvError('NOT_FOUND', 'No such file.', { details: { fileKey: body.fileKey } });
-    const job = await engine.createJob({
-      owner: client.owner,
-      fileId,
-      sourceFormat: body.sourceFormat,
-      targetFormat: body.targetFormat,
-      fileSize: body.fileSize,
-      options: body.options,
-      priority: client.priority,
-    });
-    res.json({ jobId: job.id });
+    const [job] = await createCharged(res, [parse(createJobRequest, req.body)]);
+    res.json({ jobId: job!.id });
   });
 
+  router.post('/api/jobs/batch', json, async (req, res) => {
+    const { plan } = clientOf(res);
+    const body = parse(batchRequest, req.body);
+    assertBatchAllowed(plan, body.jobs.length);
+    const jobs = await createCharged(res, body.jobs);
+    res.json({ jobIds: jobs.map((job) => job.id) });
+  });
+
+  /** Creates Flow A jobs all-or-nothing, charged to the daily quota; a refusal charges nothing. */
+  async function createCharged(res: Response, requests: readonly CreateJobBody[]) {
+    const client = clientOf(res);
+    const inputs = requests.map((body, index) => {
+      const fileId = fileIdFromKey(body.fileKey);
+      if (!fileId) {
+        const where = requests.length > 1 ? `jobs[${index}]: ` : '';
+        throw new FileconvError('NOT_FOUND', `${where}No such file.`, { details: { fileKey: body.fileKey } });
+      }
+      return {
+        owner: client.owner,
+        fileId,
+        sourceFormat: body.sourceFormat,
+        targetFormat: body.targetFormat,
+        fileSize: body.fileSize,
+        options: body.options,
+        priority: client.plan.priority,
+      };
+    });
+    return withCharge(res, inputs.length, (charge) =>
+      engine.createJobs(inputs.map((input) => ({ ...input, charge }))),
+    );
+  }
+
+  /** Charges `amount` conversions, runs `create`, and gives the charge back if `create` fails. */
+  async function withCharge<T>(
+    res: Response,
+    amount: number,
+    create: (charge: QuotaTicket | null) => Promise<T>,
+  ): Promise<T> {
+    const ticket = await chargeQuota(access, res, 'conversions', amount);
+    try {
+      // One ticket covers the batch; each job carries a one-unit share, so a failed job refunds one.
+      return await create(ticket && { ...ticket, amount: 1 });
+    } catch (error) {
+      if (access.counters && ticket) await refundQuota(access.counters, ticket, now());
+      throw error;
+    }
+  }
+
   router.get('/api/jobs/:jobId', async (req, res) => {
-    const client = await identify(req);
+    const client = clientOf(res);
     const job = await engine.getJob(parse(jobIdParam, req.params.jobId, 'job id'), client.owner);
     res.set('Cache-Control', 'no-store');
     res.json(jobView(job, await downloadUrlFor(links, req, job)));
   });
 
   router.delete('/api/jobs/:jobId', async (req, res) => {
-    const client = await identify(req);
+    const client = clientOf(res);
     const job = await engine.discardJob(parse(jobIdParam, req.params.jobId, 'job id'), client.owner);
     res.json(jobView(job, null));
   });
@@ -163,19 +224,20 @@ export function createHttpRouter(engine: Engine, options: HttpRouterOptions = {}
   // ---- Flow B ---------------------------------------------------------------------------
 
   router.post('/api/upload', async (req, res) => {
-    const client = await identify(req);
+    const client = clientOf(res);
+    const maxBytes = client.plan.maxFileBytes;
     const declared = Number(req.get('content-length'));
-    // A body smaller than the limit cannot hold a file over it; a larger one is refused unread.
-    if (Number.isFinite(declared) && declared > client.maxFileBytes + 64 * 1024)
-      checkSize(declared, client.maxFileBytes);
+    // Multipart framing is small: a body far over the limit cannot hold a file under it, so it is refused unread.
+    if (Number.isFinite(declared) && declared > maxBytes + 64 * 1024) assertFileSize(client.plan, declared);
+    await chargeQuota(access, res, 'files');
     const file = await receiveSingleFile(req, {
-      maxBytes: client.maxFileBytes,
+      maxBytes,
       onFile: (incoming) =>
         engine.uploadFile({
           owner: client.owner,
           fileName: incoming.fileName,
           body: incoming.stream,
-          maxBytes: client.maxFileBytes,
+          maxBytes,
           contentType: incoming.mimeType,
         }),
       discard: (stored) => engine.deleteFile(stored.id),
@@ -184,7 +246,7 @@ export function createHttpRouter(engine: Engine, options: HttpRouterOptions = {}
   });
 
   router.post('/api/convert', json, async (req, res) => {
-    const client = await identify(req);
+    const client = clientOf(res);
     const body = parse(convertRequest, req.body);
     const file = await engine.getFile(body.fileId, client.owner);
     if (body.fileName !== file.fileName) {
@@ -192,13 +254,16 @@ export function createHttpRouter(engine: Engine, options: HttpRouterOptions = {}
         details: { expected: file.fileName },
       });
     }
-    const job = await engine.createJob({
-      owner: client.owner,
-      fileId: file.id,
-      targetFormat: body.targetFormat,
-      options: body.options,
-      priority: client.priority,
-    });
+    const job = await withCharge(res, 1, (charge) =>
+      engine.createJob({
+        owner: client.owner,
+        fileId: file.id,
+        targetFormat: body.targetFormat,
+        options: body.options,
+        priority: client.plan.priority,
+        charge,
+      }),
+    );
     // The conversion goes on if the client leaves; only the waiting stops.
     const gone = new AbortController();
     res.on('close', () => gone.abort());
@@ -214,13 +279,18 @@ export function createHttpRouter(engine: Engine, options: HttpRouterOptions = {}
   });
 
   router.get('/api/download', async (req, res) => {
-    const client = await identify(req);
+    const client = clientOf(res);
     const id = parse(jobIdParam, req.query.id, 'download id');
     await engine.getJob(id, client.owner);
     await sendResult(res, engine, id);
   });
 
   // ---- Additive endpoints ---------------------------------------------------------------
+
+  router.get('/api/usage', async (_req, res) => {
+    res.set('Cache-Control', 'no-store');
+    res.json(await usageView(access, clientOf(res)));
+  });
 
   let formatsBody: Promise<unknown> | undefined;
   router.get('/api/formats', async (_req, res) => {
@@ -255,21 +325,24 @@ async function sendResult(res: Response, engine: Engine, jobId: string): Promise
   res.set('Content-Length', String(result.size));
   res.attachment(result.fileName);
   res.set('Cache-Control', 'private, no-store');
-  await pipeline(result.stream, res);
+  try {
+    await pipeline(result.stream, res);
+  } catch (error) {
+    // The client went away mid-download: nothing failed on our side, and nobody is left to answer.
+    if (
+      res.destroyed &&
+      !res.writableFinished &&
+      (error as NodeJS.ErrnoException).code === 'ERR_STREAM_PREMATURE_CLOSE'
+    )
+      return;
+    throw error;
+  }
 }
 
 function parse<T>(schema: z.ZodType<T>, value: unknown, what?: string): T {
   const parsed = schema.safeParse(value ?? {});
   if (!parsed.success) throw invalidRequest(parsed.error, what);
   return parsed.data;
-}
-
-function checkSize(size: number, maxBytes: number): void {
-  if (size > maxBytes) {
-    throw new FileconvError('FILE_TOO_LARGE', `The file is larger than the ${maxBytes} bytes allowed.`, {
-      details: { maxBytes, size },
-    });
-  }
 }
 
 /** `image/png; charset=x` -> `image/png`, lowercase; '' when absent. */

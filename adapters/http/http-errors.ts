@@ -4,7 +4,7 @@
  * request validation are translated into the same shape; anything unexpected is a 500 INTERNAL
  * whose details stay in the server log, never in the response.
  */
-import type { ErrorRequestHandler, Response } from 'express';
+import type { ErrorRequestHandler, Request, Response } from 'express';
 import type { ZodError } from 'zod';
 import { FileconvError, isFileconvError } from '../../src/errors.js';
 
@@ -46,6 +46,24 @@ export function sendError(res: Response, error: FileconvError): void {
   res.status(error.status).json({ error: error.toJSON() });
 }
 
+/** At most this much of a refused body is read and discarded, for at most this long. */
+const DISCARD_BYTES = 8 * 1024 * 1024;
+const DISCARD_MS = 2000;
+
+function discardRest(req: Request): void {
+  let discarded = 0;
+  const cut = () => req.socket.destroy();
+  const timer = setTimeout(cut, DISCARD_MS);
+  timer.unref();
+  req.on('data', (chunk: Buffer) => {
+    discarded += chunk.length;
+    if (discarded > DISCARD_BYTES) cut();
+  });
+  req.once('end', () => clearTimeout(timer));
+  req.once('close', () => clearTimeout(timer));
+  req.resume();
+}
+
 /** The router's error middleware. `onError` sees every 5xx with its cause, for the host's log. */
 export function errorMiddleware(onError: (error: unknown) => void): ErrorRequestHandler {
   return (error: unknown, req, res, _next) => {
@@ -56,9 +74,13 @@ export function errorMiddleware(onError: (error: unknown) => void): ErrorRequest
       req.socket.destroy();
       return;
     }
-    // Refused before the body was read (too large, wrong size, bad signature): do not read the
-    // rest of it; the connection closes after the answer.
-    if (!req.complete) res.set('Connection', 'close');
+    // Refused before the body was read (too large, wrong size, bad signature): the connection
+    // closes after the answer. Closing a socket with unread data makes the peer's TCP stack drop
+    // the answer (a reset), so a bounded amount is read and thrown away first.
+    if (!req.complete) {
+      res.set('Connection', 'close');
+      res.once('finish', () => discardRest(req));
+    }
     sendError(res, httpError);
   };
 }

@@ -30,6 +30,11 @@ export const createJobRequest = z.object({
   options: options.optional(),
 });
 
+export type CreateJobBody = z.infer<typeof createJobRequest>;
+
+/** POST /api/jobs/batch: up to the plan's maxBatchJobs job bodies (checked against the plan). */
+export const batchRequest = z.object({ jobs: z.array(createJobRequest).min(1).max(1000) });
+
 export const convertRequest = z.object({
   fileId: z.string().min(1).max(255),
   fileName,

@@ -10,11 +10,13 @@ import type { Server } from 'node:http';
 import { join, resolve } from 'node:path';
 import express from 'express';
 import morgan from 'morgan';
+import { createMemoryCounterStore } from '../../adapters/counters/memory.js';
 import { createHttpRouter } from '../../adapters/http/express.js';
 import { createFsJobStore } from '../../adapters/jobs/fs.js';
+import { createFsKeyStore } from '../../adapters/keys/fs.js';
 import { createMemoryQueue } from '../../adapters/queue/memory.js';
 import { createFsStorage } from '../../adapters/storage/fs.js';
-import { createEngine, type Engine, FileconvError } from '../../src/index.js';
+import { createEngine, type Engine, FileconvError, refundFailedConversions } from '../../src/index.js';
 import { defaultConverters } from '../assembly.js';
 
 export interface ServeFlags {
@@ -26,6 +28,8 @@ export interface ServeFlags {
   worker?: boolean;
   graceSeconds?: number;
   retentionHours?: number;
+  /** Proxies whose X-Forwarded-For is believed: 'loopback', addresses, subnets, or a hop count. */
+  trustProxy?: string;
   log?: boolean;
 }
 
@@ -51,10 +55,17 @@ export async function loadOrCreateSecret(dataDir: string): Promise<Buffer> {
   return secret;
 }
 
+/** The data dir from --data, $FILECONV_DATA or ./data. */
+export function dataDirOf(flags: { data?: string }): string {
+  return resolve(flags.data ?? process.env.FILECONV_DATA ?? 'data');
+}
+
 export async function startService(flags: ServeFlags): Promise<RunningService> {
-  const dataDir = resolve(flags.data ?? process.env.FILECONV_DATA ?? 'data');
+  const dataDir = dataDirOf(flags);
   await mkdir(dataDir, { recursive: true });
   const secret = await loadOrCreateSecret(dataDir);
+  const counters = createMemoryCounterStore();
+  const keys = createFsKeyStore({ dir: join(dataDir, 'keys') });
   const engine = createEngine({
     converters: defaultConverters(),
     storage: createFsStorage({ dir: join(dataDir, 'files') }),
@@ -64,6 +75,7 @@ export async function startService(flags: ServeFlags): Promise<RunningService> {
     concurrency: flags.concurrency,
     resultTtlMs: flags.retentionHours === undefined ? undefined : flags.retentionHours * 3_600_000,
     onError: (error, context) => console.error(`fileconv: ${context}:`, error),
+    onJobSettled: refundFailedConversions(counters),
   });
   await engine.start({ worker: flags.worker !== false });
 
@@ -74,6 +86,9 @@ export async function startService(flags: ServeFlags): Promise<RunningService> {
     createHttpRouter(engine, {
       signingSecret: secret,
       publicUrl: flags.publicUrl ?? process.env.FILECONV_PUBLIC_URL,
+      counters,
+      keys,
+      trustProxy: parseTrustProxy(flags.trustProxy ?? process.env.FILECONV_TRUST_PROXY),
     }),
   );
   app.use((_req, res) => {
@@ -104,12 +119,20 @@ export async function startService(flags: ServeFlags): Promise<RunningService> {
       const closed = new Promise<void>((done) => server.close(() => done()));
       server.closeIdleConnections();
       await engine.close({ graceMs: (flags.graceSeconds ?? 30) * 1000 });
+      await counters.close?.();
       server.closeAllConnections();
       await closed;
     })();
     return stopping;
   };
   return { server, engine, url, stop };
+}
+
+/** `--trust-proxy` as typed: 'true', a hop count ('1'), or addresses/subnets/names ('loopback, 10.0.0.0/8'). */
+function parseTrustProxy(value: string | undefined): boolean | number | string | undefined {
+  if (value === undefined || value === '' || value === 'false') return undefined;
+  if (value === 'true') return true;
+  return /^\d+$/.test(value) ? Number(value) : value;
 }
 
 /** Runs until SIGTERM or SIGINT, then stops gracefully. */

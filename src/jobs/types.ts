@@ -52,6 +52,11 @@ export interface Job {
   completedAt: string | null;
   /** When the result is deleted (completed jobs only). */
   expiresAt: string | null;
+  /**
+   * What the job was charged against a quota (the HTTP adapter's QuotaTicket), so a failure
+   * through the service's fault can give it back. Opaque to the engine; null when uncharged.
+   */
+  charge?: unknown;
 }
 
 export const FILE_STATUSES = ['pending', 'uploaded'] as const;

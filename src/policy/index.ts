@@ -65,6 +65,7 @@ export {
   type PlanOverride,
   type PlanTable,
 } from './plans.js';
+export { refundFailedConversions, refundIfServiceFault, SERVICE_FAULT_CODES } from './refunds.js';
 export {
   type CountingWindow,
   DAY_MS,

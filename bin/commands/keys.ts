@@ -1,0 +1,69 @@
+/**
+ * `fileconv keys create|list|revoke`: API keys in the service's data dir (the same key store
+ * `fileconv serve` reads, so a key works on a running server at once). A key is printed once,
+ * at creation; only its SHA-256 is stored.
+ */
+import { join } from 'node:path';
+import { createFsKeyStore } from '../../adapters/keys/fs.js';
+import { createApiKey, DEFAULT_PLANS, revokeApiKey } from '../../src/index.js';
+import { table } from './formats.js';
+import { dataDirOf } from './serve.js';
+
+interface DataFlags {
+  data?: string;
+  json?: boolean;
+}
+
+function keyStoreOf(flags: DataFlags) {
+  return createFsKeyStore({ dir: join(dataDirOf(flags), 'keys') });
+}
+
+export async function runKeysCreate(
+  flags: DataFlags & { plan: string; account: string; label?: string },
+): Promise<void> {
+  const { key, record } = await createApiKey(keyStoreOf(flags), {
+    accountId: flags.account,
+    plan: flags.plan,
+    label: flags.label,
+    plans: DEFAULT_PLANS,
+  });
+  if (flags.json) {
+    process.stdout.write(
+      `${JSON.stringify({ key, id: record.id, accountId: record.accountId, plan: record.plan })}\n`,
+    );
+    return;
+  }
+  process.stdout.write(`${key}\n`);
+  process.stderr.write(
+    `Created key ${record.id} for account ${record.accountId} on plan ${record.plan}. It is shown only now: store it safely.\n` +
+      `Use it as: Authorization: Bearer ${key.slice(0, 8)}...\n`,
+  );
+}
+
+export async function runKeysList(flags: DataFlags & { account?: string }): Promise<void> {
+  const records = await keyStoreOf(flags).list(flags.account ? { accountId: flags.account } : {});
+  if (flags.json) {
+    process.stdout.write(
+      `${JSON.stringify(
+        records.map(({ hash: _hash, ...rest }) => rest),
+        null,
+        2,
+      )}\n`,
+    );
+    return;
+  }
+  const rows = records.map((r) => [
+    r.id,
+    r.accountId,
+    r.plan,
+    r.revokedAt ? `revoked ${r.revokedAt}` : 'active',
+    r.createdAt,
+    r.label,
+  ]);
+  process.stdout.write(table(['ID', 'ACCOUNT', 'PLAN', 'STATUS', 'CREATED', 'LABEL'], rows));
+}
+
+export async function runKeysRevoke(id: string, flags: DataFlags): Promise<void> {
+  const record = await revokeApiKey(keyStoreOf(flags), id);
+  process.stdout.write(`Revoked key ${record.id} (account ${record.accountId}).\n`);
+}

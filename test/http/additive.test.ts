@@ -1,0 +1,128 @@
+/**
+ * The additive endpoints (GET /api/formats, GET /api/health, DELETE /api/jobs/{id}) and result
+ * expiry: a discarded or swept result is gone (status expired, download 410 RESULT_EXPIRED).
+ */
+import { describe, expect, it } from 'vitest';
+import {
+  call,
+  expectAlive,
+  expectError,
+  fixture,
+  pollJob,
+  startServer,
+  uploadA,
+  uploadB,
+} from './harness.js';
+
+describe('GET /api/formats and /api/health', () => {
+  it('lists jpg with webp among its targets and the options JSON schema', async () => {
+    const server = await startServer();
+    const response = await call(server, 'GET', '/api/formats');
+    expect(response.status).toBe(200);
+    const jpg = response.body.formats.find((format: { name: string }) => format.name === 'jpg');
+    expect(jpg).toMatchObject({ name: 'jpg', family: expect.any(String) });
+    expect(jpg.extensions).toContain('jpg');
+    expect(jpg.mimeTypes).toContain('image/jpeg');
+    const webp = jpg.targets.find((target: { format: string }) => target.format === 'webp');
+    expect(webp).toBeDefined();
+    expect(webp.options).toMatchObject({ type: 'object', properties: expect.any(Object) });
+    expect(webp.options.properties.quality).toMatchObject({ type: 'integer', minimum: 1, maximum: 100 });
+    expect(webp.options.properties.width).toMatchObject({ type: 'integer' });
+    // Only conversions that can run here are listed.
+    expect(jpg.targets.map((target: { format: string }) => target.format)).not.toContain('mp3');
+  });
+
+  it('health answers ok with the converters', async () => {
+    const server = await startServer();
+    const response = await call(server, 'GET', '/api/health');
+    expect(response.status).toBe(200);
+    expect(response.headers.get('cache-control')).toBe('no-store');
+    expect(response.body.status).toBe('ok');
+    expect(response.body.engines).toContainEqual(expect.objectContaining({ name: 'sharp', ok: true }));
+  });
+});
+
+describe('DELETE /api/jobs/{jobId}', () => {
+  it('cancels a queued job (no worker running)', async () => {
+    const server = await startServer({ start: false });
+    const bytes = await fixture('fixture.png');
+    const granted = await uploadA(server, bytes, 'a.png', 'image/png');
+    const created = await call(server, 'POST', '/api/jobs/create', {
+      json: { fileKey: granted.fileKey, sourceFormat: 'png', targetFormat: 'webp', fileSize: bytes.length },
+    });
+    const jobId = created.body.jobId as string;
+    expect((await call(server, 'GET', `/api/jobs/${jobId}`)).body.status).toBe('queued');
+
+    const deleted = await call(server, 'DELETE', `/api/jobs/${jobId}`);
+    expect(deleted.status, deleted.text).toBe(200);
+    expect(deleted.body).toMatchObject({ jobId, status: 'canceled', downloadUrl: null });
+    const after = await call(server, 'GET', `/api/jobs/${jobId}`);
+    expect(after.body).toMatchObject({ status: 'canceled', downloadUrl: null });
+    // The worker starting later skips it.
+    await server.engine.start();
+    expect((await pollJob(server, jobId)).status).toBe('canceled');
+    const download = await call(server, 'GET', `/api/download?id=${jobId}`);
+    expectError(download, 409, 'INVALID_STATE');
+  });
+
+  it('deletes a completed job\u2019s result: the job reads expired and downloads are 410', async () => {
+    const server = await startServer();
+    const bytes = await fixture('fixture.png');
+    const granted = await uploadA(server, bytes, 'a.png', 'image/png');
+    const created = await call(server, 'POST', '/api/jobs/create', {
+      json: { fileKey: granted.fileKey, sourceFormat: 'png', targetFormat: 'webp', fileSize: bytes.length },
+    });
+    const jobId = created.body.jobId as string;
+    const job = await pollJob(server, jobId);
+    expect(job.status).toBe('completed');
+    expect(await server.storedFiles()).toContain(`results/${jobId}`);
+
+    const deleted = await call(server, 'DELETE', `/api/jobs/${jobId}`);
+    expect(deleted.status, deleted.text).toBe(200);
+    expect(deleted.body).toMatchObject({ jobId, status: 'expired', downloadUrl: null });
+    expect(await server.storedFiles()).not.toContain(`results/${jobId}`);
+
+    const after = await call(server, 'GET', `/api/jobs/${jobId}`);
+    expect(after.body).toMatchObject({ status: 'expired', downloadUrl: null });
+    expectError(await call(server, 'GET', job.downloadUrl), 410, 'RESULT_EXPIRED');
+    expectError(await call(server, 'GET', `/api/download?id=${jobId}`), 410, 'RESULT_EXPIRED');
+    // Deleting again is harmless.
+    expect((await call(server, 'DELETE', `/api/jobs/${jobId}`)).body.status).toBe('expired');
+    expectError(await call(server, 'DELETE', '/api/jobs/no-such-job'), 404, 'NOT_FOUND');
+    await expectAlive(server);
+  });
+});
+
+describe('result expiry', () => {
+  it('after the retention ends and the sweep ran, both flows answer 410 RESULT_EXPIRED', async () => {
+    const server = await startServer();
+    const bytes = await fixture('fixture.jpg');
+    // Flow A
+    const granted = await uploadA(server, bytes, 'a.jpg', 'image/jpeg');
+    const created = await call(server, 'POST', '/api/jobs/create', {
+      json: { fileKey: granted.fileKey, sourceFormat: 'jpg', targetFormat: 'png', fileSize: bytes.length },
+    });
+    const job = await pollJob(server, created.body.jobId);
+    expect(job.status).toBe('completed');
+    expect(typeof job.expiresAt).toBe('string');
+    // Flow B
+    const uploaded = await uploadB(server, bytes, 'b.jpg');
+    const converted = await call(server, 'POST', '/api/convert', {
+      json: { fileId: uploaded.body.fileId, fileName: 'b.jpg', targetFormat: 'png' },
+    });
+    expect(converted.status).toBe(200);
+    const downloadId = converted.body.downloadId as string;
+    expect((await call(server, 'GET', `/api/download?id=${downloadId}`)).status).toBe(200);
+
+    server.advanceClock(25 * 60 * 60 * 1000); // past the 24 h retention
+    expect(await server.engine.sweepExpired()).toBeGreaterThanOrEqual(2);
+
+    const expired = await call(server, 'GET', `/api/jobs/${job.jobId}`);
+    expect(expired.body).toMatchObject({ status: 'expired', downloadUrl: null });
+    expectError(await call(server, 'GET', job.downloadUrl), 410, 'RESULT_EXPIRED');
+    expectError(await call(server, 'GET', `/api/download?id=${downloadId}`), 410, 'RESULT_EXPIRED');
+    // Uploads and results are gone from storage.
+    expect((await server.storedFiles()).filter((name) => !name.startsWith('.fileconv'))).toEqual([]);
+    await expectAlive(server);
+  });
+});

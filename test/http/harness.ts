@@ -1,0 +1,424 @@
+/**
+ * End-to-end harness for the HTTP API: a real Express app with createHttpRouter mounted under
+ * `/v1`, listening on a real port, backed by a real engine (fs storage, fs or memory job store,
+ * memory queue, the sharp converter) in private temp dirs. Helpers drive it with global fetch
+ * (JSON, multipart) and node:http (raw bodies and headers), and list what storage kept.
+ * Every server started here is closed, and every temp dir removed, after each test.
+ */
+import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { request as httpRequest, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { Readable } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
+import express, { type Request } from 'express';
+import { afterEach, expect } from 'vitest';
+import { createSharpConverter } from '../../adapters/converters/sharp.js';
+import { createHttpRouter, type HttpRouterOptions } from '../../adapters/http/express.js';
+import { createFsJobStore } from '../../adapters/jobs/fs.js';
+import { createMemoryJobStore } from '../../adapters/jobs/memory.js';
+import { createMemoryQueue } from '../../adapters/queue/memory.js';
+import { createFsStorage } from '../../adapters/storage/fs.js';
+import { createEngine, definePlans, type Engine, type EngineOptions } from '../../src/index.js';
+
+/** The router's signing secret (>= 32 bytes); tests that forge URLs sign with it too. */
+export const SECRET = 'fileconv-http-e2e-signing-secret-0123456789';
+/** Where the router is mounted: every link it hands out must carry it. */
+export const PREFIX = '/v1';
+export const FIXTURES = join(import.meta.dirname, '..', '..', 'fixtures');
+
+export interface StartOptions {
+  /** Run the engine's worker (engine.start()). Default true; false keeps jobs queued. */
+  start?: boolean;
+  /** Reuse the dirs of an earlier server (a restart); they stay owned by the first. */
+  root?: string;
+  /** Job records in files (needed for restarts and to list file records). Default 'fs'. */
+  jobStore?: 'fs' | 'memory';
+  /** Identify callers by the `x-test-client` header (owner `client:<value>`), for ownership tests. */
+  clients?: boolean;
+  /** The Free plan's upload limit, bytes (the plans' default otherwise). */
+  maxFileBytes?: number;
+  router?: Omit<HttpRouterOptions, 'signingSecret'>;
+  engine?: Partial<EngineOptions>;
+}
+
+export interface TestServer {
+  /** Base URL of the mounted router, e.g. http://127.0.0.1:12345/v1 */
+  url: string;
+  engine: Engine;
+  root: string;
+  /** The engine's clock runs at real time plus an offset that tests can move forward. */
+  advanceClock(ms: number): void;
+  /** 5xx errors the router reported. */
+  serverErrors: unknown[];
+  /** Closes the HTTP server and the engine (idempotent). */
+  stop(): Promise<void>;
+  /** Every file under the storage dir (objects, metadata, temp files), relative paths, sorted. */
+  storedFiles(): Promise<string[]>;
+  /** Ids of the file records the job store holds (fs job store only). */
+  fileRecords(): Promise<string[]>;
+  /** Ids of the job records the job store holds (fs job store only). */
+  jobRecords(): Promise<string[]>;
+  /** Whatever conversions left in the engine's temp dir (must be nothing). */
+  tempLeftovers(): Promise<string[]>;
+}
+
+const servers: TestServer[] = [];
+const roots: string[] = [];
+
+afterEach(async () => {
+  const stopping = servers.splice(0);
+  // Servers first (they hold files open), then their dirs.
+  await Promise.all(stopping.map((server) => server.stop()));
+  await Promise.all(roots.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
+  // No test expects a 5xx: every bad input must be refused with its own code.
+  const unexpected = stopping.flatMap((server) => server.serverErrors);
+  expect(unexpected, 'errors the router reported as 5xx').toEqual([]);
+});
+
+export async function startServer(options: StartOptions = {}): Promise<TestServer> {
+  let root = options.root;
+  if (!root) {
+    root = await mkdtemp(join(tmpdir(), 'fileconv-http-'));
+    roots.push(root);
+  }
+  const dirs = { storage: join(root, 'storage'), jobs: join(root, 'jobs'), temp: join(root, 'temp') };
+  await mkdir(dirs.temp, { recursive: true });
+  let offsetMs = 0;
+  const engine = createEngine({
+    storage: createFsStorage({ dir: dirs.storage, fsync: false }),
+    jobs:
+      options.jobStore === 'memory'
+        ? createMemoryJobStore()
+        : createFsJobStore({ dir: dirs.jobs, fsync: false }),
+    queue: createMemoryQueue(),
+    converters: [createSharpConverter()],
+    tempDir: dirs.temp,
+    sweepIntervalMs: 0,
+    now: () => new Date(Date.now() + offsetMs),
+    ...options.engine,
+  });
+  const serverErrors: unknown[] = [];
+  const app = express();
+  app.use(
+    PREFIX,
+    createHttpRouter(engine, {
+      signingSecret: SECRET,
+      ...(options.maxFileBytes === undefined
+        ? {}
+        : { plans: definePlans({ free: { maxFileBytes: options.maxFileBytes } }) }),
+      onError: (error) => serverErrors.push(error),
+      ...(options.clients
+        ? {
+            // Each x-test-client value is an account of its own, on the Free plan.
+            authenticate: (req: Request) => ({
+              accountId: `client-${req.get('x-test-client') ?? 'anonymous'}`,
+              plan: 'free',
+            }),
+          }
+        : {}),
+      ...options.router,
+    }),
+  );
+  if (options.start !== false) await engine.start();
+  const server: Server = await new Promise((resolve) => {
+    const listening = app.listen(0, '127.0.0.1', () => resolve(listening));
+  });
+  const { port } = server.address() as AddressInfo;
+
+  let stopped: Promise<void> | undefined;
+  const handle: TestServer = {
+    url: `http://127.0.0.1:${port}${PREFIX}`,
+    engine,
+    root,
+    serverErrors,
+    advanceClock(ms) {
+      offsetMs += ms;
+    },
+    stop() {
+      stopped ??= (async () => {
+        // Let responses in flight finish (a download's pipeline may still be closing its file
+        // after the client has every byte); cut what is still open after a second.
+        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+        server.closeIdleConnections();
+        const cut = setTimeout(() => server.closeAllConnections(), 1_000);
+        await closed;
+        clearTimeout(cut);
+        await engine.close({ graceMs: 5_000 });
+      })();
+      return stopped;
+    },
+    async storedFiles() {
+      return listFiles(dirs.storage);
+    },
+    fileRecords: () => recordIds(join(dirs.jobs, 'files')),
+    jobRecords: () => recordIds(join(dirs.jobs, 'jobs')),
+    tempLeftovers: () => readdir(dirs.temp),
+  };
+  servers.push(handle);
+  return handle;
+}
+
+async function recordIds(dir: string): Promise<string[]> {
+  const names = await readdir(dir).catch(() => []);
+  return names
+    .filter((name) => name.endsWith('.json') && !name.startsWith('.'))
+    .map((name) => name.slice(0, -'.json'.length))
+    .sort();
+}
+
+async function listFiles(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { recursive: true, withFileTypes: true }).catch(() => []);
+  return entries
+    .filter((entry) => entry.isFile())
+    .map((entry) => relative(dir, join(entry.parentPath, entry.name)))
+    .sort();
+}
+
+export function fixture(name: string): Promise<Buffer> {
+  return readFile(join(FIXTURES, name));
+}
+
+// ---- HTTP helpers ---------------------------------------------------------------------------
+
+export interface ApiResponse {
+  status: number;
+  headers: Headers;
+  /** Parsed JSON body, or null when the body is empty or not JSON. */
+  // biome-ignore lint/suspicious/noExplicitAny: tests read response fields freely and assert their types
+  body: any;
+  text: string;
+}
+
+export interface CallOptions {
+  /** Sent as JSON with Content-Type application/json. */
+  json?: unknown;
+  body?: RequestInit['body'];
+  headers?: Record<string, string>;
+  /** The `x-test-client` header (servers started with `clients: true`). */
+  client?: string;
+}
+
+/** A request to `path` under the server's base URL (or to an absolute URL). */
+export async function call(
+  server: TestServer,
+  method: string,
+  path: string,
+  options: CallOptions = {},
+): Promise<ApiResponse> {
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.client) headers['x-test-client'] = options.client;
+  let body = options.body;
+  if (options.json !== undefined) {
+    headers['content-type'] ??= 'application/json';
+    body = JSON.stringify(options.json);
+  }
+  const url = path.startsWith('http') ? path : `${server.url}${path}`;
+  const response = await fetch(url, { method, headers, body });
+  const text = await response.text();
+  let parsed: unknown = null;
+  try {
+    parsed = text === '' ? null : JSON.parse(text);
+  } catch {
+    parsed = null;
+  }
+  return { status: response.status, headers: response.headers, body: parsed, text };
+}
+
+/** Asserts the error shape `{ error: { code, message } }` with its status and code. */
+export function expectError(response: ApiResponse, status: number, code: string): void {
+  expect(
+    { status: response.status, code: response.body?.error?.code },
+    `body: ${response.text.slice(0, 500)}`,
+  ).toEqual({ status, code });
+  expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+  const { error } = response.body as { error: Record<string, unknown> };
+  expect(Object.keys(response.body)).toEqual(['error']);
+  expect(typeof error.message).toBe('string');
+  expect((error.message as string).length).toBeGreaterThan(0);
+  for (const key of Object.keys(error)) expect(['code', 'message', 'details']).toContain(key);
+}
+
+/** The server still answers: GET /api/health is 200 ok. */
+export async function expectAlive(server: TestServer): Promise<void> {
+  const health = await call(server, 'GET', '/api/health');
+  expect(health.status).toBe(200);
+  expect(health.body.status).toBe('ok');
+}
+
+// ---- Flow A helpers -------------------------------------------------------------------------
+
+export interface Grant {
+  uploadUrl: string;
+  fileKey: string;
+  fileId: string;
+  expiresIn: number;
+}
+
+export async function grant(
+  server: TestServer,
+  request: { fileName: string; fileSize: number; contentType: string },
+  client?: string,
+): Promise<Grant> {
+  const response = await call(server, 'POST', '/api/files/get-upload-url', { json: request, client });
+  expect(response.status, response.text).toBe(200);
+  return response.body as Grant;
+}
+
+export async function put(uploadUrl: string, bytes: Uint8Array, contentType: string): Promise<ApiResponse> {
+  const response = await fetch(uploadUrl, {
+    method: 'PUT',
+    headers: { 'content-type': contentType },
+    body: bytes,
+  });
+  const text = await response.text();
+  let parsed: unknown = null;
+  try {
+    parsed = text === '' ? null : JSON.parse(text);
+  } catch {}
+  return { status: response.status, headers: response.headers, body: parsed, text };
+}
+
+/** Grant + PUT: an uploaded file, ready for a job. */
+export async function uploadA(
+  server: TestServer,
+  bytes: Uint8Array,
+  fileName: string,
+  contentType: string,
+  client?: string,
+): Promise<Grant> {
+  const granted = await grant(server, { fileName, fileSize: bytes.length, contentType }, client);
+  const stored = await put(granted.uploadUrl, bytes, contentType);
+  expect(stored.status, stored.text).toBe(200);
+  return granted;
+}
+
+/** Polls GET /api/jobs/{id} until the job leaves queued/processing. */
+export async function pollJob(server: TestServer, jobId: string, client?: string, timeoutMs = 20_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const response = await call(server, 'GET', `/api/jobs/${jobId}`, { client });
+    expect(response.status, response.text).toBe(200);
+    if (!['queued', 'processing'].includes(response.body.status)) return response.body;
+    if (Date.now() > deadline) throw new Error(`job ${jobId} still ${response.body.status}`);
+    await sleep(50);
+  }
+}
+
+// ---- Flow B helpers -------------------------------------------------------------------------
+
+export function multipart(bytes: Uint8Array, fileName: string, type = 'application/octet-stream'): FormData {
+  const form = new FormData();
+  form.append('file', new Blob([bytes], { type }), fileName);
+  return form;
+}
+
+export function uploadB(server: TestServer, bytes: Uint8Array, fileName: string, client?: string) {
+  return call(server, 'POST', '/api/upload', { body: multipart(bytes, fileName), client });
+}
+
+// ---- Raw HTTP (node:http) -------------------------------------------------------------------
+
+export interface RawResult {
+  /** 0 when the connection was reset before a response could be read. */
+  status: number;
+  headers: IncomingHttpHeaders;
+  body: Buffer;
+  // biome-ignore lint/suspicious/noExplicitAny: tests read response fields freely and assert their types
+  json: any;
+  /** The socket error that ended the exchange before a response was read (EPIPE, ECONNRESET). */
+  resetBy: string | null;
+  /** Body bytes the client handed to the socket before it stopped (or finished). */
+  bytesSent: number;
+  /** The whole request body was written. */
+  bodyFinished: boolean;
+}
+
+/**
+ * One request with full control of headers and body (no Content-Length unless given: a stream
+ * body goes chunked). Behaves like a careful client (RFC 9112 section 9.5): it stops sending the
+ * body once a response arrives (unless `keepSendingMs`). Resolves once the response is complete, or with `resetBy` when
+ * the server closed the connection before a response could be read.
+ */
+export function rawRequest(
+  url: string,
+  init: {
+    method: string;
+    headers?: Record<string, string>;
+    body?: Uint8Array | Iterable<Uint8Array> | AsyncIterable<Uint8Array>;
+    /** Keep sending the body this long after the response, like a client that ignores it. */
+    keepSendingMs?: number;
+  },
+): Promise<RawResult> {
+  return new Promise((resolve) => {
+    let bytesSent = 0;
+    let bodyFinished = false;
+    let answered = false;
+    const source =
+      init.body === undefined
+        ? undefined
+        : init.body instanceof Uint8Array
+          ? Readable.from([Buffer.from(init.body)])
+          : Readable.from(init.body);
+    const req = httpRequest(url, { method: init.method, headers: init.headers ?? {} });
+    const result = (fields: Partial<RawResult>): RawResult => ({
+      status: 0,
+      headers: {},
+      body: Buffer.alloc(0),
+      json: null,
+      resetBy: null,
+      bytesSent,
+      bodyFinished,
+      ...fields,
+    });
+    req.on('response', (res) => {
+      answered = true;
+      if (!init.keepSendingMs) source?.destroy(); // stop sending: the server has answered
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      const done = async () => {
+        if (init.keepSendingMs && !bodyFinished && !req.destroyed) await sleep(init.keepSendingMs);
+        source?.destroy();
+        const body = Buffer.concat(chunks);
+        let json: unknown = null;
+        try {
+          json = JSON.parse(body.toString('utf8'));
+        } catch {}
+        req.destroy();
+        resolve(result({ status: res.statusCode ?? 0, headers: res.headers, body, json }));
+      };
+      res.on('end', done);
+      res.on('aborted', done);
+      res.on('error', done);
+    });
+    req.on('error', (error: NodeJS.ErrnoException) => {
+      if (!answered) source?.destroy();
+      if (!answered) resolve(result({ resetBy: error.code ?? error.message }));
+    });
+    if (!source) {
+      req.end();
+      return;
+    }
+    source.on('data', (chunk: Buffer) => {
+      if ((answered && !init.keepSendingMs) || req.destroyed) return;
+      bytesSent += chunk.length;
+      if (!req.write(chunk)) {
+        source.pause();
+        req.once('drain', () => source.resume());
+      }
+    });
+    source.on('end', () => {
+      bodyFinished = true;
+      req.end();
+    });
+  });
+}
+
+/** `total` bytes of zeros in 64 KiB chunks, generated as they are pulled. */
+export function* zeros(total: number, chunkBytes = 64 * 1024): Generator<Buffer> {
+  const chunk = Buffer.alloc(chunkBytes);
+  for (let sent = 0; sent < total; sent += chunkBytes) {
+    yield sent + chunkBytes <= total ? chunk : chunk.subarray(0, total - sent);
+  }
+}
