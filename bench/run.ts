@@ -4,7 +4,7 @@
  * overhead). The machine is shared and noisy: read ratios, not absolute times.
  * Set BENCH_ROUNDS to change the number of alternating rounds (default 7). The HTTP benchmarks
  * have their own knobs: BENCH_UPLOAD_MB (default 1024), BENCH_UPLOAD_ROUNDS (default 3),
- * BENCH_UPLOAD_NOFSYNC=1, BENCH_JOBS_REQUESTS (default 2000), BENCH_JOBS_FS=0,
+ * BENCH_UPLOAD_DIAG=1, BENCH_JOBS_REQUESTS (default 2000), BENCH_JOBS_FS=0,
  * BENCH_HTTP_IMAGES_MEMORY=0; BENCH_ONLY=images,http-images,http-upload,http-jobs picks some.
  */
 import { benchHttpImages } from './http-images.js';
