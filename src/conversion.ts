@@ -5,6 +5,7 @@
  */
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { abortError, raceAbort } from './abort.js';
 import { FileconvError, toFileconvError } from './errors.js';
 import { extensionOf } from './formats/index.js';
 import type { ConversionPlan } from './graph/index.js';
@@ -66,18 +67,6 @@ export function conversionSignal(timeoutMs: number, external?: AbortSignal): Abo
   return external ? AbortSignal.any([timeout, external]) : timeout;
 }
 
-/** The FileconvError an aborted signal stands for: a timeout or a cancellation. */
-export function abortError(signal: AbortSignal): FileconvError {
-  const reason: unknown = signal.reason;
-  if (reason instanceof FileconvError) return reason;
-  if (reason instanceof Error && reason.name === 'TimeoutError') {
-    return new FileconvError('CONVERSION_TIMEOUT', 'The conversion took too long and was stopped.', {
-      cause: reason,
-    });
-  }
-  return new FileconvError('CANCELED', 'The conversion was canceled.', { cause: reason });
-}
-
 export async function runChain(input: RunChainInput): Promise<RunChainResult> {
   const { plan, signal } = input;
   let currentPath = input.inputPath;
@@ -115,28 +104,6 @@ export async function runChain(input: RunChainInput): Promise<RunChainResult> {
     input.onProgress?.((index + 1) / stepCount);
   }
   return { outputPath: currentPath, cpuMs: Math.round(cpuMs) };
-}
-
-/** Settles with the promise, or rejects as soon as the signal aborts (for engines that cannot be interrupted). */
-function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) {
-    promise.catch(() => {});
-    return Promise.reject(abortError(signal));
-  }
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(abortError(signal));
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
-  });
 }
 
 function cpuDeltaMs(since: NodeJS.CpuUsage): number {

@@ -6,12 +6,14 @@
  * version check exact for a single process per `dir` (the one-machine setup); several
  * processes writing the same `dir` need a shared store such as Redis instead.
  */
+
 import { randomUUID } from 'node:crypto';
 import { link, mkdir, open, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { FileconvError } from '../../src/errors.js';
 import type { FileRecord, Job } from '../../src/jobs/types.js';
 import type { JobStore } from '../../src/ports.js';
+import { guardFsErrors } from '../fs-errors.js';
 import { createKeyMutex } from '../key-mutex.js';
 import { checkBoolean, checkFunction, checkNonEmptyString, checkOptionsObject } from '../validate-options.js';
 import {
@@ -186,15 +188,8 @@ function createCollection<T extends VersionedRecord>(kind: RecordKind, dir: stri
   };
 }
 
-/** Wraps unexpected file system errors; errors from the record rules pass through. */
-async function guarded<T>(action: string, work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (error) {
-    if (error instanceof FileconvError) throw error;
-    const message = error instanceof Error ? error.message : String(error);
-    throw new FileconvError('INTERNAL', `Job store: ${action} failed: ${message}`, { cause: error });
-  }
+function guarded<T>(action: string, work: () => Promise<T>): Promise<T> {
+  return guardFsErrors('Job store', action, work);
 }
 
 export function createFsJobStore(options: FsJobStoreOptions): JobStore {

@@ -7,11 +7,13 @@
  * how a key made or revoked by `fileconv keys` takes effect without a restart). Two processes
  * writing at the very same moment can lose one write; key management is rare and manual.
  */
+
 import { randomUUID } from 'node:crypto';
 import { mkdir, open, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { FileconvError } from '../../src/errors.js';
 import type { ApiKeyRecord, KeyStore } from '../../src/ports.js';
+import { guardFsErrors } from '../fs-errors.js';
 import { createKeyMutex } from '../key-mutex.js';
 import { checkBoolean, checkNonEmptyString, checkOptionsObject } from '../validate-options.js';
 import {
@@ -75,15 +77,8 @@ function parseKeyFile(file: string, text: string): ApiKeyRecord[] {
   }
 }
 
-/** Wraps unexpected file system errors; errors of the key rules pass through. */
-async function guarded<T>(action: string, work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (error) {
-    if (error instanceof FileconvError) throw error;
-    const message = error instanceof Error ? error.message : String(error);
-    throw new FileconvError('INTERNAL', `Key store: ${action} failed: ${message}`, { cause: error });
-  }
+function guarded<T>(action: string, work: () => Promise<T>): Promise<T> {
+  return guardFsErrors('Key store', action, work);
 }
 
 export function createFsKeyStore(options: FsKeyStoreOptions): KeyStore {
