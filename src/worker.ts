@@ -7,7 +7,7 @@
  * not queued is skipped, and winning the queued -> processing update is what claims the job.
  */
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { copyFile, mkdtemp, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { abortError } from './abort.js';
@@ -19,6 +19,7 @@ import type { ConversionPlan } from './graph/index.js';
 import { applyJobEvent } from './job-operations.js';
 import type { JobEvent } from './jobs/state.js';
 import type { Job } from './jobs/types.js';
+import type { Storage } from './ports.js';
 
 /** How often progress is written to the job store at most, ms: progress is a hint, not a log. */
 const PROGRESS_WRITE_INTERVAL_MS = 1000;
@@ -82,12 +83,7 @@ async function convertJob(
 ): Promise<{ outputKey: string; outputSize: number; cpuMs: number }> {
   const { storage } = jobPorts(context);
   const inputPath = join(workDir, `input.${extensionOf(job.sourceFormat)}`);
-  const input = await storage.get(job.inputKey).catch((error: unknown) => {
-    throw new FileconvError('NOT_FOUND', 'The uploaded file is gone (it expired or was deleted).', {
-      cause: error,
-    });
-  });
-  await pipeline(input, createWriteStream(inputPath));
+  await stageInput(storage, job.inputKey, inputPath);
   const signal = conversionSignal(context.timeoutMs, cancel);
   const result = await runChain({
     plan: await replan(context, job),
@@ -150,4 +146,26 @@ function throttledProgress(context: EngineContext, job: Job): (fraction: number)
         writing = false;
       });
   };
+}
+
+/**
+ * Copies the stored input into the work dir: a kernel-side file copy when the storage keeps it
+ * as a local file, else a stream from storage. The converter gets a private file either way.
+ */
+async function stageInput(storage: Storage, key: string, inputPath: string): Promise<void> {
+  const gone = (error: unknown) =>
+    new FileconvError('NOT_FOUND', 'The uploaded file is gone (it expired or was deleted).', {
+      cause: error,
+    });
+  const local = await storage.localPath?.(key);
+  if (local) {
+    await copyFile(local, inputPath).catch((error: unknown) => {
+      throw gone(error);
+    });
+    return;
+  }
+  const input = await storage.get(key).catch((error: unknown) => {
+    throw gone(error);
+  });
+  await pipeline(input, createWriteStream(inputPath));
 }

@@ -76,9 +76,37 @@ export async function downloadUrlFor(settings: LinkSettings, req: Request, job: 
   const resultExpiry = job.expiresAt
     ? Math.floor(Date.parse(job.expiresAt) / 1000)
     : Number.POSITIVE_INFINITY;
-  const expires = Math.min(settings.nowSeconds() + settings.downloadExpiresIn, resultExpiry);
-  const signature = sign(requireKey(settings), { purpose: 'download', id: job.id, expires });
+  // Rounded up to the minute, so a client polling a finished job gets the same URL (and the
+  // server computes its HMAC once) for a minute at a time.
+  const expires = Math.min(
+    Math.ceil((settings.nowSeconds() + settings.downloadExpiresIn) / 60) * 60,
+    resultExpiry,
+  );
+  const signature = cachedSignature(settings, `${job.id}:${expires}`, () =>
+    sign(requireKey(settings), { purpose: 'download', id: job.id, expires }),
+  );
   return `${baseUrlOf(req, settings.publicUrl)}/api/jobs/${job.id}/result?expires=${expires}&signature=${signature}`;
+}
+
+const SIGNATURE_CACHE_SIZE = 1000;
+/** Per router (per secret): recent download signatures. */
+const signatureCaches = new WeakMap<LinkSettings, Map<string, string>>();
+
+/** A small memo of recent download signatures (a Map keeps insertion order: the oldest goes first). */
+function cachedSignature(settings: LinkSettings, key: string, compute: () => string): string {
+  let signatureCache = signatureCaches.get(settings);
+  if (!signatureCache) {
+    signatureCache = new Map();
+    signatureCaches.set(settings, signatureCache);
+  }
+  let signature = signatureCache.get(key);
+  if (signature === undefined) {
+    signature = compute();
+    if (signatureCache.size >= SIGNATURE_CACHE_SIZE)
+      signatureCache.delete(signatureCache.keys().next().value!);
+    signatureCache.set(key, signature);
+  }
+  return signature;
 }
 
 export function verifyDownloadUrl(settings: LinkSettings, jobId: string, query: Request['query']): void {
