@@ -30,3 +30,4 @@ if (wanted('http-jobs')) {
   console.log();
   await benchHttpJobs(rounds);
 }
+if (wanted('limits')) await (await import('./limits.js')).benchLimits(rounds);

@@ -229,7 +229,7 @@ export function createHttpRouter(engine: Engine, options: HttpRouterOptions = {}
     const declared = Number(req.get('content-length'));
     // Multipart framing is small: a body far over the limit cannot hold a file under it, so it is refused unread.
     if (Number.isFinite(declared) && declared > maxBytes + 64 * 1024) assertFileSize(client.plan, declared);
-    await chargeQuota(access, res, 'files');
+    const ticket = await chargeQuota(access, res, 'files');
     const file = await receiveSingleFile(req, {
       maxBytes,
       onFile: (incoming) =>
@@ -241,6 +241,10 @@ export function createHttpRouter(engine: Engine, options: HttpRouterOptions = {}
           contentType: incoming.mimeType,
         }),
       discard: (stored) => engine.deleteFile(stored.id),
+    }).catch(async (error: unknown) => {
+      // Nothing was kept: a refused upload does not use up a file of the hour.
+      if (access.counters && ticket) await refundQuota(access.counters, ticket, now());
+      throw error;
     });
     res.json(uploadedFileView(file));
   });

@@ -41,6 +41,38 @@ export interface StartOptions {
   maxFileBytes?: number;
   router?: Omit<HttpRouterOptions, 'signingSecret'>;
   engine?: Partial<EngineOptions>;
+  /**
+   * A hand-moved clock for both the router (`now`: limit windows, URL signatures) and the engine
+   * (records, upload and result expiry); `router.now` / `engine.now` still override it.
+   */
+  clock?: MovableClock;
+}
+
+/** A clock that stands still until a test moves it. */
+export interface MovableClock {
+  /** Epoch ms (the router's `now`, a counter store's `now`). */
+  now(): number;
+  /** The same instant as a Date (the engine's `now`). */
+  date(): Date;
+  /** Jumps to an instant: an ISO string or epoch ms. */
+  set(at: string | number): void;
+  advance(ms: number): void;
+}
+
+export function movableClock(start: string | number): MovableClock {
+  const toMs = (at: string | number) => (typeof at === 'number' ? at : Date.parse(at));
+  let current = toMs(start);
+  if (!Number.isFinite(current)) throw new Error(`movableClock: bad instant ${String(start)}`);
+  return {
+    now: () => current,
+    date: () => new Date(current),
+    set(at) {
+      current = toMs(at);
+    },
+    advance(ms) {
+      current += ms;
+    },
+  };
 }
 
 export interface TestServer {
@@ -96,7 +128,7 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
     converters: [createSharpConverter()],
     tempDir: dirs.temp,
     sweepIntervalMs: 0,
-    now: () => new Date(Date.now() + offsetMs),
+    now: options.clock ? options.clock.date : () => new Date(Date.now() + offsetMs),
     ...options.engine,
   });
   const serverErrors: unknown[] = [];
@@ -109,6 +141,7 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
         ? {}
         : { plans: definePlans({ free: { maxFileBytes: options.maxFileBytes } }) }),
       onError: (error) => serverErrors.push(error),
+      ...(options.clock ? { now: options.clock.now } : {}),
       ...(options.clients
         ? {
             // Each x-test-client value is an account of its own, on the Free plan.
@@ -198,6 +231,18 @@ export interface CallOptions {
   headers?: Record<string, string>;
   /** The `x-test-client` header (servers started with `clients: true`). */
   client?: string;
+  /**
+   * Bind the client socket to this local address (e.g. '127.0.0.2': every 127.x.y.z reaches the
+   * server on 127.0.0.1), so the server sees another client IP. Sent with node:http.
+   */
+  localAddress?: string;
+}
+
+/** Who sends a helper's requests: an `x-test-client` value, or full call options (headers, localAddress). */
+export type Caller = string | CallOptions;
+
+function callerOptions(caller: Caller | undefined): CallOptions {
+  return typeof caller === 'string' ? { client: caller } : { ...caller };
 }
 
 /** A request to `path` under the server's base URL (or to an absolute URL). */
@@ -215,7 +260,9 @@ export async function call(
     body = JSON.stringify(options.json);
   }
   const url = path.startsWith('http') ? path : `${server.url}${path}`;
-  const response = await fetch(url, { method, headers, body });
+  const response = options.localAddress
+    ? await fetchFrom(options.localAddress, url, { method, headers, body })
+    : await fetch(url, { method, headers, body });
   const text = await response.text();
   let parsed: unknown = null;
   try {
@@ -224,6 +271,33 @@ export async function call(
     parsed = null;
   }
   return { status: response.status, headers: response.headers, body: parsed, text };
+}
+
+/** fetch() over node:http from a chosen local address (fetch cannot bind one). Buffers the body. */
+async function fetchFrom(localAddress: string, url: string, init: RequestInit): Promise<Response> {
+  // Request serialises any fetch body (JSON text, bytes, FormData) and its Content-Type.
+  const request = new Request(url, init);
+  const bytes = init.body == null ? undefined : Buffer.from(await request.arrayBuffer());
+  const headers: Record<string, string> = Object.fromEntries(request.headers);
+  if (bytes) headers['content-length'] = String(bytes.length);
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { method: init.method ?? 'GET', headers, localAddress }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('error', reject);
+      res.on('end', () => {
+        const responseHeaders = new Headers();
+        for (const [name, value] of Object.entries(res.headers)) {
+          for (const one of Array.isArray(value) ? value : [value ?? '']) responseHeaders.append(name, one);
+        }
+        resolve(
+          new Response(Buffer.concat(chunks), { status: res.statusCode ?? 0, headers: responseHeaders }),
+        );
+      });
+    });
+    req.on('error', reject);
+    req.end(bytes);
+  });
 }
 
 /** Asserts the error shape `{ error: { code, message } }` with its status and code. */
@@ -259,19 +333,26 @@ export interface Grant {
 export async function grant(
   server: TestServer,
   request: { fileName: string; fileSize: number; contentType: string },
-  client?: string,
+  client?: Caller,
 ): Promise<Grant> {
-  const response = await call(server, 'POST', '/api/files/get-upload-url', { json: request, client });
+  const response = await call(server, 'POST', '/api/files/get-upload-url', {
+    ...callerOptions(client),
+    json: request,
+  });
   expect(response.status, response.text).toBe(200);
   return response.body as Grant;
 }
 
-export async function put(uploadUrl: string, bytes: Uint8Array, contentType: string): Promise<ApiResponse> {
-  const response = await fetch(uploadUrl, {
-    method: 'PUT',
-    headers: { 'content-type': contentType },
-    body: bytes,
-  });
+export async function put(
+  uploadUrl: string,
+  bytes: Uint8Array,
+  contentType: string,
+  from?: { localAddress?: string },
+): Promise<ApiResponse> {
+  const init = { method: 'PUT', headers: { 'content-type': contentType }, body: bytes };
+  const response = from?.localAddress
+    ? await fetchFrom(from.localAddress, uploadUrl, init)
+    : await fetch(uploadUrl, init);
   const text = await response.text();
   let parsed: unknown = null;
   try {
@@ -286,19 +367,19 @@ export async function uploadA(
   bytes: Uint8Array,
   fileName: string,
   contentType: string,
-  client?: string,
+  client?: Caller,
 ): Promise<Grant> {
   const granted = await grant(server, { fileName, fileSize: bytes.length, contentType }, client);
-  const stored = await put(granted.uploadUrl, bytes, contentType);
+  const stored = await put(granted.uploadUrl, bytes, contentType, callerOptions(client));
   expect(stored.status, stored.text).toBe(200);
   return granted;
 }
 
 /** Polls GET /api/jobs/{id} until the job leaves queued/processing. */
-export async function pollJob(server: TestServer, jobId: string, client?: string, timeoutMs = 20_000) {
+export async function pollJob(server: TestServer, jobId: string, client?: Caller, timeoutMs = 20_000) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const response = await call(server, 'GET', `/api/jobs/${jobId}`, { client });
+    const response = await call(server, 'GET', `/api/jobs/${jobId}`, callerOptions(client));
     expect(response.status, response.text).toBe(200);
     if (!['queued', 'processing'].includes(response.body.status)) return response.body;
     if (Date.now() > deadline) throw new Error(`job ${jobId} still ${response.body.status}`);
@@ -314,8 +395,8 @@ export function multipart(bytes: Uint8Array, fileName: string, type = 'applicati
   return form;
 }
 
-export function uploadB(server: TestServer, bytes: Uint8Array, fileName: string, client?: string) {
-  return call(server, 'POST', '/api/upload', { body: multipart(bytes, fileName), client });
+export function uploadB(server: TestServer, bytes: Uint8Array, fileName: string, client?: Caller) {
+  return call(server, 'POST', '/api/upload', { ...callerOptions(client), body: multipart(bytes, fileName) });
 }
 
 // ---- Raw HTTP (node:http) -------------------------------------------------------------------
@@ -349,6 +430,8 @@ export function rawRequest(
     body?: Uint8Array | Iterable<Uint8Array> | AsyncIterable<Uint8Array>;
     /** Keep sending the body this long after the response, like a client that ignores it. */
     keepSendingMs?: number;
+    /** Bind the client socket to this local address (another loopback IP). */
+    localAddress?: string;
   },
 ): Promise<RawResult> {
   return new Promise((resolve) => {
@@ -361,7 +444,11 @@ export function rawRequest(
         : init.body instanceof Uint8Array
           ? Readable.from([Buffer.from(init.body)])
           : Readable.from(init.body);
-    const req = httpRequest(url, { method: init.method, headers: init.headers ?? {} });
+    const req = httpRequest(url, {
+      method: init.method,
+      headers: init.headers ?? {},
+      ...(init.localAddress ? { localAddress: init.localAddress } : {}),
+    });
     const result = (fields: Partial<RawResult>): RawResult => ({
       status: 0,
       headers: {},
