@@ -1,7 +1,7 @@
 /**
- * The job side of the engine, transport-free: store an upload, create a job, read it, cancel
- * it, wait for it, open its result, and the housekeeping (recovery after a restart, expiry).
- * The HTTP adapter is a thin layer over these.
+ * The job side of the engine, transport-free: create jobs (one or a batch, all-or-nothing),
+ * read, cancel, wait for them, open their results, and the housekeeping (recovery after a
+ * restart, expiry). Uploads are in upload-operations.ts; the HTTP adapter is a thin layer over both.
  */
 import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
