@@ -6,9 +6,13 @@ import pkg from './package.json' with { type: 'json' };
  * (test/package.test.ts checks that every export has a source file).
  */
 function entriesFromExports(): string[] {
-  // Plus files loaded by path at run time rather than imported: the HEIC decoder's worker thread
-  // (adapters/converters/image/heic.ts looks for it beside the built adapter).
-  const entries: string[] = ['bin/cli.ts', 'adapters/converters/image/heic-worker.ts'];
+  // Plus files loaded by path at run time rather than imported: the worker threads of the HEIC
+  // decoder and of ffmpeg.wasm (image/heic.ts and media/wasm-runner.ts look for them by path).
+  const entries: string[] = [
+    'bin/cli.ts',
+    'adapters/converters/image/heic-worker.ts',
+    'adapters/converters/media/wasm-worker.ts',
+  ];
   for (const target of Object.values(pkg.exports)) {
     if (typeof target === 'string') continue;
     entries.push(target.import.replace(/^\.\/dist\//, '').replace(/\.js$/, '.ts'));

@@ -3,18 +3,20 @@
 # `sh scripts/make-media-fixtures.sh`). Needs Debian's ffmpeg (`apt-get install -y ffmpeg`).
 # The committed files are what tests use; this script documents how they were made.
 #
-# Video: 1 s of ffmpeg's testsrc2 pattern at 64x48, 10 fps, with a 440 Hz mono sine where the
-# container carries audio cheaply. Audio: 1 s of a 440 Hz sine, mono, 8 kHz where the codec allows
-# it (AC-3 only does 32/44.1/48 kHz, Opus is resampled to 48 kHz internally). Everything stays
-# under ~30 KB. Container brands are forced where the format is identified by them (m4v, m4a).
+# Video: 2 s of ffmpeg's testsrc2 pattern at 64x48, 10 fps, with a 440 Hz mono sine in every
+# container (the ffmpeg converter's tests extract soundtracks from each, and trim to 1 s inside the
+# clip). Audio: 2 s of a 440 Hz sine, mono, 8 kHz where the codec allows it (MP2 needs >= 16 kHz,
+# AC-3 only does 32/44.1/48 kHz, Opus is resampled to 48 kHz internally). Everything stays under
+# ~40 KB. Container brands are forced where the format is identified by them (m4v, m4a).
 set -eu
 
 out=fixtures
 # -bitexact and -map_metadata -1 keep encoder version strings out, so reruns give the same bytes.
 ff="ffmpeg -hide_banner -loglevel error -y -fflags +bitexact -flags:v +bitexact -flags:a +bitexact"
-video="-f lavfi -i testsrc2=size=64x48:rate=10:duration=1"
-tone8k="-f lavfi -i sine=frequency=440:sample_rate=8000:duration=1"
-tone48k="-f lavfi -i sine=frequency=440:sample_rate=48000:duration=1"
+video="-f lavfi -i testsrc2=size=64x48:rate=10:duration=2"
+tone8k="-f lavfi -i sine=frequency=440:sample_rate=8000:duration=2"
+tone16k="-f lavfi -i sine=frequency=440:sample_rate=16000:duration=2"
+tone48k="-f lavfi -i sine=frequency=440:sample_rate=48000:duration=2"
 meta="-map_metadata -1"
 
 # ---- video -------------------------------------------------------------------------------
@@ -26,17 +28,17 @@ $ff $video $tone8k $meta -c:v libx264 -preset veryfast -crf 35 -pix_fmt yuv420p 
 $ff $video $tone8k $meta -c:v libx264 -preset veryfast -crf 35 -pix_fmt yuv420p -c:a aac -b:a 16k \
   -f mov "$out/fixture.mov"
 $ff $video $tone8k $meta -c:v mpeg4 -q:v 10 -c:a pcm_u8 -f avi "$out/fixture.avi"
-$ff $video $meta -c:v flv -q:v 10 -f flv "$out/fixture.flv"
+$ff $video $tone8k $meta -c:v flv -q:v 10 -c:a aac -b:a 12k -f flv "$out/fixture.flv"
 $ff $video $tone8k $meta -c:v wmv2 -q:v 10 -c:a wmav2 -b:a 24k -f asf "$out/fixture.wmv"
 # MPEG-1 program stream; mpeg1video needs a standard frame rate, so 25 fps here.
-$ff -f lavfi -i testsrc2=size=64x48:rate=25:duration=1 $meta -c:v mpeg1video -q:v 10 \
-  -f mpeg "$out/fixture.mpeg"
+$ff -f lavfi -i testsrc2=size=64x48:rate=25:duration=2 $tone16k $meta -c:v mpeg1video -q:v 10 \
+  -c:a mp2 -b:a 32k -f mpeg "$out/fixture.mpeg"
 $ff $video $tone8k $meta -c:v h263 -s 128x96 -q:v 10 -c:a aac -b:a 12k -ar 8000 \
   -f 3gp "$out/fixture.3gp"
-$ff $video $meta -c:v libtheora -q:v 3 -f ogg "$out/fixture.ogv"
+$ff $video $tone8k $meta -c:v libtheora -q:v 3 -c:a libvorbis -q:a 0 -f ogg "$out/fixture.ogv"
 $ff $video $tone8k $meta -c:v libx264 -preset veryfast -crf 35 -pix_fmt yuv420p -c:a aac -b:a 16k \
   -brand 'M4V ' -f mp4 "$out/fixture.m4v"
-$ff $video $meta -c:v mpeg2video -q:v 10 -f mpegts "$out/fixture.ts"
+$ff $video $tone16k $meta -c:v mpeg2video -q:v 10 -c:a mp2 -b:a 32k -f mpegts "$out/fixture.ts"
 
 # ---- audio -------------------------------------------------------------------------------
 $ff $tone8k $meta -c:a libmp3lame -b:a 8k -id3v2_version 0 -write_xing 0 -f mp3 "$out/fixture.mp3"

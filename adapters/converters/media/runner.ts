@@ -29,6 +29,11 @@ export interface MediaStream {
   attachedPicture?: boolean;
 }
 
+export interface ProbeOptions {
+  /** Largest frame (width x height) a decoder opened while probing may allocate. */
+  maxPixels?: number;
+}
+
 export interface FfmpegRunInput {
   /**
    * ffmpeg arguments between the runner's fixed safety and progress flags and nothing else:
@@ -53,8 +58,12 @@ export interface FfmpegRunner {
   readonly kind: 'native' | 'wasm';
   /** Whether this engine can run here; for native, the binaries found and their version. */
   available(): Promise<Availability>;
-  /** Probes a local file; CORRUPT_INPUT when ffmpeg cannot read it as media. */
-  probe(path: string, signal: AbortSignal): Promise<MediaProbe>;
+  /**
+   * Probes a local file; CORRUPT_INPUT when ffmpeg cannot read it as media. `options` is optional
+   * (a runner may ignore it): with `maxPixels`, a frame above the limit is refused with
+   * INPUT_LIMIT_EXCEEDED before the decoder allocates it.
+   */
+  probe(path: string, signal: AbortSignal, options?: ProbeOptions): Promise<MediaProbe>;
   /**
    * Runs ffmpeg. Rejects with CONVERSION_FAILED (stderr's last lines in details) on a non-zero
    * exit, CANCELED / CONVERSION_TIMEOUT when `signal` aborts (the process or worker is killed

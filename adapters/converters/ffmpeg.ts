@@ -1,0 +1,271 @@
+/**
+ * The audio and video converter: every pair among twelve video containers, every pair among ten
+ * audio formats, video to audio (the soundtrack), video to GIF and GIF to video, on ffmpeg.
+ *
+ * ffmpeg runs natively (a child process) when the binary is found, else as WebAssembly
+ * (@ffmpeg/core, loaded only then); see media/engine-select.ts. Every input is probed first and
+ * must really be the declared container, hold the stream the target needs and stay within the
+ * duration and resolution limits (media/safety.ts); ffmpeg only ever reads local files with the
+ * declared format's demuxer. Streams already in a codec the target takes are copied, not
+ * re-encoded (media/ffmpeg-args.ts). The output appears at `outputPath` only when complete.
+ */
+import { randomUUID } from 'node:crypto';
+import { copyFile, rename, rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { abortError } from '../../src/abort.js';
+import { FileconvError } from '../../src/errors.js';
+import type { FormatName } from '../../src/formats/types.js';
+import type {
+  Availability,
+  ConversionEdge,
+  ConvertContext,
+  Converter,
+  ConvertResult,
+} from '../../src/ports.js';
+import { AUDIO_FORMATS, containerOf, LOSSLESS_AUDIO_FORMATS, VIDEO_FORMATS } from './media/containers.js';
+import { type FfmpegEngine, runnerSelector, WASM_INSTALL_HINT } from './media/engine-select.js';
+import { buildFfmpegArgs, type FfmpegPlan } from './media/ffmpeg-args.js';
+import { mapRunnerError } from './media/media-errors.js';
+import { DEFAULT_MAX_DIMENSION, type MediaOptions, mediaOptionsSchema } from './media/media-options.js';
+import type { FfmpegRunner } from './media/runner.js';
+import {
+  assertDeclaredContainer,
+  assertStreamsFor,
+  assertWithinLimits,
+  chooseStreams,
+  type MediaLimits,
+} from './media/safety.js';
+
+export { AUDIO_CODECS, VIDEO_CODECS } from './media/codecs.js';
+export { AUDIO_FORMATS, VIDEO_FORMATS } from './media/containers.js';
+export { type MediaOptions, mediaOptionsSchema } from './media/media-options.js';
+export type { FfmpegRunner, MediaProbe, MediaStream } from './media/runner.js';
+
+export interface FfmpegConverterOptions {
+  /** Which ffmpeg runs: 'native' (the binary), 'wasm' (@ffmpeg/core), or 'auto' (default): native when found. */
+  engine?: FfmpegEngine;
+  /** The ffmpeg binary. Default: FFMPEG_PATH, else `ffmpeg` on PATH. */
+  ffmpegPath?: string;
+  /** The ffprobe binary. Default: FFPROBE_PATH, else beside ffmpeg, else on PATH. */
+  ffprobePath?: string;
+  /** Longest input accepted, in seconds (INPUT_LIMIT_EXCEEDED above it). Default 14400 (4 h). */
+  maxDurationSeconds?: number;
+  /** Widest frame accepted or produced. Default 8192. The pixel count is also capped by the engine's maxPixels. */
+  maxWidth?: number;
+  /** Tallest frame accepted or produced. Default 8192. */
+  maxHeight?: number;
+  /** Threads ffmpeg may use per conversion. Default: ffmpeg decides (about one per core). */
+  threads?: number;
+  /** A runner to use instead of choosing an engine (a sandboxed ffmpeg, tests). */
+  runner?: FfmpegRunner;
+  /** Called with each native child's pid once it runs (tests check that a canceled one is gone). */
+  onSpawn?: (pid: number, tool: 'ffmpeg' | 'ffprobe') => void;
+  /** Called with each conversion's plan: arguments and copy/encode per stream (logging, tests). */
+  onPlan?: (plan: FfmpegPlan) => void;
+}
+
+const isRunner = (value: unknown): value is FfmpegRunner =>
+  typeof value === 'object' &&
+  value !== null &&
+  typeof (value as FfmpegRunner).probe === 'function' &&
+  typeof (value as FfmpegRunner).run === 'function' &&
+  typeof (value as FfmpegRunner).available === 'function';
+
+const factoryOptionsSchema = z.strictObject({
+  engine: z.enum(['auto', 'native', 'wasm']).optional(),
+  ffmpegPath: z.string().min(1).optional(),
+  ffprobePath: z.string().min(1).optional(),
+  maxDurationSeconds: z
+    .number()
+    .positive()
+    .max(7 * 86_400)
+    .optional(),
+  maxWidth: z.int().min(16).max(65_535).optional(),
+  maxHeight: z.int().min(16).max(65_535).optional(),
+  threads: z.int().min(1).max(64).optional(),
+  runner: z
+    .custom<FfmpegRunner>(isRunner, { message: 'Expected an FfmpegRunner (probe, run, available)' })
+    .optional(),
+  onSpawn: z
+    .custom<(pid: number, tool: 'ffmpeg' | 'ffprobe') => void>((v) => typeof v === 'function')
+    .optional(),
+  onPlan: z.custom<(plan: FfmpegPlan) => void>((v) => typeof v === 'function').optional(),
+});
+
+export const FFMPEG_DEFAULTS = {
+  engine: 'auto',
+  maxDurationSeconds: 14_400,
+  maxDimension: DEFAULT_MAX_DIMENSION,
+} as const;
+
+/**
+ * Edges and costs. Video re-encoding is the expensive work (10), GIF palette building next (8),
+ * extracting a soundtrack (4: the video is demuxed but not decoded), audio re-encoding the
+ * cheapest (3). `lossy` is simply "the target is not a lossless audio format": stream copy and
+ * lossless sources are not tracked per edge, since the graph only needs a rough preference.
+ */
+function buildEdges(): ConversionEdge[] {
+  const edges: ConversionEdge[] = [];
+  for (const from of VIDEO_FORMATS) {
+    for (const to of VIDEO_FORMATS) edges.push({ from, to, cost: 10, lossy: true });
+    for (const to of AUDIO_FORMATS) edges.push({ from, to, cost: 4, lossy: !LOSSLESS_AUDIO_FORMATS.has(to) });
+    edges.push({ from, to: 'gif', cost: 8, lossy: true });
+  }
+  for (const from of AUDIO_FORMATS) {
+    for (const to of AUDIO_FORMATS) edges.push({ from, to, cost: 3, lossy: !LOSSLESS_AUDIO_FORMATS.has(to) });
+  }
+  for (const to of VIDEO_FORMATS) edges.push({ from: 'gif', to, cost: 8, lossy: true });
+  return edges;
+}
+
+/** Moves the finished file into place; a copy when tempDir and the output are on different devices. */
+async function moveIntoPlace(from: string, to: string): Promise<void> {
+  try {
+    await rename(from, to);
+  } catch (error) {
+    if ((error as { code?: string }).code !== 'EXDEV') throw error;
+    await copyFile(from, to);
+    await rm(from, { force: true });
+  }
+}
+
+interface Settings {
+  maxDurationSeconds: number;
+  maxWidth: number;
+  maxHeight: number;
+  threads: number | undefined;
+  onPlan: ((plan: FfmpegPlan) => void) | undefined;
+}
+
+async function runConversion(ctx: ConvertContext, runner: FfmpegRunner, settings: Settings): Promise<number> {
+  const source = containerOf(ctx.from);
+  const target = containerOf(ctx.to);
+  if (!source || !target || (source.kind === 'audio' && target.kind !== 'audio')) {
+    throw new FileconvError(
+      'UNSUPPORTED_CONVERSION',
+      `The ffmpeg converter cannot convert ${ctx.from} to ${ctx.to}`,
+    );
+  }
+  const parsed = mediaOptionsSchema(ctx.to, settings).safeParse(ctx.options);
+  if (!parsed.success) {
+    throw new FileconvError(
+      'INVALID_OPTIONS',
+      `Invalid options for ${ctx.to}: ${z.prettifyError(parsed.error)}`,
+      {
+        cause: parsed.error,
+      },
+    );
+  }
+  const options: MediaOptions = parsed.data;
+  const limits: MediaLimits = { ...settings, maxPixels: ctx.limits.maxPixels };
+
+  const size = await stat(ctx.inputPath).then(
+    (info) => info.size,
+    (error: unknown) => {
+      throw new FileconvError('INTERNAL', 'The conversion input file is missing', { cause: error });
+    },
+  );
+  if (size === 0) throw new FileconvError('CORRUPT_INPUT', 'The input file is empty');
+
+  const probe = await runner.probe(ctx.inputPath, ctx.signal, { maxPixels: ctx.limits.maxPixels });
+  assertDeclaredContainer(probe, ctx.from, source);
+  const streams = chooseStreams(probe);
+  assertStreamsFor(streams, probe, ctx.to, target);
+  assertWithinLimits(probe, limits);
+  ctx.onProgress(0.05);
+
+  // Written beside nothing the caller can see, moved into place when complete.
+  const scratch = join(ctx.tempDir, `ffmpeg-${randomUUID()}.${ctx.to}`);
+  const plan = buildFfmpegArgs({
+    source,
+    target,
+    probe,
+    streams,
+    options,
+    inputPath: ctx.inputPath,
+    outputPath: scratch,
+    limits,
+    threads: settings.threads,
+  });
+  settings.onPlan?.(plan);
+  try {
+    const { cpuMs } = await runner.run({
+      args: plan.args,
+      inputPath: ctx.inputPath,
+      outputPath: scratch,
+      signal: ctx.signal,
+      ...(plan.durationSeconds === undefined ? {} : { durationSeconds: plan.durationSeconds }),
+      onProgress: (fraction) => ctx.onProgress(0.05 + 0.94 * fraction),
+    });
+    if (ctx.signal.aborted) throw abortError(ctx.signal);
+    const written = await stat(scratch).catch(() => undefined);
+    // ffmpeg exits 0 when nothing in a damaged input could be decoded; an empty result is not a result.
+    if (!written || written.size === 0) {
+      throw new FileconvError('CORRUPT_INPUT', 'Nothing in the input could be decoded');
+    }
+    await moveIntoPlace(scratch, ctx.outputPath);
+    return cpuMs;
+  } catch (error) {
+    await rm(scratch, { force: true });
+    throw error;
+  }
+}
+
+/** Creates the ffmpeg converter. Options are checked here; a bad one throws INVALID_OPTIONS. */
+export function createFfmpegConverter(options: FfmpegConverterOptions = {}): Converter {
+  const checked = factoryOptionsSchema.safeParse(options);
+  if (!checked.success) {
+    throw new FileconvError('INVALID_OPTIONS', `createFfmpegConverter: ${z.prettifyError(checked.error)}`, {
+      cause: checked.error,
+    });
+  }
+  const given = checked.data;
+  const settings: Settings = {
+    maxDurationSeconds: given.maxDurationSeconds ?? FFMPEG_DEFAULTS.maxDurationSeconds,
+    maxWidth: given.maxWidth ?? FFMPEG_DEFAULTS.maxDimension,
+    maxHeight: given.maxHeight ?? FFMPEG_DEFAULTS.maxDimension,
+    threads: given.threads,
+    onPlan: given.onPlan,
+  };
+  const custom = given.runner;
+  const select = custom
+    ? () => Promise.resolve(custom)
+    : runnerSelector({
+        engine: given.engine ?? FFMPEG_DEFAULTS.engine,
+        native: { ffmpegPath: given.ffmpegPath, ffprobePath: given.ffprobePath, onSpawn: given.onSpawn },
+      });
+
+  return {
+    name: 'ffmpeg',
+    edges: buildEdges(),
+
+    async available(): Promise<Availability> {
+      try {
+        return await (await select()).available();
+      } catch (error) {
+        const details = (error as FileconvError).details ?? {};
+        return {
+          ok: false,
+          reason: error instanceof Error ? error.message : String(error),
+          install: typeof details.install === 'string' ? details.install : WASM_INSTALL_HINT,
+        };
+      }
+    },
+
+    optionsSchema: (to: FormatName) => mediaOptionsSchema(to, settings),
+
+    async convert(ctx: ConvertContext): Promise<ConvertResult> {
+      if (ctx.signal.aborted) throw abortError(ctx.signal);
+      ctx.onProgress(0);
+      try {
+        const cpuMs = await runConversion(ctx, await select(), settings);
+        ctx.onProgress(1);
+        return { cpuMs };
+      } catch (error) {
+        if (ctx.signal.aborted) throw abortError(ctx.signal);
+        throw mapRunnerError(error);
+      }
+    },
+  };
+}

@@ -1,0 +1,82 @@
+/**
+ * Picks the engine that runs ffmpeg: the native binary, or @ffmpeg/core (WebAssembly) when no
+ * binary is found ('auto'), or the one configured. The WebAssembly runner is imported only when
+ * chosen, so a missing @ffmpeg/core (an optional dependency) never breaks native use, and its
+ * absence is ENGINE_UNAVAILABLE naming the package to install.
+ */
+import { FileconvError, isFileconvError } from '../../../src/errors.js';
+import { locateBinaries } from './binaries.js';
+import { createNativeFfmpegRunner, type NativeRunnerOptions } from './native-runner.js';
+import type { FfmpegRunner } from './runner.js';
+
+export type FfmpegEngine = 'auto' | 'native' | 'wasm';
+
+export const WASM_INSTALL_HINT = 'npm install @ffmpeg/core';
+
+interface WasmRunnerModule {
+  createWasmFfmpegRunner(options?: Record<string, unknown>): FfmpegRunner;
+}
+
+function isModuleNotFound(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND';
+}
+
+function wasmUnavailable(cause: unknown): FileconvError {
+  return new FileconvError(
+    'ENGINE_UNAVAILABLE',
+    `The ffmpeg converter found no ffmpeg binary and cannot load its WebAssembly engine: run \`${WASM_INSTALL_HINT}\``,
+    { cause, details: { package: '@ffmpeg/core', install: WASM_INSTALL_HINT } },
+  );
+}
+
+/**
+ * The WebAssembly runner; ENGINE_UNAVAILABLE when it (or @ffmpeg/core) cannot be loaded. A literal
+ * specifier, so the bundler splits the runner into its own chunk, loaded only here.
+ */
+export async function loadWasmRunner(
+  importModule: () => Promise<unknown> = () => import('./wasm-runner.js'),
+): Promise<FfmpegRunner> {
+  let module: WasmRunnerModule;
+  try {
+    module = (await importModule()) as WasmRunnerModule;
+  } catch (error) {
+    if (isFileconvError(error)) throw error;
+    if (isModuleNotFound(error)) throw wasmUnavailable(error);
+    throw new FileconvError('ENGINE_UNAVAILABLE', 'The ffmpeg WebAssembly engine failed to load', {
+      cause: error,
+      details: { install: WASM_INSTALL_HINT },
+    });
+  }
+  if (typeof module.createWasmFfmpegRunner !== 'function') throw wasmUnavailable(undefined);
+  return module.createWasmFfmpegRunner();
+}
+
+export interface RunnerSelection {
+  engine: FfmpegEngine;
+  native: NativeRunnerOptions;
+  /** Loads the WebAssembly runner (replaceable in tests). */
+  loadWasm?: () => Promise<FfmpegRunner>;
+}
+
+/**
+ * A function returning the runner to use, decided once on first call and then cached. A failed
+ * decision (the WebAssembly engine missing) is not cached, so installing it later helps.
+ */
+export function runnerSelector(selection: RunnerSelection): () => Promise<FfmpegRunner> {
+  let chosen: Promise<FfmpegRunner> | undefined;
+  const loadWasm = selection.loadWasm ?? (() => loadWasmRunner());
+  const choose = async (): Promise<FfmpegRunner> => {
+    if (selection.engine === 'native') return createNativeFfmpegRunner(selection.native);
+    if (selection.engine === 'wasm') return loadWasm();
+    const found = await locateBinaries(selection.native);
+    return 'missing' in found ? loadWasm() : createNativeFfmpegRunner(selection.native);
+  };
+  return () => {
+    chosen ??= choose().catch((error: unknown) => {
+      chosen = undefined;
+      throw error;
+    });
+    return chosen;
+  };
+}

@@ -1,0 +1,66 @@
+/**
+ * Finding @ffmpeg/core and the worker script, and starting a worker thread on them: the
+ * main-thread side's plumbing (wasm-runner.ts schedules the jobs). Nothing here loads the core.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { FileconvError } from '../../../src/errors.js';
+import type { Availability } from '../../../src/ports.js';
+import type { CoreFiles } from './wasm-core.js';
+
+export const INSTALL = 'npm install @ffmpeg/core';
+
+/** The core's files, resolved without loading them (the UMD build: see CoreFiles). */
+export function resolveCore(): CoreFiles {
+  const require = createRequire(import.meta.url);
+  return { script: require.resolve('@ffmpeg/core'), wasm: require.resolve('@ffmpeg/core/wasm') };
+}
+
+/** Whether the core resolves, and its version, read from its package.json rather than by loading it. */
+export function coreAvailability(): Availability {
+  if (typeof (globalThis as { WebAssembly?: unknown }).WebAssembly !== 'object') {
+    return { ok: false, reason: 'WebAssembly is disabled in this Node process (--jitless)' };
+  }
+  try {
+    const files = resolveCore();
+    // dist/umd/ffmpeg-core.js -> the package root; its exports map does not expose package.json.
+    const pkg = JSON.parse(readFileSync(join(dirname(files.script), '..', '..', 'package.json'), 'utf8'));
+    return { ok: true, version: `ffmpeg.wasm core ${(pkg as { version?: string }).version ?? 'unknown'}` };
+  } catch (error) {
+    const reason = `@ffmpeg/core is not installed (${error instanceof Error ? error.message : String(error)})`;
+    return { ok: false, reason, install: INSTALL };
+  }
+}
+
+/**
+ * The worker script: beside this file in the sources (wasm-worker.ts) and, after tsup, at
+ * dist/adapters/converters/media/wasm-worker.js, while this code may have been bundled into
+ * dist/adapters/converters/ffmpeg.js or a shared chunk at dist/'s root: each is tried.
+ */
+function workerScript(): URL {
+  const candidates = [
+    './wasm-worker.js',
+    './wasm-worker.ts',
+    './media/wasm-worker.js',
+    './adapters/converters/media/wasm-worker.js',
+  ];
+  for (const candidate of candidates) {
+    const url = new URL(candidate, import.meta.url);
+    if (existsSync(fileURLToPath(url))) return url;
+  }
+  throw new FileconvError('INTERNAL', 'The ffmpeg.wasm worker script is missing from the installation');
+}
+
+/** A new worker thread running wasm-worker, told where the core is. */
+export function startWasmWorker(files: CoreFiles): Worker {
+  const script = workerScript();
+  if (!script.pathname.endsWith('.ts')) return new Worker(script, { workerData: files });
+  // Running from the TypeScript sources (vitest, tsx): Node 20 cannot load .ts in a worker by
+  // itself, so the worker registers tsx (a dev dependency) before importing the script.
+  const tsx = import.meta.resolve('tsx/esm/api');
+  const bootstrap = `import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(script.href)}); });`;
+  return new Worker(bootstrap, { eval: true, workerData: files });
+}

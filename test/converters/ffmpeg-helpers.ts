@@ -1,0 +1,197 @@
+/**
+ * Shared pieces of the ffmpeg converter tests: whether ffmpeg is here, a per-test workspace, a
+ * context builder, and output checks that ask ffprobe (and ffmpeg's decoder) what was written.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, expect } from 'vitest';
+import type { ErrorCode } from '../../src/errors.js';
+import { FileconvError } from '../../src/errors.js';
+import type { ConvertContext } from '../../src/ports.js';
+
+export const FIXTURES = join(import.meta.dirname, '..', '..', 'fixtures');
+export const fixture = (name: string) => join(FIXTURES, name);
+
+/** Every audio and video fixture is this long (scripts/make-media-fixtures.sh); fixture.gif is 3 frames. */
+export const FIXTURE_SECONDS = 2;
+
+export const FFMPEG_AVAILABLE =
+  spawnSync('ffmpeg', ['-hide_banner', '-version']).status === 0 &&
+  spawnSync('ffprobe', ['-hide_banner', '-version']).status === 0;
+export const FFMPEG_INSTALL = 'apt-get install -y ffmpeg';
+
+export const MAX_PIXELS = 100_000_000;
+
+export interface Workspace {
+  /** Where a test puts its own inputs. */
+  inputs: string;
+  /** The converter's tempDir: must hold nothing after a conversion, failed or not. */
+  temp: string;
+  outputs: string;
+}
+
+const created: string[] = [];
+afterEach(async () => {
+  await Promise.all(created.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
+});
+
+export async function workspace(): Promise<Workspace> {
+  const root = await mkdtemp(join(tmpdir(), 'fileconv-ffmpeg-'));
+  created.push(root);
+  const ws = { inputs: join(root, 'in'), temp: join(root, 'tmp'), outputs: join(root, 'out') };
+  await Promise.all(Object.values(ws).map((dir) => mkdir(dir)));
+  return ws;
+}
+
+export interface ContextOverrides extends Partial<ConvertContext> {
+  progress?: number[];
+}
+
+export function context(
+  ws: Workspace,
+  from: string,
+  to: string,
+  overrides: ContextOverrides = {},
+): ConvertContext {
+  const progress = overrides.progress ?? [];
+  return {
+    inputPath: fixture(`fixture.${from}`),
+    outputPath: join(ws.outputs, `out.${to}`),
+    from,
+    to,
+    options: {},
+    tempDir: ws.temp,
+    signal: new AbortController().signal,
+    onProgress: (fraction) => progress.push(fraction),
+    limits: { maxPixels: MAX_PIXELS },
+    ...overrides,
+  };
+}
+
+export async function expectCode(promise: Promise<unknown>, code: ErrorCode): Promise<FileconvError> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error, `expected ${code}, but the conversion succeeded`).toBeInstanceOf(FileconvError);
+  expect((error as FileconvError).code, (error as Error).message).toBe(code);
+  return error as FileconvError;
+}
+
+export async function expectNoLeftovers(ws: Workspace): Promise<void> {
+  expect(await readdir(ws.temp)).toEqual([]);
+  expect(await readdir(ws.outputs)).toEqual([]);
+}
+
+export interface ProbedStream {
+  codec_type: string;
+  codec_name: string;
+  width?: number;
+  height?: number;
+  avg_frame_rate?: string;
+  r_frame_rate?: string;
+  sample_rate?: string;
+  channels?: number;
+  nb_read_packets?: string;
+}
+
+export interface ProbedOutput {
+  formatName: string;
+  video: ProbedStream | undefined;
+  audio: ProbedStream | undefined;
+  streams: ProbedStream[];
+}
+
+/** What ffprobe finds in a file, packets counted (a frame is a packet for every video codec here). */
+export function probeFile(path: string): ProbedOutput {
+  const json = execFileSync('ffprobe', [
+    '-v',
+    'error',
+    '-count_packets',
+    '-print_format',
+    'json',
+    '-show_entries',
+    'format=format_name:stream=codec_type,codec_name,width,height,avg_frame_rate,r_frame_rate,sample_rate,channels,nb_read_packets',
+    path,
+  ]).toString();
+  const parsed = JSON.parse(json) as { format: { format_name: string }; streams: ProbedStream[] };
+  return {
+    formatName: parsed.format.format_name,
+    video: parsed.streams.find((s) => s.codec_type === 'video'),
+    audio: parsed.streams.find((s) => s.codec_type === 'audio'),
+    streams: parsed.streams,
+  };
+}
+
+function rate(text: string | undefined): number {
+  const [n = '0', d = '1'] = (text ?? '0/1').split('/');
+  return Number(n) / Number(d);
+}
+
+/**
+ * Seconds of video in a file: the span of its frame timestamps plus one frame. Not the frame
+ * count: Theora codes an unchanged frame as an empty packet that the Ogg demuxer skips, and not
+ * the container duration, which MPEG streams only estimate.
+ */
+export function videoSeconds(path: string): number {
+  const json = execFileSync('ffprobe', [
+    '-v',
+    'error',
+    '-select_streams',
+    'v:0',
+    '-print_format',
+    'json',
+    '-show_entries',
+    'packet=pts_time,dts_time:stream=avg_frame_rate,r_frame_rate',
+    path,
+  ]).toString();
+  const parsed = JSON.parse(json) as {
+    packets: { pts_time?: string; dts_time?: string }[];
+    streams: ProbedStream[];
+  };
+  const stream = parsed.streams[0];
+  const fps = rate(stream?.avg_frame_rate) || rate(stream?.r_frame_rate);
+  // MPEG packets of B-frames may carry only a decoding timestamp.
+  const times = parsed.packets
+    .map((packet) => Number(packet.pts_time ?? packet.dts_time))
+    .filter(Number.isFinite);
+  return Math.max(...times) - Math.min(...times) + 1 / fps;
+}
+
+/** Seconds of audio actually decoded from the first audio stream (after any gapless trimming). */
+export function decodedAudioSeconds(path: string): number {
+  const pcm = execFileSync(
+    'ffmpeg',
+    ['-v', 'error', '-i', path, '-map', '0:a:0', '-ac', '1', '-ar', '8000', '-f', 's16le', 'pipe:1'],
+    { maxBuffer: 64 * 1024 * 1024 },
+  );
+  return pcm.length / 2 / 8000;
+}
+
+/** Samples per frame of lossy audio codecs: an encode adds up to one frame of priming and one of padding. */
+const FRAME_SAMPLES: Record<string, number> = {
+  aac: 1024,
+  mp3: 1152,
+  mp2: 1152,
+  ac3: 1536,
+  vorbis: 2048,
+  opus: 960,
+  wmav2: 2048,
+};
+
+/**
+ * How far an audio duration may be from the truth after `codecs` encoded it: 0.1 s, plus two
+ * frames per lossy codec involved. At the fixtures' 8 kHz one AAC frame is 128 ms, and formats
+ * without gapless metadata (ADTS, AVI, ASF) keep the encoder's priming.
+ */
+export function audioTolerance(...streams: (ProbedStream | undefined)[]): number {
+  let tolerance = 0.1;
+  for (const stream of streams) {
+    if (!stream) continue;
+    const samples = FRAME_SAMPLES[stream.codec_name] ?? 0;
+    tolerance += (2 * samples) / Number(stream.sample_rate ?? 8000);
+  }
+  return tolerance;
+}
