@@ -1,0 +1,108 @@
+/**
+ * Maps what the AWS SDK throws onto the error table. A missing object is NOT_FOUND and an
+ * unsatisfiable range INVALID_REQUEST, like every other storage; everything else is INTERNAL
+ * with the SDK error as `cause`, and a message that says whether to look at the credentials,
+ * the endpoint or the bucket, since that is what an operator fixes.
+ */
+import { FileconvError } from '../../src/errors.js';
+
+interface SdkErrorShape {
+  name?: unknown;
+  code?: unknown;
+  message?: unknown;
+  $metadata?: { httpStatusCode?: unknown };
+}
+
+function shape(error: unknown): SdkErrorShape {
+  return typeof error === 'object' && error !== null ? (error as SdkErrorShape) : {};
+}
+
+/** The HTTP status S3 answered with, when the error came from a response. */
+export function s3Status(error: unknown): number | undefined {
+  const status = shape(error).$metadata?.httpStatusCode;
+  return typeof status === 'number' ? status : undefined;
+}
+
+function errorName(error: unknown): string {
+  const { name, code } = shape(error);
+  if (typeof code === 'string' && code !== '') return code;
+  return typeof name === 'string' ? name : 'Error';
+}
+
+/** True for "no such object" (GetObject's NoSuchKey, HeadObject's bodiless 404). */
+export function isS3NotFound(error: unknown): boolean {
+  const name = errorName(error);
+  if (name === 'NoSuchBucket') return false;
+  return name === 'NoSuchKey' || name === 'NotFound' || s3Status(error) === 404;
+}
+
+const CREDENTIAL_ERRORS = new Set([
+  'CredentialsProviderError',
+  'InvalidAccessKeyId',
+  'SignatureDoesNotMatch',
+  'ExpiredToken',
+  'InvalidToken',
+  'TokenRefreshRequired',
+  'AccessDenied',
+  'AllAccessDisabled',
+]);
+
+const NETWORK_ERRORS = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ETIMEDOUT',
+  'TimeoutError',
+  'RequestTimeout',
+  'EndpointError',
+  'PermanentRedirect',
+]);
+
+export interface S3ErrorContext {
+  /** What was being done, for the message: 'Reading', 'Storing', ... */
+  action: string;
+  key: string;
+  bucket: string;
+  /** The endpoint, when one was configured, so a connection error can name it. */
+  endpoint: string | undefined;
+}
+
+/** One SDK (or network) error as a FileconvError; ours pass through. */
+export function s3Error(error: unknown, context: S3ErrorContext): FileconvError {
+  if (error instanceof FileconvError) return error;
+  const { action, key, bucket, endpoint } = context;
+  const name = errorName(error);
+  const status = s3Status(error);
+  const text = typeof shape(error).message === 'string' ? (shape(error).message as string) : String(error);
+  const details = { key, bucket, s3Error: name, ...(status === undefined ? {} : { status }) };
+
+  if (isS3NotFound(error)) {
+    return new FileconvError('NOT_FOUND', `No object under "${key}".`, { details: { key }, cause: error });
+  }
+  if (name === 'InvalidRange' || status === 416) {
+    return new FileconvError('INVALID_REQUEST', `Invalid byte range for "${key}": it is not satisfiable.`, {
+      details: { key },
+      cause: error,
+    });
+  }
+  let hint: string;
+  if (name === 'NoSuchBucket') {
+    hint = `the bucket "${bucket}" does not exist (check the "bucket" option)`;
+  } else if (CREDENTIAL_ERRORS.has(name) || status === 403) {
+    hint = `S3 refused access (${name}: ${text}); check the "credentials" option (or the AWS credential chain: environment, shared config, instance role) and the bucket's permissions`;
+  } else if (
+    NETWORK_ERRORS.has(name) ||
+    (status === undefined && /ECONN|ENOTFOUND|EAI_AGAIN|socket/i.test(text))
+  ) {
+    const where = endpoint === undefined ? 'the S3 endpoint of the region' : `the endpoint ${endpoint}`;
+    hint = `${where} could not be reached (${name}: ${text}); check the "endpoint" and "region" options`;
+  } else {
+    hint = `${name}: ${text}`;
+  }
+  return new FileconvError('INTERNAL', `${action} "${key}" in S3 failed: ${hint}.`, {
+    details,
+    cause: error,
+  });
+}
