@@ -31,3 +31,4 @@ if (wanted('http-jobs')) {
   await benchHttpJobs(rounds);
 }
 if (wanted('limits')) await (await import('./limits.js')).benchLimits(rounds);
+if (wanted('media')) await (await import('./media.js')).benchMedia(rounds);

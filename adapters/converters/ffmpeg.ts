@@ -8,6 +8,15 @@
  * duration and resolution limits (media/safety.ts); ffmpeg only ever reads local files with the
  * declared format's demuxer. Streams already in a codec the target takes are copied, not
  * re-encoded (media/ffmpeg-args.ts). The output appears at `outputPath` only when complete.
+ *
+ * The WebAssembly engine does not encode hevc or vp9 (in @ffmpeg/core 0.12.10 libx265 hangs, and
+ * libvpx-vp9 crashed until media/wasm-core.ts enlarged the stack: media/wasm-encoders.ts). With
+ * it, webm defaults to VP8 + Opus, the options schema does not offer those two as `videoCodec`,
+ * and asking for one is INVALID_OPTIONS (from the schema, with a message naming the engine; chosen
+ * over UNSUPPORTED_CONVERSION because the conversion itself works, only that option value does
+ * not). The schema knows the engine once it is chosen: at once for 'native' / 'wasm' or a custom
+ * runner, after the first `available()` (which the engine always calls first) for 'auto'; each
+ * conversion validates again against the engine that runs it.
  */
 import { randomUUID } from 'node:crypto';
 import { copyFile, rename, rm, stat } from 'node:fs/promises';
@@ -28,7 +37,7 @@ import { type FfmpegEngine, runnerSelector, WASM_INSTALL_HINT } from './media/en
 import { buildFfmpegArgs, type FfmpegPlan } from './media/ffmpeg-args.js';
 import { mapRunnerError } from './media/media-errors.js';
 import { DEFAULT_MAX_DIMENSION, type MediaOptions, mediaOptionsSchema } from './media/media-options.js';
-import type { FfmpegRunner } from './media/runner.js';
+import type { FfmpegRunner, RunnerKind } from './media/runner.js';
 import {
   assertDeclaredContainer,
   assertStreamsFor,
@@ -39,11 +48,15 @@ import {
 
 export { AUDIO_CODECS, VIDEO_CODECS } from './media/codecs.js';
 export { AUDIO_FORMATS, VIDEO_FORMATS } from './media/containers.js';
+export type { FfmpegPlan } from './media/ffmpeg-args.js';
 export { type MediaOptions, mediaOptionsSchema } from './media/media-options.js';
-export type { FfmpegRunner, MediaProbe, MediaStream } from './media/runner.js';
+export type { FfmpegRunner, MediaProbe, MediaStream, RunnerKind } from './media/runner.js';
 
 export interface FfmpegConverterOptions {
-  /** Which ffmpeg runs: 'native' (the binary), 'wasm' (@ffmpeg/core), or 'auto' (default): native when found. */
+  /**
+   * Which ffmpeg runs: 'native' (the binary), 'wasm' (@ffmpeg/core), or 'auto' (default): native
+   * when found. With 'wasm', hevc and vp9 cannot be encoded (INVALID_OPTIONS) and webm is VP8.
+   */
   engine?: FfmpegEngine;
   /** The ffmpeg binary. Default: FFMPEG_PATH, else `ffmpeg` on PATH. */
   ffmpegPath?: string;
@@ -147,7 +160,7 @@ async function runConversion(ctx: ConvertContext, runner: FfmpegRunner, settings
       `The ffmpeg converter cannot convert ${ctx.from} to ${ctx.to}`,
     );
   }
-  const parsed = mediaOptionsSchema(ctx.to, settings).safeParse(ctx.options);
+  const parsed = mediaOptionsSchema(ctx.to, settings, runner.kind).safeParse(ctx.options);
   if (!parsed.success) {
     throw new FileconvError(
       'INVALID_OPTIONS',
@@ -187,6 +200,7 @@ async function runConversion(ctx: ConvertContext, runner: FfmpegRunner, settings
     outputPath: scratch,
     limits,
     threads: settings.threads,
+    engine: runner.kind,
   });
   settings.onPlan?.(plan);
   try {
@@ -229,12 +243,21 @@ export function createFfmpegConverter(options: FfmpegConverterOptions = {}): Con
     onPlan: given.onPlan,
   };
   const custom = given.runner;
-  const select = custom
+  const engine = given.engine ?? FFMPEG_DEFAULTS.engine;
+  const choose = custom
     ? () => Promise.resolve(custom)
     : runnerSelector({
-        engine: given.engine ?? FFMPEG_DEFAULTS.engine,
+        engine,
         native: { ffmpegPath: given.ffmpegPath, ffprobePath: given.ffprobePath, onSpawn: given.onSpawn },
       });
+  // The engine the options schema is built for: known at once unless 'auto' has not chosen yet,
+  // when the native schema (the wider one) stands in; convert() checks against the real one.
+  let kind: RunnerKind | undefined = custom?.kind ?? (engine === 'auto' ? undefined : engine);
+  const select = async (): Promise<FfmpegRunner> => {
+    const runner = await choose();
+    kind = runner.kind;
+    return runner;
+  };
 
   return {
     name: 'ffmpeg',
@@ -253,7 +276,7 @@ export function createFfmpegConverter(options: FfmpegConverterOptions = {}): Con
       }
     },
 
-    optionsSchema: (to: FormatName) => mediaOptionsSchema(to, settings),
+    optionsSchema: (to: FormatName) => mediaOptionsSchema(to, settings, kind ?? 'native'),
 
     async convert(ctx: ConvertContext): Promise<ConvertResult> {
       if (ctx.signal.aborted) throw abortError(ctx.signal);

@@ -120,6 +120,40 @@ describe('engine selection', () => {
     expect((error as FileconvError).details).toMatchObject({ install: 'npm install @ffmpeg/core' });
   });
 
+  it('never picks a WebAssembly runner that is not available (the module imports without @ffmpeg/core)', async () => {
+    const missingCore: FfmpegRunner = {
+      ...fake,
+      available: async () => ({
+        ok: false,
+        reason: "@ffmpeg/core is not installed (Cannot find module '@ffmpeg/core')",
+        install: 'npm install @ffmpeg/core',
+      }),
+    };
+    const load = () => loadWasmRunner(async () => ({ createWasmFfmpegRunner: () => missingCore }));
+    const error = await expectCode(load(), 'ENGINE_UNAVAILABLE');
+    expect(error.message).toMatch(/@ffmpeg\/core is not installed.*npm install @ffmpeg\/core/);
+    expect(error.details).toMatchObject({ install: 'npm install @ffmpeg/core' });
+
+    const wasm = runnerSelector({ engine: 'wasm', native: {}, loadWasm: load });
+    await expectCode(wasm(), 'ENGINE_UNAVAILABLE');
+    const auto = runnerSelector({
+      engine: 'auto',
+      native: { ffmpegPath: '/nonexistent/ffmpeg' },
+      loadWasm: load,
+    });
+    const neither = await expectCode(auto(), 'ENGINE_UNAVAILABLE');
+    expect(neither.message).toMatch(
+      /no ffmpeg binary .* cannot use its WebAssembly engine .*npm install @ffmpeg\/core/,
+    );
+    expect(neither.details).toMatchObject({ install: 'npm install @ffmpeg/core' });
+    expect(
+      await load().then(
+        () => 'loaded',
+        () => 'refused',
+      ),
+    ).toBe('refused');
+  });
+
   it("'auto' falls back to WebAssembly when no binary is found, and uses native when one is", async () => {
     let loads = 0;
     const loadWasm = async () => {

@@ -278,10 +278,53 @@ describeWithEngine(
       });
 
       it('reports a crash inside the WebAssembly as CONVERSION_FAILED', async () => {
-        // A .webm output without -c:v makes ffmpeg pick libvpx-vp9, which traps in this core.
-        const error = await expectCode(convert(fixture('fixture.mp4'), 'webm', []), 'CONVERSION_FAILED');
-        expect(error.details?.crash).toBe('memory access out of bounds');
+        // With the core's own 64 KB stack, the libvpx-vp9 that ffmpeg picks for a .webm output
+        // without -c:v overflows it and traps (wasm-core.ts).
+        const smallStack = createWasmFfmpegRunner({ stackBytes: 0 });
+        try {
+          const dir = await tempDir('fileconv-wasm-');
+          const outputPath = join(dir, 'out.webm');
+          const input = fixture('fixture.mp4');
+          const run = smallStack.run({
+            args: ['-i', input, outputPath],
+            inputPath: input,
+            outputPath,
+            signal: never,
+          });
+          const error = await expectCode(run, 'CONVERSION_FAILED');
+          expect(error.details?.crash).toBe('memory access out of bounds');
+          expect(await readdir(dir)).toEqual([]);
+        } finally {
+          await smallStack.close();
+        }
       });
+
+      it.runIf(nativeTools)(
+        "gives the core a stack libopus and libvpx-vp9 fit in (they overflow the core's own)",
+        async () => {
+          // Stereo 48 kHz: libopus at its default complexity needs more than 64 KB of stack.
+          const stereo = join(await tempDir('fileconv-wasm-'), 'stereo.wav');
+          const sine = ['-f', 'lavfi', '-i', 'sine=frequency=440:duration=1:sample_rate=48000'];
+          spawnSync('ffmpeg', ['-v', 'error', ...sine, '-ac', '2', stereo]);
+          const smallStack = createWasmFfmpegRunner({ stackBytes: 0 });
+          try {
+            const dir = await tempDir('fileconv-wasm-');
+            const outputPath = join(dir, 'out.opus');
+            const args = ['-i', stereo, '-c:a', 'libopus', outputPath];
+            const small = smallStack.run({ args, inputPath: stereo, outputPath, signal: never });
+            expect((await expectCode(small, 'CONVERSION_FAILED')).details?.crash).toBe(
+              'memory access out of bounds',
+            );
+          } finally {
+            await smallStack.close();
+          }
+          const opus = await convert(stereo, 'opus', ['-c:a', 'libopus']);
+          expect(ffprobe(opus.outputPath).codecs).toEqual(['opus']);
+          // libvpx-vp9 too (still refused by name: the converter does not offer it in wasm).
+          const vp9 = await convert(fixture('fixture.mp4'), 'webm', []);
+          expect(ffprobe(vp9.outputPath).codecs).toEqual(['vp9', 'opus']);
+        },
+      );
 
       it('rejects arguments that do not name the input and output exactly', async () => {
         const run = runner.run({

@@ -1,9 +1,12 @@
 /**
  * The codecs the ffmpeg converter writes, as users name them in options ('h264', 'opus'), with
  * the ffmpeg encoder behind each and what that encoder accepts. Checked against the encoders of
- * Debian's ffmpeg 5.1 (`ffmpeg -h encoder=<name>`); @ffmpeg/core has the same set minus AV1.
- * Pure data: no ffmpeg is run here.
+ * Debian's ffmpeg 5.1 (`ffmpeg -h encoder=<name>`); @ffmpeg/core has the same set minus AV1, and
+ * the WebAssembly engine does not run two of them (hevc, vp9: wasm-encoders.ts), so the codecs a target offers
+ * depend on the engine (usableVideoCodecs). Pure data: no ffmpeg is run here.
  */
+import type { RunnerKind } from './runner.js';
+import { WASM_UNUSABLE_ENCODERS } from './wasm-encoders.js';
 
 export const VIDEO_CODECS = ['h264', 'hevc', 'vp8', 'vp9', 'mpeg4', 'mpeg2video', 'theora', 'wmv2'] as const;
 export type VideoCodec = (typeof VIDEO_CODECS)[number];
@@ -31,7 +34,8 @@ export interface VideoEncoder {
   /**
    * Arguments for this project's default quality/speed trade-off. Measured on this 2-core machine,
    * 10 s of 640x360: x264 veryfast 1.4 s CPU (medium 2.7 s); VP9 realtime cpu-used 8 with row-mt
-   * 1.3-1.6 s (VP8 realtime 6-13 s, VP9 'good' cpu-used 5 9.3 s), so WebM defaults to VP9.
+   * 1.3-1.6 s (VP8 realtime 6-13 s, VP9 'good' cpu-used 5 9.3 s), so WebM defaults to VP9
+   * natively. The wasm engine does not run libvpx-vp9: there WebM defaults to VP8 (usableVideoCodecs).
    */
   speedArgs: readonly string[];
   /** `-q:v` default for encoders without CRF. */
@@ -61,6 +65,24 @@ export const VIDEO_ENCODERS: Readonly<Record<VideoCodec, VideoEncoder>> = {
   theora: { encoder: 'libtheora', speedArgs: [], qscale: 6 },
   wmv2: { encoder: 'wmv2', speedArgs: [], qscale: 5 },
 };
+
+/** Video codecs whose encoder the WebAssembly engine does not run: hevc (libx265) and vp9 (libvpx-vp9). */
+export const WASM_UNUSABLE_VIDEO_CODECS: ReadonlySet<VideoCodec> = new Set(
+  VIDEO_CODECS.filter((codec) => WASM_UNUSABLE_ENCODERS.has(VIDEO_ENCODERS[codec].encoder)),
+);
+
+/** Whether `engine` can encode `codec`. */
+export function canEncodeVideo(codec: VideoCodec, engine: RunnerKind): boolean {
+  return engine === 'native' || !WASM_UNUSABLE_VIDEO_CODECS.has(codec);
+}
+
+/**
+ * The codecs of `codecs` (a container's list, default first) that `engine` can encode, in the same
+ * order: the first one left is that engine's default (webm: vp9 natively, vp8 in WebAssembly).
+ */
+export function usableVideoCodecs(codecs: readonly VideoCodec[], engine: RunnerKind): readonly VideoCodec[] {
+  return engine === 'native' ? codecs : codecs.filter((codec) => canEncodeVideo(codec, engine));
+}
 
 export interface AudioEncoder {
   encoder: string;

@@ -2,7 +2,9 @@
  * Picks the engine that runs ffmpeg: the native binary, or @ffmpeg/core (WebAssembly) when no
  * binary is found ('auto'), or the one configured. The WebAssembly runner is imported only when
  * chosen, so a missing @ffmpeg/core (an optional dependency) never breaks native use, and its
- * absence is ENGINE_UNAVAILABLE naming the package to install.
+ * absence is ENGINE_UNAVAILABLE naming the package to install. Importing wasm-runner.ts succeeds
+ * without @ffmpeg/core (it resolves the core only when a job starts), so the runner's own
+ * `available()` is what decides: a runner that is not ok is never chosen.
  */
 import { FileconvError, isFileconvError } from '../../../src/errors.js';
 import { locateBinaries } from './binaries.js';
@@ -22,17 +24,22 @@ function isModuleNotFound(error: unknown): boolean {
   return code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND';
 }
 
-function wasmUnavailable(cause: unknown): FileconvError {
+function wasmUnavailable(cause: unknown, reason?: string): FileconvError {
+  const why = reason ? ` (${reason})` : '';
   return new FileconvError(
     'ENGINE_UNAVAILABLE',
-    `The ffmpeg converter found no ffmpeg binary and cannot load its WebAssembly engine: run \`${WASM_INSTALL_HINT}\``,
-    { cause, details: { package: '@ffmpeg/core', install: WASM_INSTALL_HINT } },
+    `The ffmpeg converter cannot load its WebAssembly engine${why}: run \`${WASM_INSTALL_HINT}\``,
+    {
+      cause,
+      details: { package: '@ffmpeg/core', install: WASM_INSTALL_HINT, ...(reason ? { reason } : {}) },
+    },
   );
 }
 
 /**
- * The WebAssembly runner; ENGINE_UNAVAILABLE when it (or @ffmpeg/core) cannot be loaded. A literal
- * specifier, so the bundler splits the runner into its own chunk, loaded only here.
+ * The WebAssembly runner; ENGINE_UNAVAILABLE when it cannot be loaded or its `available()` is not
+ * ok (@ffmpeg/core missing, WebAssembly disabled). A literal specifier, so the bundler splits the
+ * runner into its own chunk, loaded only here.
  */
 export async function loadWasmRunner(
   importModule: () => Promise<unknown> = () => import('./wasm-runner.js'),
@@ -49,7 +56,10 @@ export async function loadWasmRunner(
     });
   }
   if (typeof module.createWasmFfmpegRunner !== 'function') throw wasmUnavailable(undefined);
-  return module.createWasmFfmpegRunner();
+  const runner = module.createWasmFfmpegRunner();
+  const availability = await runner.available();
+  if (!availability.ok) throw wasmUnavailable(undefined, availability.reason);
+  return runner;
 }
 
 export interface RunnerSelection {
@@ -70,7 +80,17 @@ export function runnerSelector(selection: RunnerSelection): () => Promise<Ffmpeg
     if (selection.engine === 'native') return createNativeFfmpegRunner(selection.native);
     if (selection.engine === 'wasm') return loadWasm();
     const found = await locateBinaries(selection.native);
-    return 'missing' in found ? loadWasm() : createNativeFfmpegRunner(selection.native);
+    if (!('missing' in found)) return createNativeFfmpegRunner(selection.native);
+    return loadWasm().catch((error: unknown) => {
+      if (!isFileconvError(error) || error.code !== 'ENGINE_UNAVAILABLE') throw error;
+      // Neither engine: say both, since installing either one helps.
+      const why = typeof error.details?.reason === 'string' ? ` (${error.details.reason})` : '';
+      throw new FileconvError(
+        'ENGINE_UNAVAILABLE',
+        `The ffmpeg converter found no ffmpeg binary (${found.missing}) and cannot use its WebAssembly engine${why}: run \`${WASM_INSTALL_HINT}\` or install ffmpeg`,
+        { cause: error, details: { ...error.details, install: WASM_INSTALL_HINT } },
+      );
+    });
   };
   return () => {
     chosen ??= choose().catch((error: unknown) => {

@@ -7,12 +7,25 @@
  * only be cut at keyframes). The decision is per stream: mkv(h264 + vorbis) -> mp4 copies the
  * video and encodes only the audio to AAC. Everything else is encoded with the defaults in
  * codecs.ts and containers.ts.
+ *
+ * Every mapped stream gets an explicit `-c:v` / `-c:a` (an encoder or `copy`), and every stream
+ * not wanted an explicit `-vn` / `-an`: ffmpeg's own per-muxer defaults never choose an encoder.
+ * That matters for the WebAssembly engine, which does not run ffmpeg's default for .webm (libvpx-vp9):
+ * there the defaults skip the codecs it cannot encode (webm gets vp8), and an explicit one is
+ * refused with UNSUPPORTED_CONVERSION before ffmpeg starts (the options schema already refuses it).
  */
 import { FileconvError } from '../../../src/errors.js';
-import { AUDIO_ENCODERS, encodableSampleRate, VIDEO_ENCODERS, type VideoCodec } from './codecs.js';
+import {
+  AUDIO_ENCODERS,
+  canEncodeVideo,
+  encodableSampleRate,
+  usableVideoCodecs,
+  VIDEO_ENCODERS,
+  type VideoCodec,
+} from './codecs.js';
 import type { MediaContainer } from './containers.js';
 import { GIF_DEFAULT_FPS, GIF_DEFAULT_MAX_WIDTH, type MediaOptions, parseBitrate } from './media-options.js';
-import type { MediaProbe, MediaStream } from './runner.js';
+import type { MediaProbe, MediaStream, RunnerKind } from './runner.js';
 import { assertFrameSize, type ChosenStreams, type MediaLimits } from './safety.js';
 
 export interface ArgsInput {
@@ -26,6 +39,8 @@ export interface ArgsInput {
   limits: MediaLimits;
   /** ffmpeg threads for decoding, filtering and encoding; undefined lets ffmpeg decide. */
   threads: number | undefined;
+  /** The engine that will run the arguments: it decides which video encoders may be chosen. */
+  engine: RunnerKind;
 }
 
 export type StreamAction = 'copy' | 'encode' | 'none';
@@ -37,6 +52,8 @@ export interface FfmpegPlan {
   durationSeconds: number | undefined;
   video: StreamAction;
   audio: StreamAction;
+  /** The engine the arguments were built for. */
+  engine: RunnerKind;
 }
 
 /** Containers whose HEVC needs the 'hvc1' tag for Apple players (ffmpeg writes 'hev1'). */
@@ -109,7 +126,7 @@ export function buildFfmpegArgs(input: ArgsInput): FfmpegPlan {
     target.muxer,
     input.outputPath,
   );
-  return { args, durationSeconds, video: videoAction, audio: audioAction };
+  return { args, durationSeconds, video: videoAction, audio: audioAction, engine: input.engine };
 }
 
 function videoMode(input: ArgsInput, stream: MediaStream, trimmed: boolean): StreamAction {
@@ -133,8 +150,16 @@ function hvc1Tag(target: MediaContainer, codec: string): string[] {
 function videoArgs(input: ArgsInput, stream: MediaStream, action: StreamAction): string[] {
   const { options, target } = input;
   if (action === 'copy') return ['-c:v', 'copy', ...hvc1Tag(target, stream.codec)];
-  const codec: VideoCodec = options.videoCodec ?? target.videoCodecs[0] ?? 'h264';
+  const codec: VideoCodec =
+    options.videoCodec ?? usableVideoCodecs(target.videoCodecs, input.engine)[0] ?? 'h264';
   const encoder = VIDEO_ENCODERS[codec];
+  if (!canEncodeVideo(codec, input.engine)) {
+    throw new FileconvError(
+      'UNSUPPORTED_CONVERSION',
+      `The WebAssembly ffmpeg engine cannot encode ${codec} (ffmpeg.wasm does not run ${encoder.encoder}); choose another videoCodec or install the native ffmpeg`,
+      { details: { videoCodec: codec, encoder: encoder.encoder, engine: input.engine } },
+    );
+  }
   const args = ['-c:v', encoder.encoder, ...encoder.speedArgs, ...(target.codecArgs?.[codec] ?? [])];
   const bitrate = options.videoBitrate === undefined ? undefined : parseBitrate(options.videoBitrate);
   if (bitrate !== undefined) args.push('-b:v', String(bitrate));

@@ -19,6 +19,13 @@ const PATTERNS: readonly [RegExp, ErrorCode, string][] = [
   ],
 ];
 
+/**
+ * What ffmpeg logs (at error level) when an input's index points past the end of the file, a
+ * truncated MP4 upload; it then carries on, exits 0 and writes a shortened result. Both runners
+ * turn a run that logged it into a failure (CORRUPT_INPUT, through the pattern above).
+ */
+export const TRUNCATION_WARNING = /: partial file$/m;
+
 function stderrText(details: Record<string, unknown> | undefined): string {
   const stderr = details?.log;
   if (Array.isArray(stderr)) return stderr.filter((line) => typeof line === 'string').join('\n');

@@ -6,15 +6,30 @@
  * impossible combination fails at request time with INVALID_OPTIONS instead of deep inside ffmpeg.
  * There are no defaults here on purpose: an option left out lets the converter copy a stream
  * untouched (ffmpeg-args.ts), which a filled-in default would prevent. This module runs no ffmpeg.
+ *
+ * The schema depends on the engine: with the WebAssembly one (ffmpeg.wasm), `videoCodec` does not
+ * offer hevc or vp9, whose encoders it does not run (wasm-encoders.ts), and webm defaults to
+ * vp8. Asking for them anyway is INVALID_OPTIONS, with a message saying why and what to use.
  */
 import { z } from 'zod';
 import type { FormatName } from '../../../src/formats/types.js';
-import { AUDIO_ENCODERS, type AudioCodec, VIDEO_ENCODERS, type VideoCodec } from './codecs.js';
+import {
+  AUDIO_ENCODERS,
+  type AudioCodec,
+  usableVideoCodecs,
+  VIDEO_ENCODERS,
+  type VideoCodec,
+  WASM_UNUSABLE_VIDEO_CODECS,
+} from './codecs.js';
 import { containerOf, type MediaContainer } from './containers.js';
+import type { RunnerKind } from './runner.js';
 
 /** The union of every target's options, as the converter reads them after parsing. */
 export interface MediaOptions {
-  /** Video codec, from the target container's list. Default: the container's first (h264 for mp4, vp9 for webm). */
+  /**
+   * Video codec, from the target container's list. Default: the container's first (h264 for mp4,
+   * vp9 for webm), or with the WebAssembly engine its first that works there (vp8 for webm).
+   */
   videoCodec?: VideoCodec;
   /** Audio codec, from the target container's list. Default: the container's first (aac for mp4, opus for webm). */
   audioCodec?: AudioCodec;
@@ -134,7 +149,30 @@ function audioShape(container: MediaContainer) {
   };
 }
 
-function shapeFor(container: MediaContainer, limits: Required<DimensionLimits>) {
+/**
+ * The `videoCodec` option: the codecs `engine` can encode. Naming one the engine lacks (vp9 or
+ * hevc with ffmpeg.wasm) gets a message saying so rather than zod's bare list.
+ */
+function videoCodecOption(container: MediaContainer, engine: RunnerKind) {
+  const [first, ...rest] = usableVideoCodecs(container.videoCodecs, engine);
+  if (!first) return {};
+  const expected = [first, ...rest].join(', ');
+  return {
+    videoCodec: z
+      .enum([first, ...rest], {
+        error: (issue) =>
+          // A codec the container takes but this engine cannot encode (else zod's own message).
+          container.videoCodecs.includes(issue.input as VideoCodec) &&
+          WASM_UNUSABLE_VIDEO_CODECS.has(issue.input as VideoCodec)
+            ? `${issue.input} cannot be encoded by the WebAssembly ffmpeg engine (ffmpeg.wasm does not run its encoder); use ${expected}, or install the native ffmpeg`
+            : undefined,
+      })
+      .optional()
+      .describe(`Video codec. Default ${first}.`),
+  };
+}
+
+function shapeFor(container: MediaContainer, limits: Required<DimensionLimits>, engine: RunnerKind) {
   const even = container.kind !== 'animation';
   const picture = {
     width: dimension('width', limits.maxWidth, even),
@@ -148,16 +186,8 @@ function shapeFor(container: MediaContainer, limits: Required<DimensionLimits>) 
   };
   if (container.kind === 'animation') return { ...picture, ...commonShape() };
   if (container.kind === 'audio') return { ...audioShape(container), ...commonShape() };
-  const [first, ...rest] = container.videoCodecs;
   return {
-    ...(first
-      ? {
-          videoCodec: z
-            .enum([first, ...rest])
-            .optional()
-            .describe(`Video codec. Default ${first}.`),
-        }
-      : {}),
+    ...videoCodecOption(container, engine),
     videoBitrate: bitrate('Video', 16_000, 200_000_000, '2M'),
     crf: z
       .int()
@@ -173,9 +203,14 @@ function shapeFor(container: MediaContainer, limits: Required<DimensionLimits>) 
 }
 
 /** Cross-field rules: what one option means depends on the codec another one picks. */
-function checkCombinations(container: MediaContainer, options: MediaOptions, ctx: z.RefinementCtx): void {
+function checkCombinations(
+  container: MediaContainer,
+  engine: RunnerKind,
+  options: MediaOptions,
+  ctx: z.RefinementCtx,
+): void {
   const issue = (path: string, message: string) => ctx.addIssue({ code: 'custom', path: [path], message });
-  const videoCodec = options.videoCodec ?? container.videoCodecs[0];
+  const videoCodec = options.videoCodec ?? usableVideoCodecs(container.videoCodecs, engine)[0];
   if (options.crf !== undefined && videoCodec) {
     const crf = VIDEO_ENCODERS[videoCodec].crf;
     if (!crf) issue('crf', `${videoCodec} has no constant-quality mode; use videoBitrate`);
@@ -207,12 +242,14 @@ function checkCombinations(container: MediaContainer, options: MediaOptions, ctx
 }
 
 /**
- * The strict options schema for a conversion to `to`. Exported so hosts and the HTTP API can
- * validate and describe options without ffmpeg; formats this converter does not write take none.
+ * The strict options schema for a conversion to `to` on `engine` (default 'native'). Exported so
+ * hosts and the HTTP API can validate and describe options without ffmpeg; formats this converter
+ * does not write take none.
  */
 export function mediaOptionsSchema(
   to: FormatName,
   limits: DimensionLimits = {},
+  engine: RunnerKind = 'native',
 ): z.ZodType<MediaOptions & Record<string, unknown>> {
   const container = containerOf(to);
   if (!container) return z.strictObject({});
@@ -221,8 +258,8 @@ export function mediaOptionsSchema(
     maxHeight: limits.maxHeight ?? DEFAULT_MAX_DIMENSION,
   };
   const schema = z
-    .strictObject(shapeFor(container, resolved))
-    .superRefine((options, ctx) => checkCombinations(container, options as MediaOptions, ctx));
+    .strictObject(shapeFor(container, resolved, engine))
+    .superRefine((options, ctx) => checkCombinations(container, engine, options as MediaOptions, ctx));
   // The codec enums are built from each container's list, which zod types as plain strings.
   return schema as unknown as z.ZodType<MediaOptions & Record<string, unknown>>;
 }

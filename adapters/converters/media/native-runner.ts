@@ -16,6 +16,7 @@ import { type BinaryPaths, ffmpegVersion, locateBinaries } from './binaries.js';
 import { type ChildOutcome, runChild } from './child-process.js';
 import { SAFE_DEMUXERS } from './containers.js';
 import { ChildCpuMeter } from './cpu-time.js';
+import { TRUNCATION_WARNING } from './media-errors.js';
 import { PROBE_ENTRIES, parseProbeJson } from './probe-json.js';
 import { ProgressParser } from './progress.js';
 import type { FfmpegRunInput, FfmpegRunner, FfmpegRunResult, MediaProbe, ProbeOptions } from './runner.js';
@@ -37,8 +38,6 @@ const MAX_PROBE_OUTPUT = 1024 * 1024;
 const PROTOCOLS = ['-protocol_whitelist', 'file'];
 /** Demuxers that read further files or URLs named inside the input: playlists, concat lists, SDP. */
 const REFERENCING_DEMUXERS = new Set(['hls', 'dash', 'concat', 'sdp', 'image2', 'webm_dash_manifest']);
-/** What ffmpeg says (and carries on) when an input's index points past its end. */
-const TRUNCATION = /: partial file$/m;
 /** Whether /proc exists, so cpu-time.ts can meter the child; otherwise ffmpeg's -benchmark is used. */
 const HAS_PROC = process.platform === 'linux';
 
@@ -188,7 +187,7 @@ export function createNativeFfmpegRunner(options: NativeRunnerOptions = {}): Ffm
       const cpuMs = (await metered) ?? benchmarkMs(outcome.stderr);
       // ffmpeg exits 0 on an MP4 whose index points past the end of the file (a truncated upload)
       // and writes what it could read: a silently shortened result is worse than an error.
-      const truncated = outcome.code === 0 && TRUNCATION.test(outcome.stderr);
+      const truncated = outcome.code === 0 && TRUNCATION_WARNING.test(outcome.stderr);
       if (outcome.aborted || outcome.spawnError || outcome.code !== 0 || truncated) {
         await rm(outputPath, { force: true });
         if (outcome.aborted) throw abortError(signal);

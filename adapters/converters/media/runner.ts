@@ -54,8 +54,11 @@ export interface FfmpegRunResult {
   cpuMs: number;
 }
 
+/** Which ffmpeg a runner drives: the native binary or @ffmpeg/core (WebAssembly). */
+export type RunnerKind = 'native' | 'wasm';
+
 export interface FfmpegRunner {
-  readonly kind: 'native' | 'wasm';
+  readonly kind: RunnerKind;
   /** Whether this engine can run here; for native, the binaries found and their version. */
   available(): Promise<Availability>;
   /**

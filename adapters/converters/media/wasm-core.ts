@@ -14,12 +14,22 @@
  *   argv without freeing it, and the linear memory never shrinks after a large job.
  * - Memory stays flat either way over 30 runs (the old instances are collected: RSS 165-180 MB),
  *   so the fresh instance costs nothing but the ~20 ms of instantiation.
+ *
+ * Each instance also gets a larger C stack (see relocateStack). The core is linked with
+ * Emscripten 3.1.40's default stack of 64 KB, placed just above the static data: libopus on any
+ * stereo or surround input (at its default complexity) and libvpx-vp9 on every input overflow it,
+ * corrupt the data below and trap with "memory access out of bounds" (ffmpegwasm/ffmpeg.wasm#591,
+ * #679; the upstream fix, a 5 MB stack in #824, is not in 0.12.10). Moving the stack pointer to an
+ * 8 MB block taken from the instance's own heap before ffmpeg runs fixes both: measured, stereo
+ * 48 kHz Opus and 10 s of 640x360 VP9 (realtime) then encode and decode cleanly.
  */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 
 /** The part of @ffmpeg/core 0.12's Emscripten module this engine uses. */
 export interface FfmpegCore {
+  /** The C allocator: a block of the instance's linear memory (0 when there is no room). */
+  _malloc(size: number): number;
   FS: {
     writeFile(path: string, data: Uint8Array, options?: { canOwn?: boolean }): void;
     readFile(path: string): Uint8Array;
@@ -40,7 +50,7 @@ type CoreFactory = (module: Record<string, unknown>) => Promise<FfmpegCore>;
  * declare its values. Modules and instances are opaque to this code.
  */
 type WasmModule = object & { readonly __wasmModule?: never };
-type WasmInstance = object & { readonly __wasmInstance?: never };
+type WasmInstance = object & { readonly exports: Record<string, unknown> };
 interface WasmApi {
   compile(bytes: Uint8Array): Promise<WasmModule>;
   instantiate(module: WasmModule, imports: object): Promise<WasmInstance>;
@@ -52,14 +62,64 @@ export interface CoreFiles {
   /** The UMD build's script, loaded with require so that no Node 20.x needs ESM syntax detection. */
   script: string;
   wasm: string;
+  /** C stack per instance, bytes (default CORE_STACK_BYTES); 0 keeps the core's own 64 KB. */
+  stackBytes?: number;
 }
 
-let compiled: Promise<{ factory: CoreFactory; module: WasmModule }> | undefined;
+/** The C stack each instance gets: libopus and libvpx-vp9 need more than the core's 64 KB. */
+export const CORE_STACK_BYTES = 8 * 1024 * 1024;
 
-async function compile(files: CoreFiles): Promise<{ factory: CoreFactory; module: WasmModule }> {
+/** The minified export names of Emscripten's stackSave / stackRestore, as the glue names them. */
+interface StackExports {
+  save: string;
+  restore: string;
+}
+
+interface Compiled {
+  factory: CoreFactory;
+  module: WasmModule;
+  stack: StackExports | undefined;
+}
+
+/**
+ * Finds which wasm exports are stackSave and stackRestore: the glue binds them by minified name
+ * (`var stackSave=function(){return(stackSave=Module["asm"]["Da"])...}`), read from its source.
+ * Undefined for a build written differently: its stack is then left as it is.
+ */
+export function findStackExports(glue: string): StackExports | undefined {
+  const save = /\bstackSave=Module\["asm"\]\["(\w+)"\]/.exec(glue)?.[1];
+  const restore = /\bstackRestore=Module\["asm"\]\["(\w+)"\]/.exec(glue)?.[1];
+  return save && restore ? { save, restore } : undefined;
+}
+
+let compiled: Promise<Compiled> | undefined;
+
+async function compile(files: CoreFiles): Promise<Compiled> {
   const factory = createRequire(files.script)(files.script) as CoreFactory;
   const module = await wasmApi.compile(readFileSync(files.wasm));
-  return { factory, module };
+  return { factory, module, stack: findStackExports(readFileSync(files.script, 'utf8')) };
+}
+
+/**
+ * Points the instance's stack pointer at the top of a fresh `bytes`-long heap block, before any
+ * ffmpeg code runs (the stack grows down into it). The block is never freed: it goes with the
+ * instance. Returns whether the stack was moved; it is not when the exports are unknown, the
+ * block cannot be allocated or the pointer does not read back (the core then runs as shipped).
+ */
+function relocateStack(
+  core: FfmpegCore,
+  instance: WasmInstance,
+  names: StackExports,
+  bytes: number,
+): boolean {
+  const save = instance.exports[names.save];
+  const restore = instance.exports[names.restore];
+  if (typeof save !== 'function' || typeof restore !== 'function' || bytes <= 0) return false;
+  const base = core._malloc(bytes);
+  if (!base) return false;
+  const top = (base + bytes) & ~15; // the wasm ABI keeps the stack 16-byte aligned
+  restore(top);
+  return save() === top;
 }
 
 /** A new, independent ffmpeg instance. The first call of a worker compiles the module. */
@@ -68,7 +128,7 @@ export async function freshCore(files: CoreFiles): Promise<FfmpegCore> {
     compiled = undefined; // let a later job try again
     throw error;
   });
-  const { factory, module } = await compiled;
+  const { factory, module, stack } = await compiled;
   // The Emscripten glue believes it runs in a browser worker and reads self.location.href to find
   // its files; with instantiateWasm it fetches nothing, but the property must exist.
   const scope = globalThis as { self?: unknown };
@@ -78,13 +138,18 @@ export async function freshCore(files: CoreFiles): Promise<FfmpegCore> {
   const instantiateFailed = new Promise<never>((_, reject) => {
     failInstantiate = reject;
   });
+  let instance: WasmInstance | undefined;
+  let core: FfmpegCore;
   try {
-    return await Promise.race([
+    core = await Promise.race([
       factory({
         // Emscripten's hook for supplying the instance ourselves: from the compiled module, so
         // the 32 MB are not compiled again. It must return {} synchronously and call back later.
         instantiateWasm(imports: object, receive: (instance: WasmInstance, module: WasmModule) => void) {
-          wasmApi.instantiate(module, imports).then((instance) => receive(instance, module), failInstantiate);
+          wasmApi.instantiate(module, imports).then((created) => {
+            instance = created;
+            receive(created, module);
+          }, failInstantiate);
           return {};
         },
       }),
@@ -93,6 +158,8 @@ export async function freshCore(files: CoreFiles): Promise<FfmpegCore> {
   } finally {
     if (shimmed) delete scope.self;
   }
+  if (stack && instance) relocateStack(core, instance, stack, files.stackBytes ?? CORE_STACK_BYTES);
+  return core;
 }
 
 /**

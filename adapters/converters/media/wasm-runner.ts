@@ -3,7 +3,7 @@
  * the ffmpeg binary. 3-6x slower than native and single-threaded, but nothing to install beyond
  * npm. `core.exec` is synchronous, so every job runs in a worker thread (wasm-worker.ts); this
  * module is the main-thread side: a queue feeding up to `maxWorkers` workers, one job each.
- * Encoders known to crash or hang in the core are refused up front (wasm-encoders.ts).
+ * Encoders that hang in the core or are not trusted there are refused up front (wasm-encoders.ts).
  *
  * Lifecycle (as image/heic.ts): a worker starts on the first job and stays for the next ones,
  * because compiling the 32 MB module costs 0.3-0.8 s while a job on the warm worker only pays
@@ -33,6 +33,11 @@ export interface WasmFfmpegRunnerOptions {
    * module (~100 MB of code and data) plus the job's memory: raise only with cores and RAM to spare.
    */
   maxWorkers?: number;
+  /**
+   * C stack of each core instance, bytes. Default 8 MB (wasm-core.ts: libopus and libvpx-vp9
+   * overflow the core's own); 0 keeps the core's 64 KB (tests use it to provoke a crash).
+   */
+  stackBytes?: number;
 }
 
 type Outcome = Extract<WasmResponse, { type: 'ran' | 'probed' }>;
@@ -76,7 +81,10 @@ class WasmFfmpegRunner implements FfmpegRunner {
   private nextId = 1;
   private files: CoreFiles | undefined;
 
-  constructor(private readonly maxWorkers: number) {}
+  constructor(
+    private readonly maxWorkers: number,
+    private readonly stackBytes: number | undefined,
+  ) {}
 
   async available(): Promise<Availability> {
     return coreAvailability();
@@ -167,7 +175,10 @@ class WasmFfmpegRunner implements FfmpegRunner {
       slot.job = job;
       clearTimeout(slot.idleTimer);
       try {
-        this.files ??= resolveCore();
+        this.files ??= {
+          ...resolveCore(),
+          ...(this.stackBytes === undefined ? {} : { stackBytes: this.stackBytes }),
+        };
         slot.worker ??= this.startWorker(slot, this.files);
       } catch (error) {
         const failure =
@@ -278,5 +289,7 @@ class WasmFfmpegRunner implements FfmpegRunner {
 export function createWasmFfmpegRunner(
   options: WasmFfmpegRunnerOptions = {},
 ): FfmpegRunner & { close(): Promise<void> } {
-  return new WasmFfmpegRunner(Math.max(1, Math.floor(options.maxWorkers ?? 1)));
+  const stackBytes =
+    options.stackBytes === undefined ? undefined : Math.max(0, Math.floor(options.stackBytes));
+  return new WasmFfmpegRunner(Math.max(1, Math.floor(options.maxWorkers ?? 1)), stackBytes);
 }

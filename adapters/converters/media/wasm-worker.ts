@@ -15,6 +15,7 @@ import { readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:
 import { extname } from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
 import { FileconvError, toFileconvError } from '../../../src/errors.js';
+import { TRUNCATION_WARNING } from './media-errors.js';
 import type { MediaProbe } from './runner.js';
 import { type CoreFiles, callCore, freshCore, threadCpuMs } from './wasm-core.js';
 import { exceedsMaxPixels, LogTail, parseProbe } from './wasm-probe.js';
@@ -93,8 +94,9 @@ function progressReporter(id: number, durationSeconds: number | undefined) {
 }
 
 /**
- * A trap inside the WebAssembly (an out-of-bounds access: libvpx-vp9 does this on every input in
- * core 0.12.10) or a throw the glue does not expect. The instance is discarded with the job anyway.
+ * A trap inside the WebAssembly (an out-of-bounds access, as libvpx-vp9 and libopus hit in core
+ * 0.12.10 with its own 64 KB stack: wasm-core.ts) or a throw the glue does not expect. The
+ * instance is discarded with the job anyway.
  * While probing, the input is the likely cause: CORRUPT_INPUT.
  */
 function crashed(error: unknown, log: LogTail, code: 'CONVERSION_FAILED' | 'CORRUPT_INPUT'): FileconvError {
@@ -110,7 +112,12 @@ async function run(request: Extract<WasmRequest, { type: 'run' }>): Promise<Wasm
   const input = readInput(request.inputPath);
   const core = await freshCore(files);
   const log = new LogTail();
-  core.setLogger(({ message }) => log.push(message));
+  // Watched on every line, not in the tail: a long run's later lines could push it out of that.
+  let truncation: string | undefined;
+  core.setLogger(({ message }) => {
+    log.push(message);
+    if (truncation === undefined && TRUNCATION_WARNING.test(message.trimEnd())) truncation = message.trim();
+  });
   core.setProgress(progressReporter(request.id, request.durationSeconds));
   const inName = memfsName('in', request.inputPath);
   const outName = memfsName('out', request.outputPath);
@@ -128,6 +135,19 @@ async function run(request: Extract<WasmRequest, { type: 'run' }>): Promise<Wasm
     throw new FileconvError('CONVERSION_FAILED', `ffmpeg.wasm exited with code ${exitCode}`, {
       details: { exitCode, log: log.toArray() },
     });
+  }
+  // As the native runner: ffmpeg exits 0 on an MP4 whose index points past the end of the file
+  // (a truncated upload) and writes what it could read. A silently shortened result is worse than
+  // an error: the converter maps this log line to CORRUPT_INPUT. Nothing is written.
+  if (truncation !== undefined) {
+    const lines = log.toArray();
+    throw new FileconvError(
+      'CONVERSION_FAILED',
+      'ffmpeg.wasm: the input ends before its index says (partial file)',
+      {
+        details: { exitCode, log: lines.includes(truncation) ? lines : [truncation, ...lines.slice(1)] },
+      },
+    );
   }
   let output: Uint8Array;
   try {
