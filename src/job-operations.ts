@@ -12,7 +12,7 @@ import { isTerminal, type JobEvent, transition } from './jobs/state.js';
 import type { Job } from './jobs/types.js';
 import { outputNameFor } from './names.js';
 import { planConversion, resolveSourceFormat } from './planning.js';
-import { getFile } from './upload-operations.js';
+import { confirmUpload, getFile } from './upload-operations.js';
 
 export interface CreateJobInput {
   owner: string;
@@ -37,12 +37,7 @@ export interface CreateJobInput {
  */
 export async function prepareJob(context: EngineContext, input: CreateJobInput): Promise<Job> {
   const { storage } = jobPorts(context);
-  const file = await getFile(context, input.fileId, input.owner);
-  if (file.status !== 'uploaded') {
-    throw new FileconvError('NOT_UPLOADED', 'The file has not been uploaded yet.', {
-      details: { fileId: file.id },
-    });
-  }
+  const file = await confirmUpload(context, await getFile(context, input.fileId, input.owner));
   if (input.fileSize !== undefined && input.fileSize !== file.size) {
     throw new FileconvError('SIZE_MISMATCH', `The file has ${file.size} bytes, not ${input.fileSize}.`, {
       details: { declared: input.fileSize, actual: file.size },

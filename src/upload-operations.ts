@@ -191,3 +191,38 @@ export async function deleteFile(context: EngineContext, id: string, owner?: str
   await storage.delete(file.key);
   await jobs.deleteFile(file.id);
 }
+
+/**
+ * Flow A with presigning storage (S3): the client PUTs straight to storage, so the engine learns
+ * of the upload only when a job asks for the file. A pending record whose object now exists with
+ * the declared size becomes `uploaded`; another size is SIZE_MISMATCH (the object is deleted);
+ * no object is NOT_UPLOADED. Records that are already uploaded pass through.
+ */
+export async function confirmUpload(context: EngineContext, file: FileRecord): Promise<FileRecord> {
+  if (file.status === 'uploaded') return file;
+  const { storage, jobs } = jobPorts(context);
+  const stored = await storage.head(file.key);
+  if (!stored) {
+    throw new FileconvError('NOT_UPLOADED', 'The file has not been uploaded yet.', { details: { fileId: file.id } });
+  }
+  if (stored.size !== file.size) {
+    await storage.delete(file.key);
+    throw sizeMismatch(file.size, stored.size);
+  }
+  const now = context.nowMs();
+  const uploaded: FileRecord = {
+    ...file,
+    version: file.version + 1,
+    status: 'uploaded',
+    uploadedAt: new Date(now).toISOString(),
+    expiresAt: new Date(now + context.uploadTtlMs).toISOString(),
+  };
+  try {
+    await jobs.updateFile(uploaded);
+    return uploaded;
+  } catch (error) {
+    // Another node confirmed it first: the stored record is the one to use.
+    if (!isFileconvError(error, 'VERSION_CONFLICT')) throw error;
+    return getFile(context, file.id);
+  }
+}
