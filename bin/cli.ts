@@ -9,6 +9,7 @@ import { runDoctor } from './commands/doctor.js';
 import { runFormats } from './commands/formats.js';
 import { runKeysCreate, runKeysList, runKeysRevoke } from './commands/keys.js';
 import { runServe } from './commands/serve.js';
+import { runWorker } from './commands/worker.js';
 
 function integer(value: string): number {
   const parsed = Number(value);
@@ -86,6 +87,23 @@ export function buildProgram(): Command {
       await runServe(options);
     });
 
+  program
+    .command('worker')
+    .description('run conversion workers only, on the shared queue (REDIS_URL) and storage (S3_BUCKET)')
+    .option('-c, --concurrency <n>', 'conversions at once (default 2)', integer)
+    .option('-d, --data <dir>', 'where temp files live (default: $FILECONV_DATA or ./data)')
+    .option('--redis-url <url>', "the deployment's Redis ($REDIS_URL)")
+    .option('--s3-bucket <name>', "the deployment's bucket ($S3_BUCKET)")
+    .option('--retention-hours <h>', 'how long results are kept (default 24)', integer)
+    .option(
+      '--grace-seconds <s>',
+      'how long running conversions may finish on shutdown (default 30)',
+      integer,
+    )
+    .action(async (options) => {
+      await runWorker(options);
+    });
+
   const keys = program.command('keys').description('manage API keys (stored hashed in the data dir)');
   keys
     .command('create')
@@ -94,6 +112,7 @@ export function buildProgram(): Command {
     .requiredOption('--account <id>', 'the account the key belongs to')
     .option('--label <text>', 'a note to recognise the key by')
     .option('-d, --data <dir>', 'data dir of the service (default: $FILECONV_DATA or ./data)')
+    .option('--redis-url <url>', "the deployment's Redis, where API nodes read keys ($REDIS_URL)")
     .option('--json', 'print JSON')
     .action(async (options) => {
       await runKeysCreate(options);

@@ -230,7 +230,10 @@ export async function openResult(context: EngineContext, id: string, owner?: str
 export async function recoverJobs(context: EngineContext): Promise<number> {
   const { jobs, queue } = jobPorts(context);
   let recovered = 0;
-  for (const job of await jobs.listJobs({ status: ['processing', 'queued'] })) {
+  // A durable queue keeps its ids and hands a dead worker's job to another worker itself:
+  // requeueing processing jobs here would run jobs that live workers on other nodes are running.
+  const statuses = queue.durable ? (['queued'] as const) : (['processing', 'queued'] as const);
+  for (const job of await jobs.listJobs({ status: statuses })) {
     if (context.running.has(job.id)) continue;
     const queued = job.status === 'processing' ? await applyJobEvent(context, job, { type: 'requeue' }) : job;
     await queue.enqueue(queued.id, { priority: queued.priority });

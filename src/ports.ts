@@ -108,6 +108,13 @@ export interface EnqueueOptions {
 export type QueueHandler = (jobId: string) => Promise<void>;
 
 export interface Queue {
+  /**
+   * True when ids survive a restart of this process and the queue itself redelivers the job of a
+   * worker that died (BullMQ's stalled-job check). The engine then leaves `processing` jobs to
+   * the queue on start, and a delivery of a `processing` job not running here is a takeover.
+   * Default false (the in-process queue: the engine requeues interrupted jobs on start).
+   */
+  readonly durable?: boolean;
   /** Adds a job id. Delivery is at-least-once: the handler must tolerate a repeat. */
   enqueue(jobId: string, options?: EnqueueOptions): Promise<void>;
   /** Starts delivering ids to `handler`, at most `concurrency` at once. Call once. */

@@ -203,7 +203,9 @@ export async function confirmUpload(context: EngineContext, file: FileRecord): P
   const { storage, jobs } = jobPorts(context);
   const stored = await storage.head(file.key);
   if (!stored) {
-    throw new FileconvError('NOT_UPLOADED', 'The file has not been uploaded yet.', { details: { fileId: file.id } });
+    throw new FileconvError('NOT_UPLOADED', 'The file has not been uploaded yet.', {
+      details: { fileId: file.id },
+    });
   }
   if (stored.size !== file.size) {
     await storage.delete(file.key);

@@ -26,8 +26,16 @@ const PROGRESS_WRITE_INTERVAL_MS = 1000;
 
 export async function processJob(context: EngineContext, jobId: string): Promise<void> {
   const { jobs } = jobPorts(context);
-  const queued = await jobs.getJob(jobId);
-  if (queued?.status !== 'queued') return;
+  const stored = await jobs.getJob(jobId);
+  if (!stored) return;
+  let queued = stored;
+  if (stored.status === 'processing' && context.queue?.durable && !context.running.has(stored.id)) {
+    // A durable queue redelivers a processing job only when its worker lost the job's lock
+    // (it died): take it over. Should that worker still finish, the job has a new attempt by
+    // then and each attempt writes its own result key, so neither run deletes the other's file.
+    queued = await applyJobEvent(context, stored, { type: 'requeue' }).catch(() => stored);
+  }
+  if (queued.status !== 'queued') return;
   let job: Job;
   try {
     job = await applyJobEvent(context, queued, { type: 'start' });
@@ -96,7 +104,8 @@ async function convertJob(
     onProgress: throttledProgress(context, job),
   });
   if (signal.aborted) throw abortError(signal);
-  const outputKey = `results/${job.id}`;
+  // One key per attempt: a run that lost the job to another worker deletes only its own output.
+  const outputKey = `results/${job.id}/${job.attempts}`;
   const { size } = await stat(result.outputPath);
   await storage.put(outputKey, createReadStream(result.outputPath), {
     contentType: mimeTypeOf(job.targetFormat),

@@ -5,28 +5,47 @@
  */
 import { join } from 'node:path';
 import { createFsKeyStore } from '../../adapters/keys/fs.js';
-import { createApiKey, DEFAULT_PLANS, revokeApiKey } from '../../src/index.js';
+import { createApiKey, DEFAULT_PLANS, type KeyStore, revokeApiKey } from '../../src/index.js';
 import { table } from './formats.js';
 import { dataDirOf } from './serve.js';
 
 interface DataFlags {
   data?: string;
+  redisUrl?: string;
   json?: boolean;
 }
 
-function keyStoreOf(flags: DataFlags) {
+/** The deployment's key store: Redis when REDIS_URL is set (what the API nodes read), else the data dir. */
+async function keyStoreOf(flags: DataFlags): Promise<KeyStore> {
+  const redisUrl = flags.redisUrl ?? process.env.REDIS_URL;
+  if (redisUrl) {
+    const { createRedisKeyStore } = await import('../../adapters/keys/redis.js');
+    return createRedisKeyStore({ url: redisUrl });
+  }
   return createFsKeyStore({ dir: join(dataDirOf(flags), 'keys') });
+}
+
+/** Runs `work` with the key store and closes it after (a Redis connection would keep the CLI alive). */
+async function withKeyStore<T>(flags: DataFlags, work: (keys: KeyStore) => Promise<T>): Promise<T> {
+  const keys = await keyStoreOf(flags);
+  try {
+    return await work(keys);
+  } finally {
+    await keys.close?.();
+  }
 }
 
 export async function runKeysCreate(
   flags: DataFlags & { plan: string; account: string; label?: string },
 ): Promise<void> {
-  const { key, record } = await createApiKey(keyStoreOf(flags), {
-    accountId: flags.account,
-    plan: flags.plan,
-    label: flags.label,
-    plans: DEFAULT_PLANS,
-  });
+  const { key, record } = await withKeyStore(flags, (keys) =>
+    createApiKey(keys, {
+      accountId: flags.account,
+      plan: flags.plan,
+      label: flags.label,
+      plans: DEFAULT_PLANS,
+    }),
+  );
   if (flags.json) {
     process.stdout.write(
       `${JSON.stringify({ key, id: record.id, accountId: record.accountId, plan: record.plan })}\n`,
@@ -41,7 +60,9 @@ export async function runKeysCreate(
 }
 
 export async function runKeysList(flags: DataFlags & { account?: string }): Promise<void> {
-  const records = await keyStoreOf(flags).list(flags.account ? { accountId: flags.account } : {});
+  const records = await withKeyStore(flags, (keys) =>
+    keys.list(flags.account ? { accountId: flags.account } : {}),
+  );
   if (flags.json) {
     process.stdout.write(
       `${JSON.stringify(
@@ -64,6 +85,6 @@ export async function runKeysList(flags: DataFlags & { account?: string }): Prom
 }
 
 export async function runKeysRevoke(id: string, flags: DataFlags): Promise<void> {
-  const record = await revokeApiKey(keyStoreOf(flags), id);
+  const record = await withKeyStore(flags, (keys) => revokeApiKey(keys, id));
   process.stdout.write(`Revoked key ${record.id} (account ${record.accountId}).\n`);
 }

@@ -1,8 +1,9 @@
 /**
  * `fileconv serve` (what `npm start` runs): the whole service on one machine with nothing to set
  * up. Filesystem storage and job store under the data dir, in-process queue and workers, a
- * signing secret created on first start and kept in the data dir. SIGTERM/SIGINT stop taking
- * requests, let running conversions finish within a grace period and leave the rest queued.
+ * signing secret created on first start and kept in the data dir. With REDIS_URL (and S3_BUCKET)
+ * it is one API node of many, with or without its own workers (--no-worker). SIGTERM/SIGINT stop
+ * taking requests, let running conversions finish within a grace period, leave the rest queued.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
@@ -10,16 +11,12 @@ import type { Server } from 'node:http';
 import { join, resolve } from 'node:path';
 import express from 'express';
 import morgan from 'morgan';
-import { createMemoryCounterStore } from '../../adapters/counters/memory.js';
 import { createHttpRouter } from '../../adapters/http/express.js';
-import { createFsJobStore } from '../../adapters/jobs/fs.js';
-import { createFsKeyStore } from '../../adapters/keys/fs.js';
-import { createMemoryQueue } from '../../adapters/queue/memory.js';
-import { createFsStorage } from '../../adapters/storage/fs.js';
 import { createEngine, type Engine, FileconvError, refundFailedConversions } from '../../src/index.js';
 import { defaultConverters } from '../assembly.js';
+import { type BackendFlags, createBackends, requireShared } from '../backends.js';
 
-export interface ServeFlags {
+export interface ServeFlags extends BackendFlags {
   port?: number;
   host?: string;
   data?: string;
@@ -39,10 +36,17 @@ export interface RunningService {
   url: string;
   /** Graceful stop: no new requests, conversions get `graceSeconds` to finish, the rest stay queued. */
   stop(): Promise<void>;
+  /** Which backends it runs on, for the start-up log. */
+  description: string;
 }
 
-/** The signing secret kept in the data dir; created (0600) on first start. */
+/**
+ * The signing secret: $FILECONV_SIGNING_SECRET (shared by every API node of a deployment), else
+ * the one kept in the data dir, created (0600) on first start.
+ */
 export async function loadOrCreateSecret(dataDir: string): Promise<Buffer> {
+  const fromEnv = process.env.FILECONV_SIGNING_SECRET;
+  if (fromEnv) return Buffer.from(fromEnv, 'utf8');
   const path = join(dataDir, 'signing-secret');
   try {
     const secret = Buffer.from((await readFile(path, 'utf8')).trim(), 'base64url');
@@ -64,13 +68,14 @@ export async function startService(flags: ServeFlags): Promise<RunningService> {
   const dataDir = dataDirOf(flags);
   await mkdir(dataDir, { recursive: true });
   const secret = await loadOrCreateSecret(dataDir);
-  const counters = createMemoryCounterStore();
-  const keys = createFsKeyStore({ dir: join(dataDir, 'keys') });
+  const backends = await createBackends(dataDir, flags);
+  if (flags.worker === false) requireShared(backends, 'fileconv serve --no-worker');
+  const { counters, keys } = backends;
   const engine = createEngine({
     converters: defaultConverters(),
-    storage: createFsStorage({ dir: join(dataDir, 'files') }),
-    jobs: createFsJobStore({ dir: join(dataDir, 'jobs') }),
-    queue: createMemoryQueue(),
+    storage: backends.storage,
+    jobs: backends.jobs,
+    queue: backends.queue,
     tempDir: await mkdir(join(dataDir, 'tmp'), { recursive: true }).then(() => join(dataDir, 'tmp')),
     concurrency: flags.concurrency,
     resultTtlMs: flags.retentionHours === undefined ? undefined : flags.retentionHours * 3_600_000,
@@ -119,13 +124,13 @@ export async function startService(flags: ServeFlags): Promise<RunningService> {
       const closed = new Promise<void>((done) => server.close(() => done()));
       server.closeIdleConnections();
       await engine.close({ graceMs: (flags.graceSeconds ?? 30) * 1000 });
-      await counters.close?.();
+      await backends.close();
       server.closeAllConnections();
       await closed;
     })();
     return stopping;
   };
-  return { server, engine, url, stop };
+  return { server, engine, url, stop, description: backends.description };
 }
 
 /** `--trust-proxy` as typed: 'true', a hop count ('1'), or addresses/subnets/names ('loopback, 10.0.0.0/8'). */
@@ -138,15 +143,17 @@ function parseTrustProxy(value: string | undefined): boolean | number | string |
 /** Runs until SIGTERM or SIGINT, then stops gracefully. */
 export async function runServe(flags: ServeFlags): Promise<void> {
   const service = await startService(flags);
-  console.log(
-    `fileconv: serving on ${service.url} (data in ${resolve(flags.data ?? process.env.FILECONV_DATA ?? 'data')})`,
-  );
+  const workers = flags.worker === false ? 'no workers' : `${flags.concurrency ?? 2} conversions at once`;
+  console.log(`fileconv: serving on ${service.url} (${service.description}; ${workers})`);
+  await untilSignal(service.stop, flags.graceSeconds ?? 30);
+}
+
+/** Waits for SIGTERM or SIGINT, then runs `stop`; says what it is doing. */
+export async function untilSignal(stop: () => Promise<void>, graceSeconds: number): Promise<void> {
   await new Promise<void>((done) => {
     const onSignal = (signal: string) => {
-      console.log(
-        `fileconv: ${signal}: finishing running conversions (up to ${flags.graceSeconds ?? 30} s)...`,
-      );
-      service.stop().then(done, (error: unknown) => {
+      console.log(`fileconv: ${signal}: finishing running conversions (up to ${graceSeconds} s)...`);
+      stop().then(done, (error: unknown) => {
         console.error(error);
         done();
       });

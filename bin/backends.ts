@@ -1,0 +1,126 @@
+/**
+ * Which storage, job store, queue, counters and key store a `serve` or `worker` process uses.
+ * One machine (the default): files and records under the data dir, an in-process queue, memory
+ * counters. Many machines: REDIS_URL selects the Redis job store, BullMQ queue, counters and key
+ * store; S3_BUCKET selects S3 storage. Every process of one deployment must see the same ones.
+ */
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { CounterStore, JobStore, KeyStore, Queue, Storage } from '../src/index.js';
+import { FileconvError } from '../src/index.js';
+
+export interface BackendFlags {
+  data?: string;
+  /** Redis for the job store, queue, counters and keys ($REDIS_URL). */
+  redisUrl?: string;
+  /** S3 bucket for files ($S3_BUCKET); endpoint, region, path style and prefix from S3_* variables. */
+  s3Bucket?: string;
+}
+
+export interface Backends {
+  storage: Storage;
+  jobs: JobStore;
+  queue: Queue;
+  counters: CounterStore;
+  keys: KeyStore;
+  /** Whether every process of the deployment shares them (Redis), so API and workers may be apart. */
+  shared: boolean;
+  /** One line for the start-up log. */
+  description: string;
+  close(): Promise<void>;
+}
+
+function env(name: string): string | undefined {
+  const value = process.env[name];
+  return value === undefined || value === '' ? undefined : value;
+}
+
+export async function createBackends(dataDir: string, flags: BackendFlags): Promise<Backends> {
+  const redisUrl = flags.redisUrl ?? env('REDIS_URL');
+  const bucket = flags.s3Bucket ?? env('S3_BUCKET');
+
+  let storage: Storage;
+  let storageText: string;
+  if (bucket) {
+    const { createS3Storage } = await import('../adapters/storage/s3.js');
+    const endpoint = env('S3_ENDPOINT');
+    storage = createS3Storage({
+      bucket,
+      ...(endpoint ? { endpoint } : {}),
+      region: env('S3_REGION') ?? env('AWS_REGION') ?? 'us-east-1',
+      forcePathStyle: env('S3_FORCE_PATH_STYLE') === 'true',
+      prefix: env('S3_PREFIX') ?? '',
+    });
+    storageText = `s3://${bucket}${endpoint ? ` at ${endpoint}` : ''}`;
+  } else {
+    const { createFsStorage } = await import('../adapters/storage/fs.js');
+    storage = createFsStorage({ dir: join(dataDir, 'files') });
+    storageText = `files in ${join(dataDir, 'files')}`;
+  }
+
+  if (redisUrl) {
+    const [
+      { createRedisJobStore },
+      { createBullmqQueue },
+      { createRedisCounterStore },
+      { createRedisKeyStore },
+    ] = await Promise.all([
+      import('../adapters/jobs/redis.js'),
+      import('../adapters/queue/bullmq.js'),
+      import('../adapters/counters/redis.js'),
+      import('../adapters/keys/redis.js'),
+    ]);
+    const jobs = createRedisJobStore({ url: redisUrl });
+    const queue = createBullmqQueue({ url: redisUrl });
+    const counters = createRedisCounterStore({ url: redisUrl });
+    const keys = createRedisKeyStore({ url: redisUrl });
+    return {
+      storage,
+      jobs,
+      queue,
+      counters,
+      keys,
+      shared: true,
+      description: `${storageText}; jobs, queue, limits and keys on Redis (${redactUrl(redisUrl)})`,
+      async close() {
+        await Promise.allSettled([counters.close?.(), keys.close?.()]);
+      },
+    };
+  }
+
+  const [{ createFsJobStore }, { createMemoryQueue }, { createMemoryCounterStore }, { createFsKeyStore }] =
+    await Promise.all([
+      import('../adapters/jobs/fs.js'),
+      import('../adapters/queue/memory.js'),
+      import('../adapters/counters/memory.js'),
+      import('../adapters/keys/fs.js'),
+    ]);
+  await mkdir(dataDir, { recursive: true });
+  const counters = createMemoryCounterStore();
+  return {
+    storage,
+    jobs: createFsJobStore({ dir: join(dataDir, 'jobs') }),
+    queue: createMemoryQueue(),
+    counters,
+    keys: createFsKeyStore({ dir: join(dataDir, 'keys') }),
+    shared: false,
+    description: `${storageText}; jobs in ${join(dataDir, 'jobs')}, in-process queue, limits in memory`,
+    async close() {
+      await counters.close?.();
+    },
+  };
+}
+
+/** API-only and worker-only processes only make sense with a queue they share. */
+export function requireShared(backends: Backends, what: string): void {
+  if (!backends.shared) {
+    throw new FileconvError(
+      'INVALID_REQUEST',
+      `${what} needs a queue shared with the other processes: set REDIS_URL (and S3_BUCKET for files).`,
+    );
+  }
+}
+
+function redactUrl(url: string): string {
+  return url.replace(/\/\/[^@/]*@/, '//***@');
+}
