@@ -152,14 +152,7 @@ export async function receiveUpload(context: EngineContext, input: ReceiveUpload
     await storage.delete(file.key);
     throw sizeMismatch(file.size, stored.size);
   }
-  const now = context.nowMs();
-  const uploaded: FileRecord = {
-    ...file,
-    version: file.version + 1,
-    status: 'uploaded',
-    uploadedAt: new Date(now).toISOString(),
-    expiresAt: new Date(now + context.uploadTtlMs).toISOString(),
-  };
+  const uploaded = markedUploaded(context, file);
   try {
     await jobs.updateFile(uploaded);
   } catch (error) {
@@ -170,6 +163,18 @@ export async function receiveUpload(context: EngineContext, input: ReceiveUpload
     throw error;
   }
   return uploaded;
+}
+
+/** The next version of a pending record, now uploaded and kept for uploadTtlMs from now. */
+function markedUploaded(context: EngineContext, file: FileRecord): FileRecord {
+  const now = context.nowMs();
+  return {
+    ...file,
+    version: file.version + 1,
+    status: 'uploaded',
+    uploadedAt: new Date(now).toISOString(),
+    expiresAt: new Date(now + context.uploadTtlMs).toISOString(),
+  };
 }
 
 function sizeMismatch(declared: number, actual: number | undefined, cause?: unknown): FileconvError {
@@ -211,14 +216,7 @@ export async function confirmUpload(context: EngineContext, file: FileRecord): P
     await storage.delete(file.key);
     throw sizeMismatch(file.size, stored.size);
   }
-  const now = context.nowMs();
-  const uploaded: FileRecord = {
-    ...file,
-    version: file.version + 1,
-    status: 'uploaded',
-    uploadedAt: new Date(now).toISOString(),
-    expiresAt: new Date(now + context.uploadTtlMs).toISOString(),
-  };
+  const uploaded = markedUploaded(context, file);
   try {
     await jobs.updateFile(uploaded);
     return uploaded;

@@ -2,17 +2,9 @@
  * Shared pieces of the ffmpeg converter tests: whether ffmpeg is here, a per-test workspace, a
  * context builder, and output checks that ask ffprobe (and ffmpeg's decoder) what was written.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, expect } from 'vitest';
-import type { ErrorCode } from '../../src/errors.js';
-import { FileconvError } from '../../src/errors.js';
-import type { ConvertContext } from '../../src/ports.js';
 
-export const FIXTURES = join(import.meta.dirname, '..', '..', 'fixtures');
-export const fixture = (name: string) => join(FIXTURES, name);
+import { execFileSync, spawnSync } from 'node:child_process';
+import { workspace as sharedWorkspace } from './converter-harness.js';
 
 /** Every audio and video fixture is this long (scripts/make-media-fixtures.sh); fixture.gif is 3 frames. */
 export const FIXTURE_SECONDS = 2;
@@ -22,68 +14,19 @@ export const FFMPEG_AVAILABLE =
   spawnSync('ffprobe', ['-hide_banner', '-version']).status === 0;
 export const FFMPEG_INSTALL = 'apt-get install -y ffmpeg';
 
-export const MAX_PIXELS = 100_000_000;
+export {
+  type ContextOverrides,
+  context,
+  expectCode,
+  expectNoLeftovers,
+  FIXTURES,
+  fixture,
+  MAX_PIXELS,
+  type Workspace,
+} from './converter-harness.js';
 
-export interface Workspace {
-  /** Where a test puts its own inputs. */
-  inputs: string;
-  /** The converter's tempDir: must hold nothing after a conversion, failed or not. */
-  temp: string;
-  outputs: string;
-}
-
-const created: string[] = [];
-afterEach(async () => {
-  await Promise.all(created.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
-});
-
-export async function workspace(): Promise<Workspace> {
-  const root = await mkdtemp(join(tmpdir(), 'fileconv-ffmpeg-'));
-  created.push(root);
-  const ws = { inputs: join(root, 'in'), temp: join(root, 'tmp'), outputs: join(root, 'out') };
-  await Promise.all(Object.values(ws).map((dir) => mkdir(dir)));
-  return ws;
-}
-
-export interface ContextOverrides extends Partial<ConvertContext> {
-  progress?: number[];
-}
-
-export function context(
-  ws: Workspace,
-  from: string,
-  to: string,
-  overrides: ContextOverrides = {},
-): ConvertContext {
-  const progress = overrides.progress ?? [];
-  return {
-    inputPath: fixture(`fixture.${from}`),
-    outputPath: join(ws.outputs, `out.${to}`),
-    from,
-    to,
-    options: {},
-    tempDir: ws.temp,
-    signal: new AbortController().signal,
-    onProgress: (fraction) => progress.push(fraction),
-    limits: { maxPixels: MAX_PIXELS },
-    ...overrides,
-  };
-}
-
-export async function expectCode(promise: Promise<unknown>, code: ErrorCode): Promise<FileconvError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error, `expected ${code}, but the conversion succeeded`).toBeInstanceOf(FileconvError);
-  expect((error as FileconvError).code, (error as Error).message).toBe(code);
-  return error as FileconvError;
-}
-
-export async function expectNoLeftovers(ws: Workspace): Promise<void> {
-  expect(await readdir(ws.temp)).toEqual([]);
-  expect(await readdir(ws.outputs)).toEqual([]);
-}
+/** A fresh workspace for an ffmpeg test. */
+export const workspace = () => sharedWorkspace('fileconv-ffmpeg-');
 
 export interface ProbedStream {
   codec_type: string;
