@@ -75,12 +75,13 @@ describe('DELETE /api/jobs/{jobId}', () => {
     const jobId = created.body.jobId as string;
     const job = await pollJob(server, jobId);
     expect(job.status).toBe('completed');
-    expect(await server.storedFiles()).toContain(`results/${jobId}`);
+    // One result key per attempt: results/<jobId>/<attempt>.
+    expect(await server.storedFiles()).toContain(`results/${jobId}/1`);
 
     const deleted = await call(server, 'DELETE', `/api/jobs/${jobId}`);
     expect(deleted.status, deleted.text).toBe(200);
     expect(deleted.body).toMatchObject({ jobId, status: 'expired', downloadUrl: null });
-    expect(await server.storedFiles()).not.toContain(`results/${jobId}`);
+    expect((await server.storedFiles()).filter((file) => file.startsWith(`results/${jobId}`))).toEqual([]);
 
     const after = await call(server, 'GET', `/api/jobs/${jobId}`);
     expect(after.body).toMatchObject({ status: 'expired', downloadUrl: null });
