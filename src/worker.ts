@@ -7,7 +7,7 @@
  * not queued is skipped, and winning the queued -> processing update is what claims the job.
  */
 import { createReadStream, createWriteStream } from 'node:fs';
-import { copyFile, mkdtemp, rm, stat } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { abortError } from './abort.js';
@@ -49,15 +49,18 @@ export async function processJob(context: EngineContext, jobId: string): Promise
   let outcome:
     | { ok: true; outputKey: string; outputSize: number; cpuMs: number }
     | { ok: false; error: FileconvError };
-  const workDir = await mkdtemp(join(context.tempDir, 'fileconv-'));
+  let workDir: string | undefined;
   try {
+    // The temp parent may have been cleaned away under a long-running worker: make it again.
+    await mkdir(context.tempDir, { recursive: true });
+    workDir = await mkdtemp(join(context.tempDir, 'fileconv-'));
     outcome = { ok: true, ...(await convertJob(context, job, workDir, controller.signal)) };
   } catch (error) {
     outcome = { ok: false, error: toFileconvError(error, 'CONVERSION_FAILED') };
   } finally {
     // Cleaned up before the job is marked done, so whoever waits for it finds nothing left behind.
     context.running.delete(job.id);
-    await rm(workDir, { recursive: true, force: true });
+    if (workDir) await rm(workDir, { recursive: true, force: true });
   }
   const current = (await jobs.getJob(job.id)) ?? job;
   // Stopped by a shutdown: the job goes back to the queue for the next start, nothing is lost.

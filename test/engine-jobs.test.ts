@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
@@ -154,6 +154,21 @@ describe('jobs', () => {
     for (const job of jobs) order.push(`${(await engine.waitForJob(job.id)).startedAt}|${job.priority}`);
     const byStart = [...order].sort().map((entry) => entry.split('|')[1]);
     expect(byStart).toEqual(['5', '1', '0']);
+    await engine.close();
+  });
+
+  it('keeps working when its temp dir is removed underneath it', async () => {
+    const { engine, engineTemp } = await memoryEngine();
+    await engine.start();
+    await rm(engineTemp, { recursive: true, force: true });
+    const file = await engine.uploadFile({
+      owner: OWNER,
+      fileName: 'a.png',
+      body: await readFile(fixture('fixture.png')),
+    });
+    const job = await engine.createJob({ owner: OWNER, fileId: file.id, targetFormat: 'webp' });
+    expect((await engine.waitForJob(job.id, { timeoutMs: 10_000 })).status).toBe('completed');
+    expect(await leftovers(engineTemp)).toEqual([]);
     await engine.close();
   });
 

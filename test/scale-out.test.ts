@@ -1,10 +1,12 @@
 /**
  * Scale-out on one machine: two API nodes (`serve --no-worker`) and a worker (`fileconv worker`)
  * sharing Redis and S3 (s3rver). Flow A uploads go straight to S3 with the presigned URL, jobs
- * created on one node are converted by the worker and read on the other, and the per-IP rate
- * limit holds across both API nodes.
+ * created on one node are converted by the worker and read on the other, Flow B works across
+ * nodes, and the per-IP rate limit holds across both API nodes.
  */
-import { readFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type RunningService, startService } from '../bin/commands/serve.js';
@@ -17,7 +19,7 @@ import {
   startRedisServer,
 } from './helpers/redis-server.js';
 import { S3RVER_CREDENTIALS, type S3rverHandle, startS3rver } from './helpers/s3rver.js';
-import { fixture, tempDir } from './helpers/temp.js';
+import { fixture } from './helpers/temp.js';
 
 describeWithEngine(
   'redis-server',
@@ -30,6 +32,13 @@ describeWithEngine(
     let api1: RunningService;
     let api2: RunningService;
     let worker: RunningWorker;
+    // Data dirs live as long as the nodes (the per-test temp helper would delete them under them).
+    const dirs: string[] = [];
+    const dataDir = async () => {
+      const dir = await mkdtemp(join(tmpdir(), 'fileconv-scale-'));
+      dirs.push(dir);
+      return dir;
+    };
 
     beforeAll(async () => {
       redis = await startRedisServer();
@@ -48,18 +57,19 @@ describeWithEngine(
           ...shared,
           port: 0,
           host: '127.0.0.1',
-          data: await tempDir(),
+          data: await dataDir(),
           worker: false,
           log: false,
         });
       api1 = await node();
       api2 = await node();
-      worker = await startWorker({ ...shared, data: await tempDir(), concurrency: 2 });
+      worker = await startWorker({ ...shared, data: await dataDir(), concurrency: 2 });
     }, 60_000);
 
     afterAll(async () => {
       await Promise.allSettled([api1?.stop(), api2?.stop(), worker?.stop()]);
       await Promise.allSettled([redis?.close(), s3?.stop()]);
+      await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
     });
 
     async function json(
@@ -117,6 +127,25 @@ describeWithEngine(
       expect([meta.format, meta.width, meta.height]).toEqual(['webp', 64, 48]);
     });
 
+    it('Flow B across nodes: upload on one, convert on the other, download on the first', async () => {
+      const form = new FormData();
+      form.append('file', new Blob([await readFile(fixture('fixture.png'))]), 'fixture.png');
+      const upload = await fetch(`${api1.url}/api/upload`, { method: 'POST', body: form });
+      expect(upload.status).toBe(200);
+      const file = (await upload.json()) as { fileId: string; fileName: string };
+      const converted = await json(`${api2.url}/api/convert`, {
+        fileId: file.fileId,
+        fileName: file.fileName,
+        targetFormat: 'jpg',
+      });
+      expect(converted.status, JSON.stringify(converted.body)).toBe(200);
+      const download = await fetch(`${api1.url}/api/download?id=${converted.body.downloadId}`);
+      expect(download.status).toBe(200);
+      expect(download.headers.get('content-type')).toBe('image/jpeg');
+      const meta = await sharp(Buffer.from(await download.arrayBuffer())).metadata();
+      expect([meta.format, meta.width]).toEqual(['jpeg', 64]);
+    });
+
     it('the per-IP limit holds across both API nodes', async () => {
       // Upload-class requests (refused for their body, but counted), alternating between the nodes.
       const statuses: number[] = [];
@@ -130,9 +159,9 @@ describeWithEngine(
         statuses.push(response.status);
         await response.arrayBuffer();
       }
-      // The Flow A test made 2 upload-class requests from this IP (none in this window if the minute turned).
+      // The flow tests made 4 upload-class requests from this IP (fewer in this window if the minute turned).
       const refusedAt = statuses.indexOf(429);
-      expect(refusedAt).toBeGreaterThanOrEqual(18);
+      expect(refusedAt).toBeGreaterThanOrEqual(16);
       expect(refusedAt).toBeLessThanOrEqual(20);
       expect(statuses.slice(refusedAt).every((status) => status === 429)).toBe(true);
       expect(statuses.slice(0, refusedAt).every((status) => status === 400)).toBe(true);
