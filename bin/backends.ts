@@ -4,7 +4,7 @@
  * counters. Many machines: REDIS_URL selects the Redis job store, BullMQ queue, counters and key
  * store; S3_BUCKET selects S3 storage. Every process of one deployment must see the same ones.
  */
-import { mkdir } from 'node:fs/promises';
+import { mkdir, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { CounterStore, JobStore, KeyStore, Queue, Storage } from '../src/index.js';
 import { FileconvError } from '../src/index.js';
@@ -71,7 +71,13 @@ export async function createBackends(dataDir: string, flags: BackendFlags): Prom
       import('../adapters/keys/redis.js'),
     ]);
     const jobs = createRedisJobStore({ url: redisUrl });
-    const queue = createBullmqQueue({ url: redisUrl });
+    // How fast a dead worker's job is handed to another: BullMQ's lock and stalled check.
+    const lockMs = Number(env('FILECONV_QUEUE_LOCK_MS') ?? 30_000);
+    const queue = createBullmqQueue({
+      url: redisUrl,
+      lockDurationMs: lockMs,
+      stalledIntervalMs: Math.max(500, Math.floor(lockMs / 2)),
+    });
     const counters = createRedisCounterStore({ url: redisUrl });
     const keys = createRedisKeyStore({ url: redisUrl });
     return {
@@ -123,4 +129,31 @@ export function requireShared(backends: Backends, what: string): void {
 
 function redactUrl(url: string): string {
   return url.replace(/\/\/[^@/]*@/, '//***@');
+}
+
+/**
+ * A temp dir of this process's own under the data dir (`tmp/<pid>`), so processes sharing a data
+ * dir never touch each other's work. Dirs of processes that no longer run (killed mid-conversion)
+ * are removed on the way.
+ */
+export async function processTempDir(dataDir: string): Promise<string> {
+  const parent = join(dataDir, 'tmp');
+  await mkdir(parent, { recursive: true });
+  for (const entry of await readdir(parent)) {
+    const pid = Number(entry);
+    if (!Number.isInteger(pid) || pid === process.pid || isRunning(pid)) continue;
+    await rm(join(parent, entry), { recursive: true, force: true });
+  }
+  const own = join(parent, String(process.pid));
+  await mkdir(own, { recursive: true });
+  return own;
+}
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }

@@ -98,6 +98,6 @@ describe('fileconv serve', () => {
     } finally {
       await second.stop();
     }
-    expect(await leftovers(join(data, 'tmp'))).toEqual([]);
+    expect(await leftovers(join(data, 'tmp', String(process.pid)))).toEqual([]);
   });
 });

@@ -14,7 +14,7 @@ import morgan from 'morgan';
 import { createHttpRouter } from '../../adapters/http/express.js';
 import { createEngine, type Engine, FileconvError, refundFailedConversions } from '../../src/index.js';
 import { defaultConverters } from '../assembly.js';
-import { type BackendFlags, createBackends, requireShared } from '../backends.js';
+import { type BackendFlags, createBackends, processTempDir, requireShared } from '../backends.js';
 
 export interface ServeFlags extends BackendFlags {
   port?: number;
@@ -76,7 +76,7 @@ export async function startService(flags: ServeFlags): Promise<RunningService> {
     storage: backends.storage,
     jobs: backends.jobs,
     queue: backends.queue,
-    tempDir: await mkdir(join(dataDir, 'tmp'), { recursive: true }).then(() => join(dataDir, 'tmp')),
+    tempDir: await processTempDir(dataDir),
     concurrency: flags.concurrency,
     resultTtlMs: flags.retentionHours === undefined ? undefined : flags.retentionHours * 3_600_000,
     onError: (error, context) => console.error(`fileconv: ${context}:`, error),

@@ -3,11 +3,9 @@
  * reads and writes files in the shared storage (S3_BUCKET), so any number of workers can run
  * beside the API nodes (`fileconv serve --no-worker`).
  */
-import { mkdir } from 'node:fs/promises';
-import { join } from 'node:path';
 import { createEngine, type Engine, refundFailedConversions } from '../../src/index.js';
 import { defaultConverters } from '../assembly.js';
-import { type BackendFlags, createBackends, requireShared } from '../backends.js';
+import { type BackendFlags, createBackends, processTempDir, requireShared } from '../backends.js';
 import { dataDirOf, untilSignal } from './serve.js';
 
 export interface WorkerFlags extends BackendFlags {
@@ -26,8 +24,7 @@ export async function startWorker(flags: WorkerFlags): Promise<RunningWorker> {
   const dataDir = dataDirOf(flags);
   const backends = await createBackends(dataDir, flags);
   requireShared(backends, 'fileconv worker');
-  const tempDir = join(dataDir, 'tmp');
-  await mkdir(tempDir, { recursive: true });
+  const tempDir = await processTempDir(dataDir);
   const engine = createEngine({
     converters: defaultConverters(),
     storage: backends.storage,
