@@ -78,6 +78,12 @@ export function buildProgram(): Command {
       integer,
     )
     .option('--retention-hours <h>', 'how long results are kept (default 24)', integer)
+    .option('--no-worker', 'API only: conversions run in `fileconv worker` processes (needs REDIS_URL)')
+    .option('--redis-url <url>', 'Redis for jobs, queue, limits and keys, shared by every node ($REDIS_URL)')
+    .option(
+      '--s3-bucket <name>',
+      'S3 bucket for files ($S3_BUCKET; S3_ENDPOINT, S3_REGION, S3_FORCE_PATH_STYLE, S3_PREFIX)',
+    )
     .option(
       '--trust-proxy <proxies>',
       "believe X-Forwarded-For from these proxies: 'loopback', addresses, subnets or a hop count ($FILECONV_TRUST_PROXY)",
