@@ -157,6 +157,24 @@ describe('jobs', () => {
     await engine.close();
   });
 
+  it('a job whose stored input vanished fails with NOT_FOUND and the worker goes on', async () => {
+    const storage = createMemoryStorage();
+    const { engine, engineTemp } = await memoryEngine({ storage });
+    const file = await engine.uploadFile({
+      owner: OWNER,
+      fileName: 'a.png',
+      body: await readFile(fixture('fixture.png')),
+    });
+    const job = await engine.createJob({ owner: OWNER, fileId: file.id, targetFormat: 'webp' });
+    await storage.delete(file.key);
+    await engine.start();
+    const failed = await engine.waitForJob(job.id, { timeoutMs: 10_000 });
+    expect(failed.status).toBe('failed');
+    expect(failed.error?.code).toBe('NOT_FOUND');
+    expect(await leftovers(engineTemp)).toEqual([]);
+    await engine.close();
+  });
+
   it('keeps working when its temp dir is removed underneath it', async () => {
     const { engine, engineTemp } = await memoryEngine();
     await engine.start();
