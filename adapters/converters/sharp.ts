@@ -13,6 +13,7 @@ import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Sharp } from 'sharp';
 import { z } from 'zod';
+import { raceAbort, throwIfAborted } from '../../src/abort.js';
 import { FileconvError } from '../../src/errors.js';
 import type { FormatName } from '../../src/formats/types.js';
 import type {
@@ -22,7 +23,6 @@ import type {
   Converter,
   ConvertResult,
 } from '../../src/ports.js';
-import { raceAbort, throwIfAborted } from './image/abort.js';
 import { probeBitmap, type SharpSource } from './image/bitmap-io.js';
 import { loadSharp, resolveHeicDecode, type SharpFactory } from './image/engines.js';
 import { outputSize } from './image/geometry.js';

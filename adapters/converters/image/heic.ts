@@ -15,8 +15,8 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import { abortError } from '../../../src/abort.js';
 import { type ErrorCode, FileconvError } from '../../../src/errors.js';
-import { abortError } from './abort.js';
 import type { RawImage } from './heic-wasm.js';
 import type { HeicRequest, HeicResponse } from './heic-worker.js';
 
