@@ -7,7 +7,7 @@
  * commits are serialised per key inside the process, not across processes.
  */
 import { randomUUID } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, type WriteStream } from 'node:fs';
 import { mkdir, open, readdir, readFile, rename, rm, rmdir, stat, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Readable } from 'node:stream';
@@ -192,11 +192,13 @@ export function createFsStorage(options: FsStorageOptions): FsStorage {
       const source = body instanceof Uint8Array ? Readable.from([Buffer.from(body)]) : body;
       const tempData = path.join(tempRoot, `${randomUUID()}.data`);
       const tempMeta = path.join(tempRoot, `${randomUUID()}.meta`);
+      let sink: WriteStream | undefined;
       try {
         await prepare();
         const limit = new ByteLimitStream(key, maxBytes);
+        sink = createWriteStream(tempData, { flags: 'wx' });
         // pipeline destroys every stream on failure, the caller's source included.
-        await pipeline(source, limit, createWriteStream(tempData, { flags: 'wx' }));
+        await pipeline(source, limit, sink);
         if (fsync) await syncFile(tempData);
         if (contentType !== undefined)
           await writeFile(tempMeta, JSON.stringify({ contentType }), { flag: 'wx' });
@@ -208,6 +210,9 @@ export function createFsStorage(options: FsStorageOptions): FsStorage {
         return contentType === undefined ? { size: limit.bytes } : { size: limit.bytes, contentType };
       } catch (error) {
         if (!source.destroyed) source.destroy();
+        // A write stream destroyed before its file was even opened still opens it, then closes:
+        // removing the temp file before that 'close' would leave it behind.
+        if (sink && !sink.closed) await new Promise<void>((resolve) => sink?.once('close', () => resolve()));
         await Promise.all([rm(tempData, { force: true }), rm(tempMeta, { force: true })]).catch(() => {});
         throw storageError(error, key, 'Storing');
       }
