@@ -22,7 +22,7 @@
  * | key                     | iwork                  | Keynote/Pages/Numbers 2013+ share one layout      |
  * | txt                     | html, svg, rtf         | all text; reading it as plain text is faithful    |
  * | md                      | txt, html              | Markdown is text and may open with HTML           |
- * | csv, tsv                | txt                    | delimited text has no signature                   |
+ * | csv, tsv, json          | txt                    | delimited text and JSON have no signature         |
  * | any                     | nothing when undefined | unrecognised non-text bytes never pass            |
  *
  * Everything else must match exactly: text declared png, a zip declared docx, an unknown format
@@ -172,6 +172,7 @@ const ALSO_ACCEPTS: Readonly<Record<FormatName, readonly string[]>> = {
   md: ['txt', 'html'],
   csv: ['txt'],
   tsv: ['txt'],
+  json: ['txt'],
 };
 
 /** declared name -> detected results it accepts, itself included. Built once. */
