@@ -7,9 +7,10 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { abortError, raceAbort } from './abort.js';
 import { FileconvError, toFileconvError } from './errors.js';
-import { extensionOf } from './formats/index.js';
+import { extensionOf, mimeTypeOf } from './formats/index.js';
+import type { FormatName } from './formats/types.js';
 import type { ConversionPlan } from './graph/index.js';
-import type { ConversionLimits, Converter } from './ports.js';
+import type { ConversionLimits, Converter, OutputPackaging } from './ports.js';
 
 export interface RunChainInput {
   plan: ConversionPlan;
@@ -59,6 +60,29 @@ export function validateOptions(
     details: { issues },
     cause: parsed.error,
   });
+}
+
+/**
+ * How the result of `plan` is wrapped with these (validated) options: 'zip' when the last step's
+ * converter writes an archive of several target files (every page of a PDF as PNG).
+ */
+export function outputPackaging(
+  plan: ConversionPlan,
+  converters: ReadonlyMap<string, Converter>,
+  options: Record<string, unknown>,
+): OutputPackaging | undefined {
+  const last = plan.steps[plan.steps.length - 1];
+  return last ? converters.get(last.converter)?.packaging?.(plan.to, options) : undefined;
+}
+
+/** The media type a result is stored and served with. */
+export function resultMimeType(to: FormatName, packaging: OutputPackaging | undefined): string {
+  return packaging === 'zip' ? 'application/zip' : mimeTypeOf(to);
+}
+
+/** The file extension a result is named with. */
+export function resultExtension(to: FormatName, packaging: OutputPackaging | undefined): string {
+  return packaging === 'zip' ? 'zip' : extensionOf(to);
 }
 
 /** An AbortSignal that fires on the caller's signal or after `timeoutMs`, whichever comes first. */

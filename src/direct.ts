@@ -13,6 +13,7 @@ import { FileconvError } from './errors.js';
 import { DETECTION_BYTES, extensionOf, formatFromExtension, getFormat } from './formats/index.js';
 import type { FormatName } from './formats/types.js';
 import { planConversion, resolveSourceFormat } from './planning.js';
+import type { OutputPackaging } from './ports.js';
 
 export interface DirectConvertOptions {
   /** Source format; detected from the content (and checked against the file name) when omitted. */
@@ -38,6 +39,8 @@ export interface ConversionReport {
   cpuMs: number;
   /** Size of the result, bytes. */
   outputSize: number;
+  /** 'zip' when the result is a zip archive of several target files (every page of a PDF as PNG). */
+  packaging?: OutputPackaging;
 }
 
 export interface StreamConversion extends ConversionReport {
@@ -153,6 +156,7 @@ async function convertInWorkDir(
     path: [from, ...planned.plan.steps.map((step) => step.to)],
     cpuMs: result.cpuMs,
     outputSize: size,
+    ...(planned.packaging ? { packaging: planned.packaging } : {}),
   };
   return { report, outputPath: result.outputPath };
 }

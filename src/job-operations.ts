@@ -5,9 +5,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
+import { resultExtension, resultMimeType } from './conversion.js';
 import { type EngineContext, jobPorts, readStoredHead } from './engine-context.js';
 import { FileconvError, isFileconvError } from './errors.js';
-import { extensionOf, mimeTypeOf } from './formats/index.js';
 import { isTerminal, type JobEvent, transition } from './jobs/state.js';
 import type { Job } from './jobs/types.js';
 import { outputNameFor } from './names.js';
@@ -45,7 +45,7 @@ export async function prepareJob(context: EngineContext, input: CreateJobInput):
   }
   const head = await readStoredHead(storage, file.key, file.size);
   const from = await resolveSourceFormat(head, input.sourceFormat, file.fileName);
-  const { plan, options } = await planConversion(context, from, input.targetFormat, input.options);
+  const { plan, options, packaging } = await planConversion(context, from, input.targetFormat, input.options);
   return {
     id: randomUUID(),
     version: 1,
@@ -57,7 +57,8 @@ export async function prepareJob(context: EngineContext, input: CreateJobInput):
     sourceFormat: from,
     targetFormat: plan.to,
     fileName: file.fileName,
-    outputName: outputNameFor(file.fileName, extensionOf(plan.to)),
+    outputName: outputNameFor(file.fileName, resultExtension(plan.to, packaging)),
+    ...(packaging ? { packaging } : {}),
     options,
     path: [from, ...plan.steps.map((step) => step.to)],
     priority: input.priority ?? 0,
@@ -218,7 +219,7 @@ export async function openResult(context: EngineContext, id: string, owner?: str
   return {
     stream,
     size: job.outputSize ?? 0,
-    contentType: mimeTypeOf(job.targetFormat),
+    contentType: resultMimeType(job.targetFormat, job.packaging),
     fileName: job.outputName,
   };
 }

@@ -3,7 +3,7 @@
  * bytes, checked against what the caller declared), and which chain of steps produces the target.
  */
 
-import { validateOptions } from './conversion.js';
+import { outputPackaging, validateOptions } from './conversion.js';
 import type { EngineContext } from './engine-context.js';
 import { FileconvError } from './errors.js';
 import {
@@ -11,15 +11,18 @@ import {
   formatFromExtension,
   getFormat,
   isContentCompatible,
+  isEncryptedOoxml,
   requireFormat,
 } from './formats/index.js';
 import type { FormatName } from './formats/types.js';
 import type { ConversionPlan } from './graph/index.js';
+import type { OutputPackaging } from './ports.js';
 
 /**
  * The source format of `head` (the first bytes of the input). A declared format (or, failing
  * that, the file name's extension) must agree with the bytes: CONTENT_MISMATCH otherwise.
- * Without either, the detected format is used. Empty input is CORRUPT_INPUT.
+ * Without either, the detected format is used. Empty input is CORRUPT_INPUT; an encrypted Office
+ * document is PASSWORD_PROTECTED.
  */
 export async function resolveSourceFormat(
   head: Uint8Array,
@@ -30,6 +33,14 @@ export async function resolveSourceFormat(
     throw new FileconvError('CORRUPT_INPUT', 'The file is empty.', { details: { reason: 'empty' } });
   const claimed =
     declared !== undefined ? requireFormat(declared) : fileName ? formatFromExtension(fileName) : undefined;
+  // An encrypted docx/xlsx/pptx is a compound file, not a zip: say what is wrong with it rather
+  // than that its content does not match.
+  if (isEncryptedOoxml(head)) {
+    throw new FileconvError(
+      'PASSWORD_PROTECTED',
+      'The file is password-protected (an encrypted Office document).',
+    );
+  }
   const detected = await detectFormat(head);
   if (claimed) {
     if (!isContentCompatible(claimed.name, detected)) {
@@ -59,6 +70,8 @@ export async function resolveSourceFormat(
 export interface PlannedConversion {
   plan: ConversionPlan;
   options: Record<string, unknown>;
+  /** 'zip' when the result is an archive of several target files; undefined for one file. */
+  packaging: OutputPackaging | undefined;
 }
 
 /** The chain from `from` to the target, and the options validated for it. */
@@ -71,5 +84,6 @@ export async function planConversion(
   const to = requireFormat(target).name;
   const graph = await context.graph();
   const plan = graph.findPath(from, to, { maxSteps: context.maxSteps });
-  return { plan, options: validateOptions(plan, context.converters, options) };
+  const validated = validateOptions(plan, context.converters, options);
+  return { plan, options: validated, packaging: outputPackaging(plan, context.converters, validated) };
 }

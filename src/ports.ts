@@ -222,6 +222,9 @@ export interface Availability {
   version?: string;
 }
 
+/** How a result is wrapped: one file of the target format (undefined) or a zip of several. */
+export type OutputPackaging = 'zip';
+
 export interface Converter {
   /** Unique, short: 'sharp', 'ffmpeg', ... */
   name: string;
@@ -230,5 +233,11 @@ export interface Converter {
   available(): Promise<Availability>;
   /** Schema for the options of a conversion to `to`. Unknown keys must be rejected. */
   optionsSchema?(to: FormatName): ZodType<Record<string, unknown>>;
+  /**
+   * 'zip' when a conversion to `to` with these (validated) options writes a zip archive of
+   * several `to` files instead of one (every page of a PDF as PNG). Only the last step of a
+   * chain may package its output; the result is then named and served as a zip.
+   */
+  packaging?(to: FormatName, options: Record<string, unknown>): OutputPackaging | undefined;
   convert(ctx: ConvertContext): Promise<ConvertResult | undefined>;
 }

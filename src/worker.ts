@@ -11,10 +11,10 @@ import { copyFile, mkdir, mkdtemp, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { abortError } from './abort.js';
-import { conversionSignal, runChain } from './conversion.js';
+import { conversionSignal, resultMimeType, runChain } from './conversion.js';
 import { type EngineContext, jobPorts } from './engine-context.js';
 import { FileconvError, isFileconvError, toFileconvError } from './errors.js';
-import { extensionOf, mimeTypeOf } from './formats/index.js';
+import { extensionOf } from './formats/index.js';
 import type { ConversionPlan } from './graph/index.js';
 import { applyJobEvent } from './job-operations.js';
 import type { JobEvent } from './jobs/state.js';
@@ -111,7 +111,7 @@ async function convertJob(
   const outputKey = `results/${job.id}/${job.attempts}`;
   const { size } = await stat(result.outputPath);
   await storage.put(outputKey, createReadStream(result.outputPath), {
-    contentType: mimeTypeOf(job.targetFormat),
+    contentType: resultMimeType(job.targetFormat, job.packaging),
   });
   return { outputKey, outputSize: size, cpuMs: result.cpuMs };
 }

@@ -35,12 +35,6 @@ const EXPECTED = {
   presentation: ['pptx', 'ppt', 'odp', 'key'],
 } as const;
 
-/**
- * Formats allowed to lack a fixture for now: a Keynote file cannot be written by LibreOffice.
- * The list may only shrink: a test fails once one of them gets its fixture, so remove it then.
- */
-const FIXTURES_PENDING = ['key'];
-
 /** Fixtures whose detected format differs from their extension's format, and why that is right. */
 const DETECTED_AS: Record<string, string> = {
   'fixture.heif': 'heic', // a copy of fixture.heic: HEVC-coded, brand 'heic'
@@ -193,16 +187,8 @@ describe('lookups', () => {
 describe('fixtures', () => {
   const files = readdirSync(FIXTURES).filter((file) => file.startsWith('fixture'));
 
-  it.each(FORMATS.filter((f) => !FIXTURES_PENDING.includes(f.name)).map((f) => [f.name] as const))(
-    'fixture.%s exists',
-    (name) => {
-      expect(existsSync(join(FIXTURES, `fixture.${name}`))).toBe(true);
-    },
-  );
-
-  it('lists only formats that still lack a fixture as pending', () => {
-    expect(FIXTURES_PENDING.filter((name) => existsSync(join(FIXTURES, `fixture.${name}`)))).toEqual([]);
-    expect(FIXTURES_PENDING.every((name) => getFormat(name)?.name === name)).toBe(true);
+  it.each(FORMATS.map((f) => [f.name] as const))('fixture.%s exists', (name) => {
+    expect(existsSync(join(FIXTURES, `fixture.${name}`))).toBe(true);
   });
 
   it.each(files.map((file) => [file] as const))('%s is detected from its real bytes', async (file) => {

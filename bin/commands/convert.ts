@@ -1,4 +1,5 @@
 /** `fileconv convert <input> [output]`: one file, with a progress bar on a terminal. */
+import { rename } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
 import cliProgress from 'cli-progress';
 import {
@@ -68,7 +69,7 @@ export async function runConvert(
     );
   }
   const to = requireFormat(target).name;
-  const outputPath = resolve(output ?? `${baseName(basename(input))}.${extensionOf(to)}`);
+  let outputPath = resolve(output ?? `${baseName(basename(input))}.${extensionOf(to)}`);
   const engine = createEngine({ converters: defaultConverters() });
   const showProgress = !flags.quiet && !flags.json && process.stderr.isTTY;
   const bar = showProgress
@@ -92,6 +93,12 @@ export async function runConvert(
     });
     bar?.update(100);
     bar?.stop();
+    // Several outputs (every page of a PDF) come as one zip: a name we chose gets its extension.
+    if (report.packaging === 'zip' && output === undefined) {
+      const zipped = resolve(`${baseName(basename(input))}.zip`);
+      await rename(outputPath, zipped);
+      outputPath = zipped;
+    }
     const seconds = (performance.now() - started) / 1000;
     if (flags.json) {
       process.stdout.write(`${JSON.stringify({ output: outputPath, seconds, ...report })}\n`);

@@ -117,11 +117,12 @@ function readDirectory(head: Uint8Array): DirectoryEntry[] {
 }
 
 /**
- * 'doc', 'xls' or 'ppt' from the streams directly under a compound file's root; undefined when
- * the directory is not within the head or names none of them. Only the root's own children
- * count: a Word file with an embedded Excel chart also holds a 'Workbook' stream, one level down.
+ * The names (lower-cased) of the streams directly under a compound file's root; undefined when
+ * the head is not a compound file or its directory lies beyond the head. Only the root's own
+ * children count: a Word file with an embedded Excel chart also holds a 'Workbook' stream, one
+ * level down.
  */
-export function compoundFileKind(head: Uint8Array): FormatName | undefined {
+function compoundRootStreams(head: Uint8Array): Set<string> | undefined {
   if (head.length < 512 || !CFB_SIGNATURE.every((byte, i) => head[i] === byte)) return undefined;
   const entries = readDirectory(head);
   const root = entries[0];
@@ -138,7 +139,23 @@ export function compoundFileKind(head: Uint8Array): FormatName | undefined {
     if (entry.type === STREAM) names.add(entry.name.toLowerCase());
     pending.push(entry.left, entry.right);
   }
-  return ROOT_STREAMS.find(([stream]) => names.has(stream))?.[1];
+  return names;
+}
+
+/** 'doc', 'xls' or 'ppt' from the streams under a compound file's root; undefined when unknown. */
+export function compoundFileKind(head: Uint8Array): FormatName | undefined {
+  const names = compoundRootStreams(head);
+  return names && ROOT_STREAMS.find(([stream]) => names.has(stream))?.[1];
+}
+
+/**
+ * True for a password-protected OOXML file (docx, xlsx, pptx): Office encrypts the whole zip and
+ * wraps it in a compound file with EncryptionInfo and EncryptedPackage streams (MS-OFFCRYPTO), so
+ * such a file is no longer a zip at all.
+ */
+export function isEncryptedOoxml(head: Uint8Array): boolean {
+  const names = compoundRootStreams(head);
+  return names?.has('encryptedpackage') === true && names.has('encryptioninfo');
 }
 
 // ---------------------------------------------------------------------------------------------

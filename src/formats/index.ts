@@ -9,6 +9,7 @@ export {
   type GenericContainer,
   isContentCompatible,
 } from './detect.js';
+export { isEncryptedOoxml } from './detect-containers.js';
 export {
   extensionOf,
   formatFromExtension,

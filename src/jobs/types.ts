@@ -4,6 +4,7 @@
  */
 import type { ErrorCode } from '../errors.js';
 import type { FormatName } from '../formats/types.js';
+import type { OutputPackaging } from '../ports.js';
 
 export const JOB_STATUSES = ['queued', 'processing', 'completed', 'failed', 'canceled', 'expired'] as const;
 export type JobStatus = (typeof JOB_STATUSES)[number];
@@ -32,6 +33,11 @@ export interface Job {
   fileName: string;
   /** Name the result is downloaded under: the input's base name with the target's extension. */
   outputName: string;
+  /**
+   * 'zip' when the result is a zip archive of several target files (every page of a PDF as
+   * PNG); absent for a single file. Decides the result's media type and outputName's extension.
+   */
+  packaging?: OutputPackaging;
   /** Conversion options as given by the client (validated when the job was created). */
   options: Record<string, unknown>;
   /** Planned chain of formats, source first, target last. */
