@@ -1,6 +1,7 @@
 /**
  * GET /api/formats: every registered format, and for each the targets reachable from it here
- * with the JSON Schema of the options that conversion accepts. Computed once per router.
+ * with whether the conversion is lossy, the formats it passes through, and the JSON Schema of the
+ * options it accepts. Computed once per router.
  */
 import { z } from 'zod';
 import type { Engine } from '../../src/engine.js';
@@ -19,7 +20,16 @@ export async function describeFormats(engine: Engine) {
         options = schema ? z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) : null;
         schemaCache.set(schema, options);
       }
-      targets.push({ format: target, options });
+      // What a client needs to choose well: whether the result loses information (a lossy step
+      // anywhere on the way, e.g. docx -> txt -> pdf when no layout-keeping engine is installed),
+      // and the formats it passes through.
+      const plan = await engine.plan(format.name, target).catch(() => undefined);
+      targets.push({
+        format: target,
+        lossy: plan ? plan.lossySteps > 0 : null,
+        path: plan ? [format.name, ...plan.steps.map((step) => step.to)] : null,
+        options,
+      });
     }
     described.push({
       name: format.name,
