@@ -210,6 +210,7 @@ export function createEngine(options: EngineOptions): Engine {
         clearTimeout(timer);
       }
       await drained;
+      await Promise.all([...context.converters.values()].map((converter) => converter.close?.()));
       await context.jobs?.close?.();
       await context.storage?.close?.();
     },

@@ -240,4 +240,9 @@ export interface Converter {
    */
   packaging?(to: FormatName, options: Record<string, unknown>): OutputPackaging | undefined;
   convert(ctx: ConvertContext): Promise<ConvertResult | undefined>;
+  /**
+   * Releases what the converter keeps between conversions (worker processes, threads). The
+   * engine calls it from its own close(), after running conversions have finished.
+   */
+  close?(): Promise<void>;
 }
