@@ -1,0 +1,183 @@
+/**
+ * The PDF converter: PDF -> text (pdf.js), PDF -> PNG/JPEG page images (pdf.js rendering, one page
+ * or every page as a zip), and images -> PDF (pdf-lib, one page per image or frame).
+ *
+ * pdfjs-dist, pdf-lib, yazl and sharp are loaded lazily on first use. pdf.js reads only the bytes
+ * it is given (no URLs, no system fonts, no eval); every failure is a FileconvError with a stable
+ * code (a password-protected PDF is PASSWORD_PROTECTED, a damaged one CORRUPT_INPUT), and the
+ * output appears at `outputPath` only when complete.
+ */
+import { randomUUID } from 'node:crypto';
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { throwIfAborted } from '../../src/abort.js';
+import { FileconvError } from '../../src/errors.js';
+import type { FormatName } from '../../src/formats/types.js';
+import type {
+  Availability,
+  ConversionEdge,
+  ConvertContext,
+  Converter,
+  ConvertResult,
+  OutputPackaging,
+} from '../../src/ports.js';
+import { loadSharp } from './image/engines.js';
+import { moveIntoPlace } from './image/output.js';
+import { writeImagesPdf } from './office/pdf/images-to-pdf.js';
+import { loadPdfjs, loadPdfLib, loadYazl } from './office/pdf/libraries.js';
+import {
+  checkTextOptions,
+  PAGE_IMAGE_TARGETS,
+  type PageImageOptions,
+  type PageImageTarget,
+  parseImagePageOptions,
+  parsePageImageOptions,
+  pdfOptionsSchema,
+  rendersAllPages,
+} from './office/pdf/pdf-options.js';
+import { writePageImages } from './office/pdf/pdf-render.js';
+import { writePdfText } from './office/pdf/pdf-text.js';
+import { assertCanvasAvailable, mapPdfError, openPdf } from './office/pdf/pdfjs.js';
+
+export { PDF_DEFAULTS, pdfOptionsSchema } from './office/pdf/pdf-options.js';
+
+export interface PdfConverterOptions {
+  /** Most pages one conversion renders (`pages: 'all'`) or creates (frames of one image). Default 1000. */
+  maxPages?: number;
+}
+
+const factoryOptionsSchema = z.strictObject({
+  maxPages: z.int().min(1).max(100_000).optional(),
+});
+
+/**
+ * Image sources: what sharp decodes itself. BMP, ICO, HEIC and SVG need the image converter's
+ * own decoders or vetting, so the graph routes them through PNG first.
+ */
+const IMAGE_SOURCES: readonly FormatName[] = ['jpg', 'png', 'webp', 'avif', 'gif', 'tiff'];
+
+/**
+ * Edges. PDF -> txt drops layout, fonts and images; PDF -> png/jpg rasterises (text is no longer
+ * text), and costs 2: a page render is several times a plain re-encode. Images -> PDF keep every
+ * pixel for PNG and JPEG (embedded as is); the other sources are marked lossy because their
+ * decoded pixels are reduced to 8-bit grey or RGB (TIFF and AVIF may hold more depth, CMYK) and
+ * an animation's timing is lost when its frames become pages.
+ */
+const EDGES: readonly ConversionEdge[] = [
+  { from: 'pdf', to: 'txt', cost: 1, lossy: true },
+  { from: 'pdf', to: 'png', cost: 2, lossy: true },
+  { from: 'pdf', to: 'jpg', cost: 2, lossy: true },
+  ...IMAGE_SOURCES.map((from) => ({
+    from,
+    to: 'pdf',
+    cost: from === 'avif' ? 1.5 : 1,
+    lossy: from !== 'png' && from !== 'jpg',
+  })),
+];
+
+const isPageImageTarget = (to: FormatName): to is PageImageTarget =>
+  (PAGE_IMAGE_TARGETS as readonly string[]).includes(to);
+
+/** Reads the PDF and writes text or page images to `scratch`. */
+async function convertFromPdf(ctx: ConvertContext, scratch: string, maxPages: number): Promise<void> {
+  const onPage = (done: number, total: number) => ctx.onProgress(0.05 + (0.9 * done) / total);
+  const target = ctx.to;
+  let render: { to: PageImageTarget; options: PageImageOptions } | undefined;
+  if (isPageImageTarget(target)) {
+    render = { to: target, options: parsePageImageOptions(target, ctx.options) };
+    assertCanvasAvailable();
+  } else {
+    checkTextOptions(ctx.options);
+  }
+  const sharp = render ? await loadSharp() : undefined;
+  const doc = await openPdf(ctx.inputPath, ctx.signal, ctx.limits.maxPixels);
+  try {
+    ctx.onProgress(0.05);
+    if (render && sharp) {
+      const { maxPixels } = ctx.limits;
+      await writePageImages(
+        { doc, ...render, maxPixels, maxPages, sharp, signal: ctx.signal, onPage },
+        scratch,
+      );
+    } else {
+      await writePdfText(doc, scratch, ctx.signal, onPage);
+    }
+  } finally {
+    await doc.destroy();
+  }
+}
+
+async function convertToPdf(ctx: ConvertContext, scratch: string, maxPages: number): Promise<void> {
+  const { dpi } = parseImagePageOptions(ctx.options);
+  const sharp = await loadSharp();
+  const onPage = (done: number, total: number) => ctx.onProgress((0.9 * done) / total);
+  const job = { inputPath: ctx.inputPath, from: ctx.from, dpi, maxPixels: ctx.limits.maxPixels, maxPages };
+  await writeImagesPdf({ ...job, sharp, signal: ctx.signal, onPage }, scratch);
+}
+
+/** Creates the PDF converter. Options are checked here, and a bad one throws INVALID_OPTIONS. */
+export function createPdfConverter(options: PdfConverterOptions = {}): Converter {
+  const checked = factoryOptionsSchema.safeParse(options);
+  if (!checked.success) {
+    throw new FileconvError('INVALID_OPTIONS', `createPdfConverter: ${z.prettifyError(checked.error)}`, {
+      cause: checked.error,
+    });
+  }
+  const maxPages = checked.data.maxPages ?? 1000;
+  const edgeKeys = new Set(EDGES.map((edge) => `${edge.from}>${edge.to}`));
+
+  return {
+    name: 'pdf',
+    edges: EDGES,
+
+    async available(): Promise<Availability> {
+      try {
+        const [pdfjs] = await Promise.all([loadPdfjs(), loadPdfLib(), loadYazl(), loadSharp()]);
+        assertCanvasAvailable();
+        return { ok: true, version: `pdfjs-dist ${pdfjs.version}` };
+      } catch (error) {
+        const details = (error as FileconvError).details ?? {};
+        return {
+          ok: false,
+          reason: error instanceof Error ? error.message : String(error),
+          ...(typeof details.install === 'string' ? { install: details.install } : {}),
+        };
+      }
+    },
+
+    optionsSchema: (to) => pdfOptionsSchema(to),
+
+    packaging(to: FormatName, options: Record<string, unknown>): OutputPackaging | undefined {
+      return isPageImageTarget(to) && rendersAllPages(options) ? 'zip' : undefined;
+    },
+
+    async convert(ctx: ConvertContext): Promise<ConvertResult> {
+      throwIfAborted(ctx.signal);
+      if (!edgeKeys.has(`${ctx.from}>${ctx.to}`)) {
+        throw new FileconvError(
+          'UNSUPPORTED_CONVERSION',
+          `The pdf converter cannot convert ${ctx.from} to ${ctx.to}`,
+        );
+      }
+      // process.cpuUsage() counts the whole process (pdf.js runs in-process, sharp in libvips
+      // threads), so concurrent in-process work is counted too.
+      const cpuStart = process.cpuUsage();
+      ctx.onProgress(0);
+      // A temp name nobody else sees, moved into place only when complete.
+      const scratch = join(ctx.tempDir, `pdf-${randomUUID()}.${ctx.to}`);
+      try {
+        if (ctx.to === 'pdf') await convertToPdf(ctx, scratch, maxPages);
+        else await convertFromPdf(ctx, scratch, maxPages);
+        throwIfAborted(ctx.signal);
+        await moveIntoPlace(scratch, ctx.outputPath);
+      } catch (error) {
+        await rm(scratch, { force: true });
+        throw mapPdfError(error);
+      }
+      ctx.onProgress(1);
+      const cpu = process.cpuUsage(cpuStart);
+      return { cpuMs: (cpu.user + cpu.system) / 1000 };
+    },
+  };
+}
