@@ -1,3 +1,4 @@
+import { copyFile, mkdir } from 'node:fs/promises';
 import { defineConfig } from 'tsup';
 import pkg from './package.json' with { type: 'json' };
 
@@ -32,4 +33,10 @@ export default defineConfig({
   outDir: 'dist',
   // Keep every dependency external: heavy engines are loaded lazily at run time.
   skipNodeModulesBundle: true,
+  // Not JavaScript, so not an entry: the Python bridge that drives warm LibreOffice workers
+  // (office/libreoffice-locate.ts finds it beside the built adapters).
+  async onSuccess() {
+    await mkdir('dist/adapters/converters/office', { recursive: true });
+    await copyFile('adapters/converters/office/uno-bridge.py', 'dist/adapters/converters/office/uno-bridge.py');
+  },
 });

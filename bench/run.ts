@@ -6,7 +6,7 @@
  * have their own knobs: BENCH_UPLOAD_MB (default 1024), BENCH_UPLOAD_ROUNDS (default 3),
  * BENCH_UPLOAD_DIAG=1, BENCH_JOBS_REQUESTS (default 2000), BENCH_JOBS_FS=0,
  * BENCH_HTTP_IMAGES_MEMORY=0, BENCH_QUEUE_JOBS (default 500; queue needs redis-server);
- * BENCH_ONLY=images,http-images,http-upload,http-jobs,limits,media,queue picks some.
+ * BENCH_ONLY=images,http-images,http-upload,http-jobs,limits,media,office,sheets,queue picks some.
  */
 import { benchHttpImages } from './http-images.js';
 import { benchHttpJobs } from './http-jobs.js';
@@ -33,6 +33,10 @@ if (wanted('http-jobs')) {
 }
 if (wanted('limits')) await (await import('./limits.js')).benchLimits(rounds);
 if (wanted('media')) await (await import('./media.js')).benchMedia(rounds);
+if (wanted('office')) {
+  console.log();
+  await (await import('./libreoffice.js')).benchLibreOffice(rounds);
+}
 if (wanted('queue')) {
   console.log();
   await (await import('./queue.js')).benchQueue(rounds);

@@ -1,0 +1,137 @@
+/**
+ * What the LibreOffice converter converts and how: its edges, and for each conversion the
+ * LibreOffice application that opens the source (Writer, Calc, Impress), the import filter when
+ * detection must not guess, and the export filter with its options.
+ *
+ * Filter names are LibreOffice's internal ones (share/registry/*.xcd lists them), each checked
+ * against 7.4 with every fixture.
+ */
+import type { FormatName } from '../../../src/formats/types.js';
+import type { ConversionEdge } from '../../../src/ports.js';
+
+/** The application a source opens in; the bridge checks the loaded document really is one. */
+export type OfficeFamily = 'text' | 'spreadsheet' | 'presentation';
+
+export interface FilterChoice {
+  family: OfficeFamily;
+  /** Forced import filter (detection is skipped), with its options. */
+  importFilter?: string;
+  importOptions?: string;
+  exportFilter: string;
+  exportOptions?: string;
+}
+
+export const DOCUMENT_SOURCES: readonly FormatName[] = ['docx', 'doc', 'odt', 'rtf', 'txt', 'html'];
+export const SPREADSHEET_SOURCES: readonly FormatName[] = ['xlsx', 'xls', 'ods', 'csv'];
+export const PRESENTATION_SOURCES: readonly FormatName[] = ['pptx', 'ppt', 'odp', 'key'];
+
+/** Comma, double quote, UTF-8 (76), from line 1: CSV read and written as the web writes it. */
+const CSV_OPTIONS = '44,34,76,1';
+
+/**
+ * Export filters per family and target. Text: UTF-8, LF line ends, no byte-order mark (the
+ * fifth token, IncludeBOM, is true by default). Writer HTML embeds its images as data URLs, so
+ * the result is one file and nothing is written beside it.
+ */
+const EXPORTS: Record<OfficeFamily, Record<FormatName, [filter: string, options?: string]>> = {
+  text: {
+    pdf: ['writer_pdf_Export'],
+    docx: ['MS Word 2007 XML'],
+    odt: ['writer8'],
+    rtf: ['Rich Text Format'],
+    txt: ['Text (encoded)', 'UTF8,LF,,,false'],
+    html: ['HTML (StarWriter)', 'EmbedImages'],
+    epub: ['EPUB'],
+  },
+  spreadsheet: {
+    xlsx: ['Calc MS Excel 2007 XML'],
+    xls: ['MS Excel 97'],
+    ods: ['calc8'],
+    csv: ['Text - txt - csv (StarCalc)', CSV_OPTIONS],
+    pdf: ['calc_pdf_Export'],
+    html: ['HTML (StarCalc)'],
+  },
+  presentation: {
+    pdf: ['impress_pdf_Export'],
+    pptx: ['Impress MS PowerPoint 2007 XML'],
+    odp: ['impress8'],
+  },
+};
+
+/**
+ * Sources whose bytes do not say how to read them: plain text would otherwise need a dialog for
+ * its encoding, CSV for its separator, and HTML could open in Writer/Web instead of Writer.
+ */
+const IMPORTS: Partial<Record<FormatName, [filter: string, options: string]>> = {
+  txt: ['Text (encoded)', 'UTF8'],
+  csv: ['Text - txt - csv (StarCalc)', CSV_OPTIONS],
+  html: ['HTML (StarWriter)', ''],
+};
+
+/** Zip packages, checked for decompression bombs before LibreOffice opens them. */
+export const ZIP_SOURCES: ReadonlySet<FormatName> = new Set([
+  'docx',
+  'xlsx',
+  'pptx',
+  'odt',
+  'ods',
+  'odp',
+  'key',
+]);
+
+export function familyOf(format: FormatName): OfficeFamily | undefined {
+  if (DOCUMENT_SOURCES.includes(format)) return 'text';
+  if (SPREADSHEET_SOURCES.includes(format)) return 'spreadsheet';
+  if (PRESENTATION_SOURCES.includes(format)) return 'presentation';
+  return undefined;
+}
+
+/** The filters for `from` -> `to`, or undefined when this converter has no such edge. */
+export function chooseFilters(from: FormatName, to: FormatName): FilterChoice | undefined {
+  const family = familyOf(from);
+  if (!family || from === to) return undefined;
+  const target = EXPORTS[family][to];
+  if (!target) return undefined;
+  const [exportFilter, exportOptions] = target;
+  const source = IMPORTS[from];
+  return {
+    family,
+    exportFilter,
+    ...(exportOptions === undefined ? {} : { exportOptions }),
+    ...(source ? { importFilter: source[0], importOptions: source[1] } : {}),
+  };
+}
+
+/**
+ * Targets that drop information from a formatted source: plain text and CSV keep the words and
+ * values only (CSV: the first sheet only), HTML and EPUB reflow and lose the page layout.
+ * PDF and the office formats keep the layout; the old binary formats are close enough.
+ */
+const LOSSY_TARGETS: ReadonlySet<FormatName> = new Set(['txt', 'csv', 'html', 'epub']);
+/** Sources with nothing to lose: plain text and CSV carry no formatting in the first place. */
+const PLAIN_SOURCES: ReadonlySet<FormatName> = new Set(['txt', 'csv']);
+
+/**
+ * Cost 4 for every edge: a LibreOffice conversion is a process round trip and a full layout,
+ * several times the work of the in-process pure-JS converters (1-2). With `lossy` marked
+ * honestly, docx -> pdf here (lossless, one hop) beats docx -> txt -> pdf (lossy).
+ */
+export const LIBREOFFICE_COST = 4;
+
+export function buildEdges(): ConversionEdge[] {
+  const edges: ConversionEdge[] = [];
+  for (const [sources, family] of [
+    [DOCUMENT_SOURCES, 'text'],
+    [SPREADSHEET_SOURCES, 'spreadsheet'],
+    [PRESENTATION_SOURCES, 'presentation'],
+  ] as const) {
+    for (const from of sources) {
+      for (const to of Object.keys(EXPORTS[family])) {
+        if (from === to) continue;
+        const lossy = LOSSY_TARGETS.has(to) && !PLAIN_SOURCES.has(from);
+        edges.push({ from, to, cost: LIBREOFFICE_COST, lossy });
+      }
+    }
+  }
+  return edges;
+}

@@ -1,0 +1,116 @@
+/**
+ * Finds what the LibreOffice converter runs: the soffice.bin binary, a Python that can
+ * `import uno` (for the warm pool's bridge), the bridge script itself, and LibreOffice's version.
+ *
+ * soffice.bin is run directly, not the `soffice` shell script: the script execs oosplash, which
+ * runs soffice.bin as its own child, so the pid we hold would not be the process that uses the
+ * memory, and killing it would orphan the real one. Nothing here starts LibreOffice itself
+ * except `--version`, once, for available().
+ */
+import { execFile } from 'node:child_process';
+import { constants, existsSync } from 'node:fs';
+import { access, realpath } from 'node:fs/promises';
+import { delimiter, dirname, isAbsolute, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+
+export const LIBREOFFICE_INSTALL =
+  'apt-get install libreoffice-writer-nogui libreoffice-calc-nogui libreoffice-impress-nogui python3-uno';
+
+async function isExecutable(path: string): Promise<boolean> {
+  try {
+    await access(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function onPath(name: string): Promise<string | undefined> {
+  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
+    if (!dir || !isAbsolute(dir)) continue; // a relative PATH entry would depend on the cwd
+    const candidate = join(dir, name);
+    if (await isExecutable(candidate)) return candidate;
+  }
+  return undefined;
+}
+
+/**
+ * soffice.bin: beside the real path of `soffice` (Debian links /usr/bin/soffice to the script in
+ * /usr/lib/libreoffice/program), or the given binary itself when nothing sits beside it (macOS).
+ */
+export async function locateSoffice(configured: string | undefined): Promise<string | { missing: string }> {
+  const wanted = configured ?? process.env.SOFFICE_PATH;
+  const launcher = wanted
+    ? (await isExecutable(wanted))
+      ? wanted
+      : undefined
+    : ((await onPath('soffice')) ?? (await onPath('libreoffice')));
+  if (!launcher) {
+    return { missing: wanted ? `soffice is not executable at ${wanted}` : 'soffice is not on PATH' };
+  }
+  const real = await realpath(launcher);
+  if (real.endsWith('.bin')) return real;
+  const beside = join(dirname(real), 'soffice.bin');
+  return (await isExecutable(beside)) ? beside : real;
+}
+
+/** "7.4.7.2" from `soffice.bin --version` ("LibreOffice 7.4.7.2 40(Build:2)"); undefined if it fails. */
+export async function sofficeVersion(soffice: string): Promise<string | undefined> {
+  try {
+    const { stdout } = await run(soffice, ['--version'], { timeout: 30_000, maxBuffer: 64 * 1024 });
+    return /(\d+\.\d+[.\d]*)/.exec(stdout)?.[1];
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A Python whose `import uno` works: the configured one, else /usr/bin/python3 (Debian's
+ * python3-uno installs there, and a pyenv or venv python3 earlier on PATH does not see it),
+ * else python3 on PATH, else the Python bundled in LibreOffice's program dir (official builds).
+ */
+export async function locateUnoPython(
+  configured: string | undefined,
+  soffice: string,
+): Promise<string | { missing: string }> {
+  const programDir = dirname(soffice);
+  const candidates = configured
+    ? [configured]
+    : ['/usr/bin/python3', await onPath('python3'), join(programDir, 'python')].filter(
+        (path): path is string => path !== undefined,
+      );
+  const tried: string[] = [];
+  for (const candidate of [...new Set(candidates)]) {
+    if (!(await isExecutable(candidate))) continue;
+    tried.push(candidate);
+    try {
+      await run(candidate, ['-c', 'import uno, unohelper'], { timeout: 30_000 });
+      return candidate;
+    } catch {
+      // No uno module here: try the next one.
+    }
+  }
+  return {
+    missing: `no Python with the uno module (python3-uno) found${tried.length ? ` (tried ${tried.join(', ')})` : ''}`,
+  };
+}
+
+/**
+ * The bridge script: beside this file in the sources, and after the build at
+ * dist/adapters/converters/office/uno-bridge.py, while this code may have been bundled into
+ * dist/adapters/converters/libreoffice.js or a shared chunk at dist/'s root: each is tried.
+ */
+export function bridgeScript(): string | undefined {
+  for (const candidate of [
+    './uno-bridge.py',
+    './office/uno-bridge.py',
+    './adapters/converters/office/uno-bridge.py',
+  ]) {
+    const path = fileURLToPath(new URL(candidate, import.meta.url));
+    if (existsSync(path)) return path;
+  }
+  return undefined;
+}
