@@ -1,0 +1,204 @@
+/**
+ * The Word converter, all in JavaScript: docx to HTML with mammoth, and on to Markdown and plain
+ * text with turndown (mammoth's own Markdown writer is deprecated; its authors recommend exactly
+ * this). Mammoth maps document structure (headings, lists, tables, emphasis, links, images), not
+ * looks: layout, fonts, colours, headers and footers are lost, so every edge is lossy. For a
+ * faithful PDF, a LibreOffice converter (docx -> pdf, not lossy) wins the path search.
+ *
+ * Safety: before mammoth (JSZip) inflates anything into memory, the zip is checked for bombs and
+ * damage (office/zip-safety.ts). Mammoth's `externalFileAccess` stays off: with it on, an image
+ * linked to "file:///etc/passwd" or a relative path would be read from the server's disk into the
+ * output. With it off, a linked (external) image fails to read and mammoth drops it; it is never
+ * turned into an <img src="http://...">, which would make whoever opens the HTML fetch that URL (a
+ * tracking pixel, or a request into the viewer's network). Links whose URL would run script
+ * (javascript:, vbscript:, data:) are neutralised to "#".
+ */
+import { z } from 'zod';
+import { raceAbort, throwIfAborted } from '../../src/abort.js';
+import { FileconvError } from '../../src/errors.js';
+import type { FormatName } from '../../src/formats/types.js';
+import type {
+  Availability,
+  ConversionEdge,
+  ConvertContext,
+  Converter,
+  ConvertResult,
+} from '../../src/ports.js';
+import { mapDocumentError } from './office/text/document-errors.js';
+import { loadMammoth, loadTurndown, packageVersion } from './office/text/engines.js';
+import { htmlToMarkdown, htmlToText } from './office/text/html-convert.js';
+import { htmlDocument } from './office/text/html-document.js';
+import { isScriptableUrl } from './office/text/markdown-html.js';
+import { writeOutput } from './office/text/text-io.js';
+import { assertSafeZip, type ZipLimits, zipLimitsSchema } from './office/zip-safety.js';
+
+export interface MammothConverterOptions {
+  /** Decompression limits checked before mammoth opens a docx. Default DEFAULT_ZIP_LIMITS (office/zip-safety.ts). */
+  zip?: Partial<ZipLimits>;
+}
+
+const factoryOptionsSchema = z.strictObject({ zip: zipLimitsSchema.optional() });
+
+const imagesOption = z.strictObject({
+  /** Images of the document: 'embed' as data: URIs in the output, or 'drop'. Default 'embed'. */
+  images: z.enum(['embed', 'drop']).optional(),
+});
+
+/** Options of a conversion to `to`: images only where the output can hold them. */
+export function mammothOptionsSchema(to: FormatName): z.ZodType<Record<string, unknown>> {
+  return to === 'txt' ? z.strictObject({}) : imagesOption;
+}
+
+/**
+ * Costs: 1 for docx -> html and -> md (one mammoth pass, plus a cheap turndown pass). docx -> txt
+ * costs 1.5 so that, without LibreOffice, docx -> pdf goes docx -> md -> pdf, keeping headings and
+ * lists, rather than through plain text. All lossy (see the module comment).
+ */
+const EDGES: readonly ConversionEdge[] = [
+  { from: 'docx', to: 'html', cost: 1, lossy: true },
+  { from: 'docx', to: 'md', cost: 1, lossy: true },
+  { from: 'docx', to: 'txt', cost: 1.5, lossy: true },
+];
+
+/** The part of mammoth's document tree this converter looks at (its types say `any`). */
+interface DocumentElement {
+  type: string;
+  children?: DocumentElement[];
+  href?: string;
+  value?: string;
+  styleId?: string | null;
+  styleName?: string | null;
+}
+
+function textOf(element: DocumentElement): string {
+  if (element.type === 'text') return element.value ?? '';
+  return (element.children ?? []).map(textOf).join('');
+}
+
+/** Neutralises script links in place, and finds a title (the first Title or Heading 1 paragraph). */
+function inspectDocument(element: DocumentElement, found: { title?: string }): DocumentElement {
+  if (
+    element.type === 'hyperlink' &&
+    typeof element.href === 'string' &&
+    isScriptableUrl(element.href, false)
+  ) {
+    element.href = '#';
+  }
+  if (found.title === undefined && element.type === 'paragraph') {
+    const style = `${element.styleName ?? element.styleId ?? ''}`.toLowerCase();
+    if (style === 'title' || style === 'heading 1' || style === 'heading1')
+      found.title = textOf(element).trim();
+  }
+  for (const child of element.children ?? []) inspectDocument(child, found);
+  return element;
+}
+
+async function docxToHtml(
+  ctx: ConvertContext,
+  embedImages: boolean,
+): Promise<{ html: string; title: string }> {
+  const mammoth = await loadMammoth();
+  const found: { title?: string } = {};
+  const convertImage = mammoth.images.imgElement(async (image) => {
+    // Throwing drops the image (mammoth records a message and goes on). An external image
+    // throws too, from readAsBase64String: external file access is disabled.
+    if (!embedImages) throw new Error('images are dropped');
+    if (!/^image\/[\w.+-]+$/.test(image.contentType)) throw new Error('not an image type');
+    return { src: `data:${image.contentType};base64,${await image.readAsBase64String()}` };
+  });
+  const result = await raceAbort(
+    mammoth.convertToHtml(
+      { path: ctx.inputPath },
+      {
+        externalFileAccess: false,
+        convertImage,
+        transformDocument: (document: DocumentElement) => inspectDocument(document, found),
+      },
+    ),
+    ctx.signal,
+  );
+  return { html: result.value, title: found.title || 'Document' };
+}
+
+async function run(
+  ctx: ConvertContext,
+  zip: Partial<ZipLimits>,
+  options: Record<string, unknown>,
+): Promise<void> {
+  const { images } = imagesOption.parse(options);
+  await assertSafeZip(ctx.inputPath, zip, ctx.signal);
+  throwIfAborted(ctx.signal);
+  ctx.onProgress(0.2);
+  // Plain text cannot hold images: not reading them saves the base64 round trip.
+  const { html, title } = await docxToHtml(ctx, ctx.to !== 'txt' && images !== 'drop');
+  throwIfAborted(ctx.signal);
+  ctx.onProgress(0.7);
+  await writeOutput(ctx, 'mammoth', async () => {
+    if (ctx.to === 'html') return htmlDocument(html, title);
+    const Turndown = await loadTurndown();
+    return ctx.to === 'md' ? htmlToMarkdown(Turndown, html) : htmlToText(Turndown, html);
+  });
+}
+
+/** Creates the mammoth (docx) converter. Options are checked here, and a bad one throws INVALID_OPTIONS. */
+export function createMammothConverter(options: MammothConverterOptions = {}): Converter {
+  const checked = factoryOptionsSchema.safeParse(options);
+  if (!checked.success) {
+    throw new FileconvError('INVALID_OPTIONS', `createMammothConverter: ${z.prettifyError(checked.error)}`, {
+      cause: checked.error,
+    });
+  }
+  const zip: Partial<ZipLimits> = checked.data.zip ?? {};
+  const targets = new Set<FormatName>(EDGES.map((edge) => edge.to));
+
+  return {
+    name: 'mammoth',
+    edges: EDGES,
+
+    async available(): Promise<Availability> {
+      try {
+        await Promise.all([loadMammoth(), loadTurndown()]);
+        return {
+          ok: true,
+          version: `mammoth ${packageVersion('mammoth')}, turndown ${packageVersion('turndown')}`,
+        };
+      } catch (error) {
+        const details = (error as FileconvError).details ?? {};
+        return {
+          ok: false,
+          reason: error instanceof Error ? error.message : String(error),
+          ...(typeof details.install === 'string' ? { install: details.install } : {}),
+        };
+      }
+    },
+
+    optionsSchema: (to: FormatName) => mammothOptionsSchema(to),
+
+    async convert(ctx: ConvertContext): Promise<ConvertResult> {
+      throwIfAborted(ctx.signal);
+      if (ctx.from !== 'docx' || !targets.has(ctx.to)) {
+        throw new FileconvError(
+          'UNSUPPORTED_CONVERSION',
+          `The mammoth converter cannot convert '${ctx.from}' to '${ctx.to}'`,
+        );
+      }
+      const parsed = mammothOptionsSchema(ctx.to).safeParse(ctx.options);
+      if (!parsed.success) {
+        throw new FileconvError('INVALID_OPTIONS', `Invalid options: ${z.prettifyError(parsed.error)}`, {
+          cause: parsed.error,
+        });
+      }
+      // Counts the whole process (see the sharp converter): other in-process work included.
+      const cpuStart = process.cpuUsage();
+      ctx.onProgress(0);
+      try {
+        await run(ctx, zip, parsed.data);
+      } catch (error) {
+        throw mapDocumentError(error, 'docx conversion', true);
+      }
+      ctx.onProgress(1);
+      const cpu = process.cpuUsage(cpuStart);
+      return { cpuMs: (cpu.user + cpu.system) / 1000 };
+    },
+  };
+}
