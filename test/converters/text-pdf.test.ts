@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { describe, expect, it } from 'vitest';
-import { createTextConverter, type PdfOptions } from '../../adapters/converters/text.js';
+import { createTextConverter, type TextPdfOptions } from '../../adapters/converters/text.js';
 import {
   context,
   expectCode,
@@ -65,7 +65,7 @@ async function readPdf(path: string): Promise<PdfSummary> {
 const allText = (pdf: PdfSummary) => pdf.lines.flatMap((page) => page.map((line) => line.text)).join('\n');
 const noSpace = (text: string) => text.replace(/\s+/g, '');
 
-async function toPdf(ws: Workspace, from: string, input: string, options: PdfOptions = {}, name = 'in') {
+async function toPdf(ws: Workspace, from: string, input: string, options: TextPdfOptions = {}, name = 'in') {
   const inputPath = join(ws.inputs, `${name}.${from}`);
   await writeFile(inputPath, input);
   const ctx = context(ws, from, 'pdf', {
@@ -137,7 +137,7 @@ describe('txt -> pdf', () => {
     const ws = await workspace();
     const input = Array.from({ length: 120 }, (_, i) => `line ${i} ${'words '.repeat(12)}`).join('\n');
     const plain = await toPdf(ws, 'txt', input, {}, 'plain');
-    const options: PdfOptions = { pageSize: 'letter', fontSize: 16, marginMm: 10, monospace: true };
+    const options: TextPdfOptions = { pageSize: 'letter', fontSize: 16, marginMm: 10, monospace: true };
     const big = await toPdf(ws, 'txt', input, options, 'big');
     expect(big.sizes[0]).toEqual([612, 792]);
     expect(big.pages).toBeGreaterThan(plain.pages);
