@@ -37,6 +37,10 @@ if (wanted('office')) {
   console.log();
   await (await import('./libreoffice.js')).benchLibreOffice(rounds);
 }
+if (wanted('sheets')) {
+  console.log();
+  await (await import('./sheets.js')).benchSheets(rounds);
+}
 if (wanted('queue')) {
   console.log();
   await (await import('./queue.js')).benchQueue(rounds);

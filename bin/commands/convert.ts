@@ -110,6 +110,9 @@ export async function runConvert(
   } catch (error) {
     bar?.stop();
     throw error;
+  } finally {
+    // Stops LibreOffice's warm workers, if the conversion started any.
+    await engine.close();
   }
 }
 

@@ -1,0 +1,88 @@
+/**
+ * What the spreadsheet converter offers: its edges (which formats reach which, at what cost, and
+ * which lose information) and the schema of each target's conversion options.
+ */
+import { z } from 'zod';
+import type { FormatName } from '../../../../src/formats/types.js';
+import type { ConversionEdge } from '../../../../src/ports.js';
+
+/** Formats read and written as rows; xlsx is the only one with several sheets and cell types. */
+export type SheetFormat = 'xlsx' | 'csv' | 'tsv' | 'json' | 'html';
+const TEXT_ROWS = ['csv', 'tsv', 'json'] as const;
+
+/**
+ * Every edge costs 1 (one streaming pass in-process). Lossy: xlsx -> anything (one sheet, values
+ * only: formatting, formulas, other sheets are lost) and json -> csv/tsv (value types: true and
+ * "TRUE", null and "" become the same text). csv/tsv -> json keeps every value (numbers typed by
+ * the rule in cells.ts); csv/tsv/json -> xlsx keeps every value and its type.
+ */
+export const SHEET_EDGES: readonly ConversionEdge[] = [
+  ...(['csv', 'tsv', 'json', 'html'] as const).map((to) => ({ from: 'xlsx', to, cost: 1, lossy: true })),
+  ...TEXT_ROWS.map((from) => ({ from, to: 'xlsx', cost: 1, lossy: false })),
+  ...TEXT_ROWS.flatMap((from) =>
+    TEXT_ROWS.filter((to) => to !== from).map((to) => ({ from, to, cost: 1, lossy: from === 'json' })),
+  ),
+];
+
+export function isSheetEdge(from: FormatName, to: FormatName): boolean {
+  return SHEET_EDGES.some((edge) => edge.from === from && edge.to === to);
+}
+
+/** A sheet name or a 1-based position among the workbook's worksheets (xlsx sources only). */
+const sheetOption = z
+  .union([z.string().min(1).max(31), z.int().min(1).max(65_535)])
+  .optional()
+  .describe(
+    'xlsx input only: the sheet to convert, by name or 1-based position (a digit string naming no sheet counts as a position). Default: the first sheet.',
+  );
+
+// Excel refuses these characters in sheet names, and names of more than 31 characters.
+const sheetName = z
+  .string()
+  .min(1)
+  .max(31)
+  .regex(/^[^\\/?*[\]:]+$/, 'a sheet name cannot contain \\ / ? * [ ] :')
+  .refine((name) => !name.startsWith("'") && !name.endsWith("'"), "a sheet name cannot start or end with '")
+  .optional()
+  .describe("Name of the worksheet written. Default 'Sheet1'.");
+
+const bom = z
+  .boolean()
+  .optional()
+  .describe(
+    'Start the file with a UTF-8 byte order mark, which Excel needs to read non-ASCII text. Default false.',
+  );
+
+export interface SheetOptions {
+  /** xlsx input only: the sheet to convert, by name or 1-based position. Default the first sheet. */
+  sheet?: string | number;
+  /** csv output: the field separator. Default ','. */
+  delimiter?: ',' | ';' | '|';
+  /** csv/tsv output: start with a UTF-8 byte order mark. Default false. */
+  bom?: boolean;
+  /** xlsx output: the worksheet's name. Default 'Sheet1'. */
+  sheetName?: string;
+}
+
+export const SHEET_DEFAULTS = { delimiter: ',', bom: false, sheetName: 'Sheet1' } as const;
+
+/** The options a conversion to `to` accepts; unknown keys are refused. */
+export function sheetOptionsSchema(to: FormatName): z.ZodType<SheetOptions & Record<string, unknown>> {
+  switch (to) {
+    case 'csv':
+      return z.strictObject({
+        sheet: sheetOption,
+        delimiter: z.enum([',', ';', '|']).optional().describe("Field separator. Default ','."),
+        bom,
+      });
+    case 'tsv':
+      return z.strictObject({ sheet: sheetOption, bom });
+    case 'json':
+    case 'html':
+      return z.strictObject({ sheet: sheetOption });
+    case 'xlsx':
+      return z.strictObject({ sheetName });
+    default:
+      return z.strictObject({});
+  }
+}
