@@ -37,6 +37,9 @@ export default defineConfig({
   // (office/libreoffice-locate.ts finds it beside the built adapters).
   async onSuccess() {
     await mkdir('dist/adapters/converters/office', { recursive: true });
-    await copyFile('adapters/converters/office/uno-bridge.py', 'dist/adapters/converters/office/uno-bridge.py');
+    await copyFile(
+      'adapters/converters/office/uno-bridge.py',
+      'dist/adapters/converters/office/uno-bridge.py',
+    );
   },
 });

@@ -18,7 +18,12 @@ import { LO_AVAILABLE, LO_INSTALL, readPdf } from './converters/libreoffice-help
 import { describeWithEngine } from './helpers/engines.js';
 import { fixture, leftovers, tempDir } from './helpers/temp.js';
 
-const pureJs = () => [createMammothConverter(), createTextConverter(), createSpreadsheetConverter(), createPdfConverter()];
+const pureJs = () => [
+  createMammothConverter(),
+  createTextConverter(),
+  createSpreadsheetConverter(),
+  createPdfConverter(),
+];
 
 const engines: Engine[] = [];
 afterAll(async () => {
@@ -64,7 +69,7 @@ describe('office documents with the pure-JS converters only', () => {
     expect(plan.steps.length).toBe(2);
     const output = join(work, 'out.pdf');
     const report = await engine.convertFile(fixture('fixture.docx'), output);
-    expect(report.path).toEqual(plan.steps.reduce((path, step) => [...path, step.to], ['docx']));
+    expect(report.path).toEqual(['docx', ...plan.steps.map((step) => step.to)]);
     const pdf = await readPdf(output);
     expect(pdf.text).toContain('quick brown fox');
     expect(pdf.text).toContain('Привет мир');
@@ -73,7 +78,9 @@ describe('office documents with the pure-JS converters only', () => {
 
   it('turns an xlsx sheet into csv and the csv back into xlsx', async () => {
     const { engine, work } = await office(false);
-    await engine.convertFile(fixture('fixture.xlsx'), join(work, 'data.csv'), { options: { sheet: 'Second' } });
+    await engine.convertFile(fixture('fixture.xlsx'), join(work, 'data.csv'), {
+      options: { sheet: 'Second' },
+    });
     const csv = await readFile(join(work, 'data.csv'), 'utf8');
     expect(csv).toContain('Москва,13010112');
     await engine.convertFile(join(work, 'data.csv'), join(work, 'again.xlsx'));
