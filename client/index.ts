@@ -1,0 +1,269 @@
+/**
+ * fileconv/client: a typed client of the fileconv HTTP API on fetch, for Node >= 20 and browsers.
+ * Both flows of the specification, the additive endpoints, and convertFile() for Flow A end to
+ * end. Every failure is a FileconvApiError (see errors.ts); retries are described in http.ts and
+ * upload progress in upload.ts. No Node-only import: the same module runs in a browser.
+ */
+import { FileconvApiError, jobFailure } from './errors.js';
+import { downloadedFile, multipartFrame } from './files.js';
+import { callJson, headersFor, send, sleep, type Transport, urlOf } from './http.js';
+import type {
+  CallOptions,
+  ClientOptions,
+  ConvertFileOptions,
+  UploadOptions,
+  WaitOptions,
+} from './options.js';
+import type {
+  ClientUploadGrant,
+  ConversionResult,
+  ConvertRequest,
+  CreateJobRequest,
+  DownloadedFile,
+  FormatsResponse,
+  HealthResponse,
+  JobView,
+  UploadBody,
+  UploadedFile,
+  UploadGrant,
+  UsageResponse,
+} from './types.js';
+import { isBlob, sendUpload, sizeOf } from './upload.js';
+
+export { FileconvApiError, isFileconvApiError } from './errors.js';
+export type { RetryOptions } from './http.js';
+export type * from './options.js';
+export type * from './types.js';
+
+const TERMINAL = new Set<JobView['status']>(['completed', 'failed', 'canceled', 'expired']);
+
+function sizeOrThrow(body: UploadBody, given: number | undefined): number {
+  const size = sizeOf(body) ?? given;
+  if (size === undefined) throw new TypeError('fileSize is required to upload a ReadableStream body.');
+  return size;
+}
+
+export function createClient(clientOptions: ClientOptions) {
+  const fetchFn = clientOptions.fetch ?? globalThis.fetch.bind(globalThis);
+  const t: Transport = {
+    baseUrl: clientOptions.baseUrl,
+    apiKey: clientOptions.apiKey,
+    fetch: fetchFn,
+    retry: { maxRetries: 3, maxWaitMs: 60_000, ...clientOptions.retry },
+    userAgent: clientOptions.userAgent,
+  };
+  const jobPath = (id: string) => `/api/jobs/${encodeURIComponent(id)}`;
+
+  /** GET of a signed result URL (which may redirect to an object store: fetch follows it). */
+  async function fetchSigned(
+    url: string,
+    fallbackName: string,
+    signal?: AbortSignal,
+  ): Promise<DownloadedFile> {
+    const headers = headersFor(t, true);
+    const response = await send(t, url, () => t.fetch(url, { headers, signal }), {
+      signal,
+      idempotent: true,
+    });
+    return downloadedFile(response, fallbackName);
+  }
+
+  const client = {
+    // ---- Flow A ----
+    async getUploadUrl(
+      request: { fileName: string; fileSize: number; contentType: string },
+      { signal }: CallOptions = {},
+    ): Promise<ClientUploadGrant> {
+      const grant = await callJson<UploadGrant>(t, {
+        method: 'POST',
+        path: '/api/files/get-upload-url',
+        json: request,
+        signal,
+      });
+      return { ...grant, contentType: request.contentType, fileSize: request.fileSize };
+    },
+
+    /** PUTs the bytes to the grant's signed URL (exactly the declared size, with the same Content-Type). */
+    async uploadContent(
+      grant: UploadGrant & { contentType?: string; fileSize?: number },
+      body: UploadBody,
+      { onProgress, signal, contentType }: UploadOptions = {},
+    ): Promise<void> {
+      const type =
+        contentType ?? grant.contentType ?? ((isBlob(body) && body.type) || 'application/octet-stream');
+      const size = sizeOf(body) ?? grant.fileSize;
+      const url = grant.uploadUrl;
+      const headers = headersFor(t, true, { 'content-type': type });
+      const framed = { body, size };
+      const response = await send(
+        t,
+        url,
+        () => sendUpload(t.fetch, { method: 'PUT', url, headers, framed, onProgress, signal }),
+        {
+          signal,
+          // A stream is consumed by the first attempt and cannot be sent again.
+          replayable: !(body instanceof ReadableStream),
+        },
+      );
+      await response.body?.cancel();
+    },
+
+    createJob(request: CreateJobRequest, { signal }: CallOptions = {}): Promise<{ jobId: string }> {
+      return callJson(t, { method: 'POST', path: '/api/jobs/create', json: request, signal });
+    },
+
+    /** Several jobs at once, all or nothing (plans with batch support). */
+    createJobs(
+      requests: readonly CreateJobRequest[],
+      { signal }: CallOptions = {},
+    ): Promise<{ jobIds: string[] }> {
+      return callJson(t, { method: 'POST', path: '/api/jobs/batch', json: { jobs: requests }, signal });
+    },
+
+    getJob(jobId: string, { signal }: CallOptions = {}): Promise<JobView> {
+      return callJson(t, { method: 'GET', path: jobPath(jobId), signal });
+    },
+
+    /**
+     * Polls until the job is completed, failed, canceled or expired, and returns that state (a
+     * failed job is returned, not thrown). Polls slow down from intervalMs to maxIntervalMs; a 429
+     * or 503 while polling waits its Retry-After (up to retry.maxWaitMs) and polls on.
+     */
+    async waitForJob(jobId: string, options: WaitOptions = {}): Promise<JobView> {
+      const { signal, onProgress } = options;
+      let interval = options.intervalMs ?? 250;
+      const maxInterval = options.maxIntervalMs ?? 5_000;
+      for (;;) {
+        let job: JobView | undefined;
+        try {
+          job = await client.getJob(jobId, { signal });
+        } catch (error) {
+          const busy = error instanceof FileconvApiError && (error.status === 429 || error.status === 503);
+          const waitMs = busy ? (error.retryAfterSeconds ?? 1) * 1000 : Number.POSITIVE_INFINITY;
+          if (waitMs > t.retry.maxWaitMs) throw error;
+          await sleep(waitMs, signal);
+          continue;
+        }
+        onProgress?.(job);
+        if (TERMINAL.has(job.status)) return job;
+        await sleep(interval, signal);
+        interval = Math.min(maxInterval, Math.round(interval * 1.5));
+      }
+    },
+
+    /** Cancels a queued or running job (DELETE); answers its new state. */
+    cancelJob(jobId: string, { signal }: CallOptions = {}): Promise<JobView> {
+      return callJson(t, { method: 'DELETE', path: jobPath(jobId), signal });
+    },
+
+    /** The result of a completed job, streamed; a job that is not completed throws its error. */
+    async downloadResult(
+      jobId: string,
+      { signal }: CallOptions = {},
+    ): Promise<DownloadedFile & { job: JobView }> {
+      const job = await client.getJob(jobId, { signal });
+      if (job.status !== 'completed' || !job.downloadUrl) throw jobFailure(job);
+      return { ...(await fetchSigned(job.downloadUrl, job.outputName, signal)), job };
+    },
+
+    // ---- Flow B ----
+    /** Streams a multipart upload (one field `file`). fileName defaults to a File's own name. */
+    async upload(
+      body: UploadBody,
+      options: UploadOptions & { fileName?: string; fileSize?: number } = {},
+    ): Promise<UploadedFile> {
+      const fileName = options.fileName ?? (isBlob(body) && 'name' in body ? String(body.name) : undefined);
+      if (!fileName) throw new TypeError('upload() needs a fileName for a body that is not a File.');
+      const type = options.contentType ?? ((isBlob(body) && body.type) || 'application/octet-stream');
+      const frame = multipartFrame(fileName, type);
+      const url = urlOf(t, '/api/upload');
+      const headers = headersFor(t, false, { 'content-type': frame.contentType, accept: 'application/json' });
+      const framed = { head: frame.head, body, tail: frame.tail, size: sizeOf(body) ?? options.fileSize };
+      const { onProgress, signal } = options;
+      const response = await send(
+        t,
+        url,
+        () => sendUpload(t.fetch, { method: 'POST', url, headers, framed, onProgress, signal }),
+        {
+          signal,
+          replayable: !(body instanceof ReadableStream),
+        },
+      );
+      return (await response.json()) as UploadedFile;
+    },
+
+    /** Converts an uploaded file; the server answers once the result is ready. */
+    convert(request: ConvertRequest, { signal }: CallOptions = {}): Promise<ConversionResult> {
+      return callJson(t, { method: 'POST', path: '/api/convert', json: request, signal });
+    },
+
+    async download(downloadId: string, { signal }: CallOptions = {}): Promise<DownloadedFile> {
+      const url = urlOf(t, '/api/download', { id: downloadId });
+      const headers = headersFor(t, false);
+      const response = await send(t, url, () => t.fetch(url, { headers, signal }), {
+        signal,
+        idempotent: true,
+      });
+      return downloadedFile(response, downloadId);
+    },
+
+    // ---- Service ----
+    formats: ({ signal }: CallOptions = {}) =>
+      callJson<FormatsResponse>(t, { method: 'GET', path: '/api/formats', signal }),
+    usage: ({ signal }: CallOptions = {}) =>
+      callJson<UsageResponse>(t, { method: 'GET', path: '/api/usage', signal }),
+    health: ({ signal }: CallOptions = {}) =>
+      callJson<HealthResponse>(t, { method: 'GET', path: '/api/health', signal }),
+
+    /**
+     * Flow A end to end: grant, upload, job, wait, download. Throws a FileconvApiError with the
+     * job's own error code when the conversion fails.
+     */
+    async convertFile(
+      body: UploadBody,
+      options: ConvertFileOptions,
+    ): Promise<DownloadedFile & { job: JobView }> {
+      const { signal, onProgress } = options;
+      const fileSize = sizeOrThrow(body, options.fileSize);
+      const contentType = options.contentType ?? ((isBlob(body) && body.type) || 'application/octet-stream');
+      const sourceFormat = options.sourceFormat ?? /\.([^./\\]+)$/.exec(options.fileName)?.[1]?.toLowerCase();
+      if (!sourceFormat)
+        throw new TypeError(`No sourceFormat given and none in the name ${options.fileName}.`);
+      const grant = await client.getUploadUrl(
+        { fileName: options.fileName, fileSize, contentType },
+        { signal },
+      );
+      await client.uploadContent(grant, body, {
+        signal,
+        ...(onProgress
+          ? { onProgress: (loaded, total) => onProgress({ phase: 'upload', loaded, total }) }
+          : {}),
+      });
+      const { jobId } = await client.createJob(
+        {
+          fileKey: grant.fileKey,
+          sourceFormat,
+          targetFormat: options.targetFormat,
+          fileSize,
+          ...(options.options ? { options: options.options } : {}),
+        },
+        { signal },
+      );
+      const job = await client.waitForJob(jobId, {
+        signal,
+        ...(options.pollIntervalMs === undefined ? {} : { intervalMs: options.pollIntervalMs }),
+        ...(onProgress
+          ? {
+              onProgress: (polled: JobView) =>
+                onProgress({ phase: 'convert', status: polled.status, progress: polled.progress }),
+            }
+          : {}),
+      });
+      if (job.status !== 'completed' || !job.downloadUrl) throw jobFailure(job);
+      return { ...(await fetchSigned(job.downloadUrl, job.outputName, signal)), job };
+    },
+  };
+  return client;
+}
+
+export type FileconvClient = ReturnType<typeof createClient>;
