@@ -67,6 +67,12 @@ function discardRest(req: Request): void {
 /** The router's error middleware. `onError` sees every 5xx with its cause, for the host's log. */
 export function errorMiddleware(onError: (error: unknown) => void): ErrorRequestHandler {
   return (error: unknown, req, res, _next) => {
+    // The client went away mid-body (an aborted upload): not a fault of ours, and nobody is
+    // left to answer. Whatever the body was being stored into has already cleaned up.
+    if (!req.complete && (req.readableAborted || req.socket.destroyed)) {
+      req.socket.destroy();
+      return;
+    }
     const httpError = toHttpError(error);
     if (httpError.status >= 500) onError(error);
     if (res.headersSent) {

@@ -112,14 +112,10 @@ describe('fileconv/client: abort', () => {
     const aborted = await failure(upload);
     expect((aborted as Error).name).toBe('AbortError');
     await vi.waitFor(() => expect(canceled).toBe(true));
-    // The server reports a client that left mid-upload as a 500 INTERNAL (ECONNRESET) to its
-    // onError; that is the server's classification, not this client's concern: drop it here.
-    await vi
-      .waitFor(() => expect(server.serverErrors.length).toBeGreaterThan(0), { timeout: 2_000 })
-      .catch(() => {});
-    for (let i = server.serverErrors.length - 1; i >= 0; i--) {
-      if (/aborted/.test(String((server.serverErrors[i] as Error).message))) server.serverErrors.splice(i, 1);
-    }
+    // A client that left mid-upload is not a server fault: nothing reaches the host's onError
+    // (the harness fails the test on any server error). Give the server a moment to notice.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(server.serverErrors).toEqual([]);
 
     const already = await failure(client.health({ signal: AbortSignal.abort() }));
     expect((already as Error).name).toBe('AbortError');
