@@ -33,13 +33,18 @@ export default defineConfig({
   outDir: 'dist',
   // Keep every dependency external: heavy engines are loaded lazily at run time.
   skipNodeModulesBundle: true,
-  // Not JavaScript, so not an entry: the Python bridge that drives warm LibreOffice workers
-  // (office/libreoffice-locate.ts finds it beside the built adapters).
+  // Files that are not entries: the Python bridge that drives warm LibreOffice workers
+  // (office/libreoffice-locate.ts finds it beside the built adapters), and the web page's assets.
   async onSuccess() {
     await mkdir('dist/adapters/converters/office', { recursive: true });
     await copyFile(
       'adapters/converters/office/uno-bridge.py',
       'dist/adapters/converters/office/uno-bridge.py',
     );
+    // The web converter page's static files (adapters/http/web-routes.ts finds them here).
+    await mkdir('dist/adapters/http/web', { recursive: true });
+    for (const asset of ['page.html', 'app.js', 'style.css']) {
+      await copyFile(`adapters/http/web/${asset}`, `dist/adapters/http/web/${asset}`);
+    }
   },
 });

@@ -1,6 +1,19 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
+  // The docs example imports the package by name, as a user would; in this repository that
+  // means the sources, not a possibly stale dist/. Anchored, so 'fileconv' does not also catch
+  // 'fileconv/testing'.
+  resolve: {
+    alias: [
+      {
+        find: /^fileconv\/testing$/,
+        replacement: fileURLToPath(new URL('./src/testing/index.ts', import.meta.url)),
+      },
+      { find: /^fileconv$/, replacement: fileURLToPath(new URL('./src/index.ts', import.meta.url)) },
+    ],
+  },
   test: {
     include: ['test/**/*.test.ts'],
     testTimeout: 60_000,

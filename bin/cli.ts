@@ -89,6 +89,7 @@ export function buildProgram(): Command {
       "believe X-Forwarded-For from these proxies: 'loopback', addresses, subnets or a hop count ($FILECONV_TRUST_PROXY)",
     )
     .option('--no-log', 'no request log')
+    .option('--no-web', 'API only: no web converter page at the root URL')
     .action(async (options) => {
       await runServe(options);
     });

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { FileconvError } from './errors.js';
 import { DETECTION_BYTES } from './formats/index.js';
 import { ConversionGraph } from './graph/index.js';
+import { createJobEventHub, type JobEventHub } from './job-events.js';
 import type { Job } from './jobs/types.js';
 import type { Availability, ConversionLimits, Converter, JobStore, Queue, Storage } from './ports.js';
 
@@ -70,6 +71,8 @@ export interface EngineContext {
   availability(): Promise<Map<string, Availability>>;
   /** Emits 'job' with the new record after every change this process makes. */
   events: EventEmitter<{ job: [Job] }>;
+  /** The public job events (Engine.onJobEvent); listeners' errors go to onError. */
+  lifecycle: JobEventHub;
   /** Abort controllers of the jobs this process is converting right now, by job id. */
   running: Map<string, AbortController>;
   /** Set by close(): conversions aborted from now on are requeued, not failed. */
@@ -129,6 +132,10 @@ export function createEngineContext(options: EngineOptions): EngineContext {
       }
     },
     events: new EventEmitter<{ job: [Job] }>(),
+    // Without an onError a listener's throw is at least printed: silently lost events hide bugs.
+    lifecycle: createJobEventHub(
+      options.onError ?? ((error: unknown) => console.error('fileconv: a job event listener threw:', error)),
+    ),
     running: new Map(),
     stopping: false,
     availability() {

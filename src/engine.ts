@@ -21,6 +21,7 @@ import { FileconvError } from './errors.js';
 import { FORMATS, requireFormat } from './formats/index.js';
 import type { FormatDefinition, FormatName } from './formats/types.js';
 import type { ConversionPlan } from './graph/index.js';
+import type { JobEventListener } from './job-events.js';
 import {
   type CreateJobInput,
   cancelJob,
@@ -35,6 +36,7 @@ import {
   type WaitOptions,
   waitForJob,
 } from './job-operations.js';
+import { recordWebhookOutcome, type WebhookOutcome } from './job-webhook.js';
 import type { FileRecord, Job } from './jobs/types.js';
 import { planConversion } from './planning.js';
 import type { Availability, Storage } from './ports.js';
@@ -99,6 +101,20 @@ export interface Engine {
   waitForJob(id: string, options?: WaitOptions): Promise<Job>;
   openResult(id: string, owner?: string): Promise<JobResult>;
 
+  /**
+   * Calls `listener` with every job event of this process: `created` and `canceled` where the
+   * API runs, `started`, `progress`, `completed` and `failed` where the worker runs, `expired`
+   * where the sweeper runs. Each event carries the job record as saved. Listeners run
+   * synchronously in the order added; a throw (or rejection) goes to onError, never to the job.
+   * Returns the function that removes the listener.
+   */
+  onJobEvent(listener: JobEventListener): () => void;
+  /**
+   * Records how a job's webhook delivery went (adapters/webhooks/http calls it); never changes
+   * the job's status. Resolves with the saved job, or null when the job is gone or has no webhook.
+   */
+  recordWebhookOutcome(jobId: string, outcome: WebhookOutcome): Promise<Job | null>;
+
   /** The chain a conversion would take, with options validated; throws what a conversion would. */
   plan(from: string, to: string, options?: Record<string, unknown>): Promise<ConversionPlan>;
   /** Every registered format with the targets reachable from it here. */
@@ -147,6 +163,8 @@ export function createEngine(options: EngineOptions): Engine {
     deleteFile: (id, owner) => deleteFile(context, id, owner),
     waitForJob: (id, waitOptions) => waitForJob(context, id, waitOptions),
     openResult: (id, owner) => openResult(context, id, owner),
+    onJobEvent: (listener) => context.lifecycle.subscribe(listener),
+    recordWebhookOutcome: (jobId, outcome) => recordWebhookOutcome(context, jobId, outcome),
 
     async plan(from, to, convertOptions) {
       return (await planConversion(context, from, to, convertOptions)).plan;

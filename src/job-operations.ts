@@ -8,6 +8,8 @@ import type { Readable } from 'node:stream';
 import { resultExtension, resultMimeType } from './conversion.js';
 import { type EngineContext, jobPorts, readStoredHead } from './engine-context.js';
 import { FileconvError, isFileconvError } from './errors.js';
+import { lifecycleEventOf } from './job-events.js';
+import { pendingWebhook } from './job-webhook.js';
 import { isTerminal, type JobEvent, transition } from './jobs/state.js';
 import type { Job } from './jobs/types.js';
 import { outputNameFor } from './names.js';
@@ -28,6 +30,8 @@ export interface CreateJobInput {
   priority?: number;
   /** Stored on the job as `charge` (see Job.charge). */
   charge?: unknown;
+  /** http(s) URL to POST job.completed / job.failed / job.canceled to (see adapters/webhooks/http). */
+  webhookUrl?: string;
 }
 
 /**
@@ -37,6 +41,8 @@ export interface CreateJobInput {
  */
 export async function prepareJob(context: EngineContext, input: CreateJobInput): Promise<Job> {
   const { storage } = jobPorts(context);
+  // Checked first: a bad URL is the cheapest refusal.
+  const webhook = input.webhookUrl === undefined ? undefined : pendingWebhook(input.webhookUrl);
   const file = await confirmUpload(context, await getFile(context, input.fileId, input.owner));
   if (input.fileSize !== undefined && input.fileSize !== file.size) {
     throw new FileconvError('SIZE_MISMATCH', `The file has ${file.size} bytes, not ${input.fileSize}.`, {
@@ -72,6 +78,7 @@ export async function prepareJob(context: EngineContext, input: CreateJobInput):
     completedAt: null,
     expiresAt: null,
     charge: input.charge ?? null,
+    ...(webhook ? { webhook } : {}),
   };
 }
 
@@ -101,6 +108,7 @@ export async function createJobs(context: EngineContext, inputs: readonly Create
   for (const job of prepared) await jobs.createJob(job);
   for (const job of prepared) {
     context.events.emit('job', job);
+    context.lifecycle.emit({ type: 'created', job });
     await queue.enqueue(job.id, { priority: job.priority });
   }
   return prepared;
@@ -127,6 +135,8 @@ export async function applyJobEvent(context: EngineContext, job: Job, event: Job
     try {
       await jobs.updateJob(next);
       context.events.emit('job', next);
+      const type = lifecycleEventOf(event.type);
+      if (type) context.lifecycle.emit({ type, job: next });
       return next;
     } catch (error) {
       if (!isFileconvError(error, 'VERSION_CONFLICT') || attempt >= 5) throw error;

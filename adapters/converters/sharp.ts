@@ -197,6 +197,7 @@ export function createSharpConverter(options: SharpConverterOptions = {}): Conve
   };
   const edges = buildEdges(settings.heic);
   const targets = new Set<FormatName>(IMAGE_TARGETS);
+  const sources = new Set<FormatName>(edges.map((edge) => edge.from));
 
   return {
     name: 'sharp',
@@ -223,6 +224,9 @@ export function createSharpConverter(options: SharpConverterOptions = {}): Conve
       throwIfAborted(ctx.signal);
       if (!targets.has(ctx.to)) {
         throw new FileconvError('UNSUPPORTED_CONVERSION', `The sharp converter cannot write '${ctx.to}'`);
+      }
+      if (!sources.has(ctx.from)) {
+        throw new FileconvError('UNSUPPORTED_CONVERSION', `The sharp converter cannot read '${ctx.from}'`);
       }
       // process.cpuUsage() counts the whole process, libvips worker threads included, so this
       // also counts whatever else runs in-process concurrently (other conversions, HTTP).

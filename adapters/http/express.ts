@@ -11,12 +11,14 @@ import { DEFAULT_PLANS, type PlanTable } from '../../src/policy/plans.js';
 import type { CounterStore, KeyStore } from '../../src/ports.js';
 import { signingKey } from '../../src/signing.js';
 import { type AccessSettings, type Authenticator, accessMiddleware, compileTrust } from './access.js';
+import { addDocsRoutes } from './docs-routes.js';
 import { addFlowARoutes } from './flow-a-routes.js';
 import { addFlowBRoutes } from './flow-b-routes.js';
 import { errorMiddleware } from './http-errors.js';
 import type { LinkSettings } from './links.js';
 import type { RouteContext } from './route-context.js';
 import { addServiceRoutes } from './service-routes.js';
+import { addWebConverterRoutes } from './web-routes.js';
 
 export { UPLOAD_URL_EXPIRES_IN } from './route-context.js';
 
@@ -49,6 +51,12 @@ export interface HttpRouterOptions {
   now?: () => number;
   /** Called with every unexpected (5xx) error and its cause, for the host's log. Default: console.error. */
   onError?: (error: unknown) => void;
+  /**
+   * Serve the web converter page at the router's root (GET /, plus GET /web/app.js and
+   * /web/style.css): pick or drop a file, choose a target, watch upload and conversion progress,
+   * download the result, all through Flow A. Default false: an embedded API stays API-only.
+   */
+  webConverter?: boolean;
 }
 
 export function createHttpRouter(engine: Engine, options: HttpRouterOptions = {}): Router {
@@ -75,8 +83,6 @@ export function createHttpRouter(engine: Engine, options: HttpRouterOptions = {}
     );
   }
   const router = Router();
-  router.use(accessMiddleware(access));
-
   const ctx: RouteContext = {
     engine,
     access,
@@ -85,9 +91,14 @@ export function createHttpRouter(engine: Engine, options: HttpRouterOptions = {}
     convertTimeoutMs: options.convertTimeoutMs ?? 600_000,
     now,
   };
+  // The page and its assets come before the access middleware: loading the page needs no key
+  // and spends none of the visitor's per-IP request budget (the API calls it makes still do).
+  if (options.webConverter) addWebConverterRoutes(router, ctx);
+  router.use(accessMiddleware(access));
   addFlowARoutes(router, ctx);
   addFlowBRoutes(router, ctx);
   addServiceRoutes(router, ctx);
+  addDocsRoutes(router, ctx);
   router.use(errorMiddleware(options.onError ?? ((error) => console.error(error))));
   return router;
 }

@@ -92,6 +92,7 @@ export function addFlowARoutes(router: Router, ctx: RouteContext): void {
         fileSize: body.fileSize,
         options: body.options,
         priority: client.plan.priority,
+        ...(body.webhookUrl === undefined ? {} : { webhookUrl: body.webhookUrl }),
       };
     });
     return withCharge(ctx, res, inputs.length, (charge) =>

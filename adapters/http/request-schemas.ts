@@ -3,6 +3,8 @@
  * requests and can describe them (z.toJSONSchema) for an API description.
  */
 import { z } from 'zod';
+import { checkWebhookUrl, MAX_WEBHOOK_URL_LENGTH } from '../../src/job-webhook.js';
+import { literalAddressProblem } from '../webhooks/addresses.js';
 
 /** Longest fileName accepted; longer is a client bug or an attack, not a name. */
 export const MAX_FILE_NAME_LENGTH = 1024;
@@ -19,6 +21,24 @@ const mimeType = z
     'not a MIME type',
   );
 const options = z.record(z.string(), z.unknown());
+// An http(s) URL; a literal non-public IP is refused here already (names are checked after DNS,
+// at delivery), so a client learns at once that 169.254.169.254 will never be called.
+const webhookUrl = z
+  .string()
+  .min(1)
+  .max(MAX_WEBHOOK_URL_LENGTH)
+  .superRefine((value, ctx) => {
+    try {
+      const problem = literalAddressProblem(checkWebhookUrl(value));
+      if (problem)
+        ctx.addIssue({
+          code: 'custom',
+          message: `not allowed: ${problem} (webhooks go to public addresses only)`,
+        });
+    } catch (error) {
+      ctx.addIssue({ code: 'custom', message: error instanceof Error ? error.message : String(error) });
+    }
+  });
 
 export const uploadUrlRequest = z.object({ fileName, fileSize: byteSize, contentType: mimeType });
 
@@ -28,6 +48,8 @@ export const createJobRequest = z.object({
   targetFormat: formatName,
   fileSize: byteSize,
   options: options.optional(),
+  /** Additive: where the job's completed / failed / canceled event is POSTed. */
+  webhookUrl: webhookUrl.optional(),
 });
 
 export type CreateJobBody = z.infer<typeof createJobRequest>;

@@ -20,6 +20,8 @@ export function jobView(job: Job, downloadUrl: string | null) {
     progress: job.progress,
     outputSize: job.outputSize,
     expiresAt: job.status === 'completed' ? job.expiresAt : null,
+    // Only on jobs created with a webhookUrl: how its delivery went.
+    ...(job.webhook ? { webhook: { ...job.webhook } } : {}),
   };
 }
 

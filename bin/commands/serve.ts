@@ -12,6 +12,7 @@ import { join, resolve } from 'node:path';
 import express from 'express';
 import morgan from 'morgan';
 import { createHttpRouter } from '../../adapters/http/express.js';
+import { createWebhookDispatcher, type WebhookDispatcher } from '../../adapters/webhooks/http.js';
 import { createEngine, type Engine, FileconvError, refundFailedConversions } from '../../src/index.js';
 import { defaultConverters } from '../assembly.js';
 import { type BackendFlags, createBackends, processTempDir, requireShared } from '../backends.js';
@@ -28,6 +29,8 @@ export interface ServeFlags extends BackendFlags {
   /** Proxies whose X-Forwarded-For is believed: 'loopback', addresses, subnets, or a hop count. */
   trustProxy?: string;
   log?: boolean;
+  /** The web converter page at the service's root URL; false with --no-web. Default on. */
+  web?: boolean;
 }
 
 export interface RunningService {
@@ -59,6 +62,25 @@ export async function loadOrCreateSecret(dataDir: string): Promise<Buffer> {
   return secret;
 }
 
+/**
+ * Webhook delivery when $FILECONV_WEBHOOK_SECRET (32+ bytes, the same on every node) is set:
+ * without a secret receivers could not verify deliveries, so jobs' webhooks are then not sent.
+ * Every node runs one: API nodes send job.canceled, workers job.completed and job.failed.
+ * FILECONV_WEBHOOK_ALLOW_PRIVATE=1 lets them reach private addresses (receivers on an intranet).
+ */
+export function webhooksFromEnv(engine: Engine): WebhookDispatcher | undefined {
+  const secret = process.env.FILECONV_WEBHOOK_SECRET;
+  return secret
+    ? createWebhookDispatcher(engine, {
+        secret,
+        allowPrivateAddresses: process.env.FILECONV_WEBHOOK_ALLOW_PRIVATE === '1',
+        onDelivery: (report) => {
+          if (!report.ok) console.error(`fileconv: webhook for job ${report.jobId} failed: ${report.error}`);
+        },
+      })
+    : undefined;
+}
+
 /** The data dir from --data, $FILECONV_DATA or ./data. */
 export function dataDirOf(flags: { data?: string }): string {
   return resolve(flags.data ?? process.env.FILECONV_DATA ?? 'data');
@@ -82,6 +104,7 @@ export async function startService(flags: ServeFlags): Promise<RunningService> {
     onError: (error, context) => console.error(`fileconv: ${context}:`, error),
     onJobSettled: refundFailedConversions(counters),
   });
+  const webhooks = webhooksFromEnv(engine);
   await engine.start({ worker: flags.worker !== false });
 
   const app = express();
@@ -94,6 +117,7 @@ export async function startService(flags: ServeFlags): Promise<RunningService> {
       counters,
       keys,
       trustProxy: parseTrustProxy(flags.trustProxy ?? process.env.FILECONV_TRUST_PROXY),
+      webConverter: flags.web !== false,
     }),
   );
   app.use((_req, res) => {
@@ -123,6 +147,8 @@ export async function startService(flags: ServeFlags): Promise<RunningService> {
     stopping ??= (async () => {
       const closed = new Promise<void>((done) => server.close(() => done()));
       server.closeIdleConnections();
+      // Before the engine closes its job store, which records delivery outcomes.
+      await webhooks?.close();
       await engine.close({ graceMs: (flags.graceSeconds ?? 30) * 1000 });
       await backends.close();
       server.closeAllConnections();
@@ -145,6 +171,7 @@ export async function runServe(flags: ServeFlags): Promise<void> {
   const service = await startService(flags);
   const workers = flags.worker === false ? 'no workers' : `${flags.concurrency ?? 2} conversions at once`;
   console.log(`fileconv: serving on ${service.url} (${service.description}; ${workers})`);
+  if (flags.web !== false) console.log(`fileconv: web converter at ${service.url}/`);
   await untilSignal(service.stop, flags.graceSeconds ?? 30);
 }
 

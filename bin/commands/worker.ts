@@ -6,7 +6,7 @@
 import { createEngine, type Engine, refundFailedConversions } from '../../src/index.js';
 import { defaultConverters } from '../assembly.js';
 import { type BackendFlags, createBackends, processTempDir, requireShared } from '../backends.js';
-import { dataDirOf, untilSignal } from './serve.js';
+import { dataDirOf, untilSignal, webhooksFromEnv } from './serve.js';
 
 export interface WorkerFlags extends BackendFlags {
   concurrency?: number;
@@ -36,6 +36,7 @@ export async function startWorker(flags: WorkerFlags): Promise<RunningWorker> {
     onError: (error, context) => console.error(`fileconv worker: ${context}:`, error),
     onJobSettled: refundFailedConversions(backends.counters),
   });
+  const webhooks = webhooksFromEnv(engine);
   await engine.start({ worker: true });
   let stopping: Promise<void> | undefined;
   return {
@@ -43,6 +44,8 @@ export async function startWorker(flags: WorkerFlags): Promise<RunningWorker> {
     description: backends.description,
     stop() {
       stopping ??= (async () => {
+        // Before the engine closes its job store, which records delivery outcomes.
+        await webhooks?.close();
         await engine.close({ graceMs: (flags.graceSeconds ?? 30) * 1000 });
         await backends.close();
       })();

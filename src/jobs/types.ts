@@ -63,6 +63,27 @@ export interface Job {
    * through the service's fault can give it back. Opaque to the engine; null when uncharged.
    */
   charge?: unknown;
+  /** Where job.completed / job.failed / job.canceled are POSTed, and how that went. Absent: no webhook. */
+  webhook?: JobWebhook;
+}
+
+export const WEBHOOK_STATUSES = ['pending', 'delivered', 'failed'] as const;
+export type WebhookStatus = (typeof WEBHOOK_STATUSES)[number];
+
+/**
+ * A job's webhook. Its delivery is recorded here, never in the job's status: a receiver that
+ * is down does not make a completed conversion fail.
+ */
+export interface JobWebhook {
+  /** http(s) URL given at job creation. */
+  url: string;
+  /** `pending` until the settled job's event was delivered or given up on. */
+  status: WebhookStatus;
+  /** Delivery attempts made so far. */
+  attempts: number;
+  /** Why the last attempt failed; null once delivered. */
+  lastError: string | null;
+  deliveredAt: string | null;
 }
 
 export const FILE_STATUSES = ['pending', 'uploaded'] as const;

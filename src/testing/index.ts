@@ -1,6 +1,7 @@
 /**
  * `fileconv/testing`: the conformance suites every adapter runs, for host apps that write
- * their own Storage, JobStore, Queue, CounterStore or KeyStore. Each suite is a vitest `describe` block; call it at
+ * their own Storage, JobStore, Queue, CounterStore, KeyStore or Converter, plus the package's
+ * fixtures and a deterministic fake converter. Each suite is a vitest `describe` block; call it at
  * the top level of a test file with a factory that makes a fresh adapter per test:
  *
  *   testStorage('my storage', async () => ({ adapter: await createMyStorage(), cleanup: dropBucket }));
@@ -14,7 +15,15 @@ export {
   svgWithExternalReferences,
   truncated,
 } from './bad-inputs.js';
+export {
+  type ConverterSample,
+  type ConverterSuiteOptions,
+  INPUT_ERROR_CODES,
+  testConverter,
+} from './converter.js';
 export { testCounterStore } from './counters.js';
+export { createFakeConverter, type FakeConverterOptions, fakeOutputHeader } from './fake-converter.js';
+export { encryptedFixtures, FIXTURES_DIR, fixturePath, fixtures } from './fixtures.js';
 export type { AdapterFactory, AdapterInstance } from './fresh-instance.js';
 export { sampleFile, sampleJob, testJobStore } from './job-store.js';
 export { sampleApiKeyRecord, testKeyStore } from './key-store.js';

@@ -1,0 +1,254 @@
+/**
+ * The one table of the API description: every operation the router serves, with its request
+ * body, success answer and the error codes it can return beyond the common ones. openapi.ts
+ * turns it into the document; test/http/openapi.test.ts compares it with the router's own routes,
+ * so a route added without a row here fails that test. To document a new route, add a row.
+ */
+import type { ErrorCode } from '../../src/errors.js';
+import type { ApiOperation, ParameterSpec } from './openapi-types.js';
+
+const jobId: ParameterSpec = {
+  name: 'jobId',
+  in: 'path',
+  description: 'The job id.',
+  schema: { type: 'string' },
+};
+/** The query of a local signed URL: the API hands these URLs out whole; clients never build them. */
+const signedQuery: readonly ParameterSpec[] = [
+  {
+    name: 'expires',
+    in: 'query',
+    description: 'Expiry, epoch seconds (signed).',
+    schema: { type: 'integer' },
+  },
+  {
+    name: 'signature',
+    in: 'query',
+    description: 'HMAC-SHA256 signature of the URL.',
+    schema: { type: 'string' },
+  },
+];
+const binary = { mediaType: '*/*' } as const;
+/** What JSON bodies add: the body parser's refusals (malformed JSON, over 64 KiB) and validation. */
+const JSON_BODY: readonly ErrorCode[] = ['INVALID_REQUEST', 'FILE_TOO_LARGE'];
+/** The job errors a conversion can end in (also a job's `error.code`). */
+const CONVERSION: readonly ErrorCode[] = [
+  'CONTENT_MISMATCH',
+  'CORRUPT_INPUT',
+  'PASSWORD_PROTECTED',
+  'INPUT_LIMIT_EXCEEDED',
+  'UNSAFE_INPUT',
+  'CONVERSION_FAILED',
+  'ENGINE_UNAVAILABLE',
+  'CONVERSION_TIMEOUT',
+  'CANCELED',
+];
+const CREATE: readonly ErrorCode[] = [
+  ...JSON_BODY,
+  'INVALID_OPTIONS',
+  'NOT_FOUND',
+  'NOT_UPLOADED',
+  'SIZE_MISMATCH',
+  'UNSUPPORTED_FORMAT',
+  'UNSUPPORTED_CONVERSION',
+  'CONTENT_MISMATCH',
+  'QUOTA_EXCEEDED',
+  'OVERLOADED',
+];
+const download = {
+  description: 'The converted file, with its Content-Type, Content-Length and Content-Disposition.',
+  content: binary,
+  headers: ['Content-Disposition'],
+} as const;
+
+export const OPERATIONS: readonly ApiOperation[] = [
+  // ---- Flow A: upload grant, PUT, job, polling ----
+  {
+    method: 'post',
+    path: '/api/files/get-upload-url',
+    operationId: 'getUploadUrl',
+    tag: 'Flow A',
+    summary: 'Get a pre-signed upload URL',
+    description: 'Creates a pending file record; PUT the bytes to `uploadUrl` within `expiresIn` seconds.',
+    body: { schema: 'UploadUrlRequest' },
+    ok: { description: 'The upload grant.', content: { schema: 'UploadGrant' } },
+    errors: [...JSON_BODY, 'QUOTA_EXCEEDED'],
+    rateLimit: 'upload',
+  },
+  {
+    method: 'put',
+    path: '/api/files/{fileId}/content',
+    operationId: 'putFileContent',
+    tag: 'Flow A',
+    summary: 'Upload the file bytes (the signed uploadUrl)',
+    description:
+      'The local stand-in for a presigned storage PUT, reached through `uploadUrl` (S3 storage hands out its own URL instead). The signature is the credential; Content-Type must be the `contentType` of the grant and the body exactly `fileSize` bytes.',
+    parameters: [{ ...jobId, name: 'fileId', description: 'The file id of the grant.' }, ...signedQuery],
+    body: { ...binary, description: 'The raw file bytes.' },
+    ok: { description: 'Stored; empty body.' },
+    errors: ['SIGNATURE_INVALID', 'URL_EXPIRED', 'ALREADY_UPLOADED', 'SIZE_MISMATCH', 'FILE_TOO_LARGE'],
+    rateLimit: 'upload',
+  },
+  {
+    method: 'post',
+    path: '/api/jobs/create',
+    operationId: 'createJob',
+    tag: 'Flow A',
+    summary: 'Create a conversion job',
+    description: 'Charges one conversion of the daily quota; the job runs asynchronously, poll it.',
+    body: { schema: 'CreateJobRequest' },
+    ok: { description: 'The job was queued.', content: { schema: 'CreateJobResult' } },
+    errors: CREATE,
+    rateLimit: 'upload',
+  },
+  {
+    method: 'post',
+    path: '/api/jobs/batch',
+    operationId: 'createJobBatch',
+    tag: 'Flow A',
+    summary: 'Create several jobs at once (plans with batch)',
+    description: 'All or nothing: one refused job refuses the batch and charges nothing.',
+    body: { schema: 'BatchRequest' },
+    ok: { description: 'The jobs were queued, in request order.', content: { schema: 'BatchResult' } },
+    errors: [...CREATE, 'PLAN_FEATURE_REQUIRED'],
+    rateLimit: 'upload',
+  },
+  {
+    method: 'get',
+    path: '/api/jobs/{jobId}',
+    operationId: 'getJob',
+    tag: 'Flow A',
+    summary: 'Poll a job',
+    description: 'When `status` is "completed", GET `downloadUrl` for the result.',
+    parameters: [jobId],
+    ok: { description: 'The job.', content: { schema: 'Job' } },
+    errors: ['INVALID_REQUEST', 'NOT_FOUND'],
+    rateLimit: 'default',
+  },
+  {
+    method: 'delete',
+    path: '/api/jobs/{jobId}',
+    operationId: 'discardJob',
+    tag: 'Flow A',
+    summary: "Cancel a queued or running job, or delete a completed job's result",
+    parameters: [jobId],
+    ok: { description: 'The job after the change.', content: { schema: 'Job' } },
+    errors: ['INVALID_REQUEST', 'NOT_FOUND', 'INVALID_STATE'],
+    rateLimit: 'default',
+  },
+  {
+    method: 'get',
+    path: '/api/jobs/{jobId}/result',
+    operationId: 'getJobResult',
+    tag: 'Flow A',
+    summary: 'Download a result (the signed downloadUrl)',
+    description: "The local stand-in for a presigned storage GET, reached through a job's `downloadUrl`.",
+    parameters: [jobId, ...signedQuery],
+    ok: download,
+    errors: ['SIGNATURE_INVALID', 'URL_EXPIRED', 'NOT_FOUND', 'INVALID_STATE', 'RESULT_EXPIRED'],
+    rateLimit: 'default',
+  },
+  // ---- Flow B: multipart upload, convert, download ----
+  {
+    method: 'post',
+    path: '/api/upload',
+    operationId: 'uploadFile',
+    tag: 'Flow B',
+    summary: 'Upload a file (multipart)',
+    body: {
+      mediaType: 'multipart/form-data',
+      schema: {
+        type: 'object',
+        properties: { file: { description: 'The file; its part carries the file name.' } },
+        required: ['file'],
+      },
+    },
+    ok: { description: 'The stored file.', content: { schema: 'UploadedFile' } },
+    errors: ['INVALID_REQUEST', 'FILE_TOO_LARGE', 'UNSUPPORTED_FORMAT', 'CORRUPT_INPUT', 'QUOTA_EXCEEDED'],
+    rateLimit: 'upload',
+  },
+  {
+    method: 'post',
+    path: '/api/convert',
+    operationId: 'convert',
+    tag: 'Flow B',
+    summary: 'Convert an uploaded file and wait for the result',
+    description: 'Answers once the result is ready; a failed conversion answers its job error code.',
+    body: { schema: 'ConvertRequest' },
+    ok: { description: 'The result is ready.', content: { schema: 'ConvertResult' } },
+    errors: [...CREATE, ...CONVERSION],
+    rateLimit: 'upload',
+  },
+  {
+    method: 'get',
+    path: '/api/download',
+    operationId: 'download',
+    tag: 'Flow B',
+    summary: 'Download a converted file',
+    parameters: [
+      {
+        name: 'id',
+        in: 'query',
+        description: 'The downloadId convert returned.',
+        schema: { type: 'string' },
+      },
+    ],
+    ok: download,
+    errors: ['INVALID_REQUEST', 'NOT_FOUND', 'INVALID_STATE', 'RESULT_EXPIRED'],
+    rateLimit: 'default',
+  },
+  // ---- Service: additive endpoints ----
+  {
+    method: 'get',
+    path: '/api/usage',
+    operationId: 'getUsage',
+    tag: 'Service',
+    summary: "The caller's plan, limits, use and reset times",
+    ok: { description: 'Usage.', content: { schema: 'Usage' } },
+    errors: [],
+    rateLimit: 'default',
+  },
+  {
+    method: 'get',
+    path: '/api/formats',
+    operationId: 'listFormats',
+    tag: 'Service',
+    summary: 'Every format, its reachable targets and their options',
+    ok: { description: 'The formats.', content: { schema: 'Formats' } },
+    errors: [],
+    rateLimit: 'default',
+  },
+  {
+    method: 'get',
+    path: '/api/health',
+    operationId: 'health',
+    tag: 'Service',
+    summary: 'Liveness and the conversion engines available',
+    ok: { description: 'Healthy.', content: { schema: 'Health' } },
+    errors: [],
+    rateLimit: 'default',
+  },
+  {
+    method: 'get',
+    path: '/api/openapi.json',
+    operationId: 'getOpenApiDocument',
+    tag: 'Service',
+    summary: 'This API description (OpenAPI 3.1)',
+    ok: {
+      description: 'The OpenAPI document.',
+      content: { mediaType: 'application/json', schema: { type: 'object' } },
+    },
+    errors: [],
+    rateLimit: 'default',
+  },
+  {
+    method: 'get',
+    path: '/api/docs',
+    operationId: 'getDocs',
+    tag: 'Service',
+    summary: 'This API description as a readable page',
+    ok: { description: 'An HTML page.', content: { mediaType: 'text/html', schema: { type: 'string' } } },
+    errors: [],
+    rateLimit: 'default',
+  },
+];

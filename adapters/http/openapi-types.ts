@@ -1,0 +1,70 @@
+/**
+ * The vocabulary of the API description's operations table (openapi-operations.ts): the named
+ * zod schemas of request and response bodies (the same objects that validate requests, so
+ * nothing restates a shape zod already knows) and the shape of one operation.
+ */
+import type { z } from 'zod';
+import type { ErrorCode } from '../../src/errors.js';
+import type { RateLimitClass } from '../../src/policy/limits.js';
+import { batchRequest, convertRequest, createJobRequest, uploadUrlRequest } from './request-schemas.js';
+import {
+  batchResponse,
+  convertResponse,
+  createJobResponse,
+  errorResponse,
+  formatsResponse,
+  healthResponse,
+  jobResponse,
+  uploadedFileResponse,
+  uploadGrantResponse,
+  usageResponse,
+} from './response-schemas.js';
+
+/** The document's components.schemas: name -> zod schema. */
+export const SCHEMAS = {
+  UploadUrlRequest: uploadUrlRequest,
+  CreateJobRequest: createJobRequest,
+  BatchRequest: batchRequest,
+  ConvertRequest: convertRequest,
+  UploadGrant: uploadGrantResponse,
+  CreateJobResult: createJobResponse,
+  BatchResult: batchResponse,
+  Job: jobResponse,
+  UploadedFile: uploadedFileResponse,
+  ConvertResult: convertResponse,
+  Usage: usageResponse,
+  Formats: formatsResponse,
+  Health: healthResponse,
+  Error: errorResponse,
+} as const satisfies Record<string, z.ZodType>;
+
+export type SchemaName = keyof typeof SCHEMAS;
+export type JsonObject = Record<string, unknown>;
+export type HttpMethod = 'get' | 'post' | 'put' | 'delete';
+
+export interface ParameterSpec {
+  name: string;
+  in: 'path' | 'query';
+  description: string;
+  schema: JsonObject;
+}
+
+/** A body or answer: a named JSON schema, or another media type with an optional raw schema. */
+export type ContentSpec = { schema: SchemaName } | { mediaType: string; schema?: JsonObject };
+
+export interface ApiOperation {
+  method: HttpMethod;
+  /** OpenAPI path template, relative to the router: `/api/jobs/{jobId}` for Express's `:jobId`. */
+  path: string;
+  operationId: string;
+  tag: 'Flow A' | 'Flow B' | 'Service';
+  summary: string;
+  description?: string;
+  parameters?: readonly ParameterSpec[];
+  body?: ContentSpec & { description?: string };
+  /** The 200 answer; no content means an empty body. */
+  ok: { description: string; content?: ContentSpec; headers?: readonly string[] };
+  /** Codes beyond the ones every request can meet (COMMON_ERRORS in openapi.ts). */
+  errors: readonly ErrorCode[];
+  rateLimit: RateLimitClass;
+}

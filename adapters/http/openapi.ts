@@ -1,0 +1,198 @@
+/**
+ * The OpenAPI 3.1 description of the HTTP API, built from the operations table
+ * (openapi-operations.ts) and the zod schemas that validate requests and describe answers:
+ * z.toJSONSchema(schema, { io: 'input', target: 'draft-2020-12' }) is OpenAPI 3.1's own schema
+ * dialect, so the JSON Schemas go into components.schemas as they are.
+ */
+import { z } from 'zod';
+import { ERROR_CODES, type ErrorCode } from '../../src/errors.js';
+import { RATE_LIMITS } from '../../src/policy/limits.js';
+import { OPERATIONS } from './openapi-operations.js';
+import {
+  type ApiOperation,
+  type ContentSpec,
+  type JsonObject,
+  SCHEMAS,
+  type SchemaName,
+} from './openapi-types.js';
+
+export { OPERATIONS } from './openapi-operations.js';
+export type { ApiOperation } from './openapi-types.js';
+
+export interface OpenApiOptions {
+  /** servers[0].url: the router's public base URL. Default: no servers (relative to the document). */
+  serverUrl?: string;
+  /** info.version, the description's own version. Default '0.1.0'. */
+  version?: string;
+}
+
+export interface OpenApiDocument {
+  openapi: '3.1.0';
+  info: { title: string; version: string; description: string };
+  servers?: { url: string }[];
+  tags: { name: string; description: string }[];
+  security: Record<string, string[]>[];
+  paths: Record<string, Record<string, JsonObject>>;
+  components: {
+    schemas: Record<string, JsonObject>;
+    securitySchemes: Record<string, JsonObject>;
+    headers: Record<string, JsonObject>;
+  };
+}
+
+/** What any request can meet, whatever its route: the access middleware's refusals and a crash. */
+const COMMON_ERRORS: readonly ErrorCode[] = ['UNAUTHORIZED', 'RATE_LIMITED', 'QUOTA_EXCEEDED', 'INTERNAL'];
+
+/** Sent on every answer when the host configured counters (access.ts). */
+const LIMIT_HEADERS = [
+  'RateLimit-Policy',
+  'RateLimit',
+  'X-RateLimit-Limit',
+  'X-RateLimit-Remaining',
+  'X-RateLimit-Reset',
+];
+
+const HEADERS: Record<string, JsonObject> = {
+  'RateLimit-Policy': header('The policies applied (IETF httpapi draft), e.g. `"upload";q=20;w=60`.'),
+  RateLimit: header('State of each policy (IETF httpapi draft), e.g. `"upload";r=19;t=42`.'),
+  'X-RateLimit-Limit': header('Limit of the tightest policy.', 'integer'),
+  'X-RateLimit-Remaining': header('Units left in the tightest policy.', 'integer'),
+  'X-RateLimit-Reset': header('When the tightest policy resets, epoch seconds.', 'integer'),
+  'Retry-After': header('Seconds to wait before retrying.', 'integer'),
+  'WWW-Authenticate': header('The Bearer challenge of a refused API key.'),
+  'Content-Disposition': header('`attachment` with the download name.'),
+};
+
+function header(description: string, type: 'string' | 'integer' = 'string'): JsonObject {
+  return { description, schema: { type } };
+}
+
+const ref = (name: SchemaName) => ({ $ref: `#/components/schemas/${name}` });
+
+/**
+ * A zod schema as a component. 'input' describes what a client sends (defaults make fields
+ * optional); the response schemas have no defaults or transforms, so it is their output too.
+ * `$schema` goes: 2020-12 is already the dialect of an OpenAPI 3.1 document.
+ */
+function jsonSchemaOf(schema: z.ZodType): JsonObject {
+  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io: 'input', target: 'draft-2020-12' });
+  return rest;
+}
+
+function contentOf(spec: ContentSpec): JsonObject {
+  if ('mediaType' in spec) return { [spec.mediaType]: spec.schema ? { schema: spec.schema } : {} };
+  return { 'application/json': { schema: ref(spec.schema) } };
+}
+
+function headerRefs(names: readonly string[]): JsonObject {
+  return Object.fromEntries(names.map((name) => [name, { $ref: `#/components/headers/${name}` }]));
+}
+
+/** One response per status, its body the error envelope narrowed to the codes it can carry. */
+function errorResponses(operation: ApiOperation): Record<string, JsonObject> {
+  const byStatus = new Map<number, Set<ErrorCode>>();
+  for (const code of [...operation.errors, ...COMMON_ERRORS]) {
+    const status = ERROR_CODES[code];
+    byStatus.set(status, (byStatus.get(status) ?? new Set()).add(code));
+  }
+  const responses: Record<string, JsonObject> = {};
+  for (const [status, codeSet] of [...byStatus].sort(([a], [b]) => a - b)) {
+    const codes = [...codeSet].sort();
+    const extra =
+      status === 429 || status === 503 ? ['Retry-After'] : status === 401 ? ['WWW-Authenticate'] : [];
+    responses[String(status)] = {
+      description: codes.join(', '),
+      headers: headerRefs([...LIMIT_HEADERS, ...extra]),
+      content: {
+        'application/json': {
+          schema: {
+            allOf: [
+              ref('Error'),
+              {
+                type: 'object',
+                properties: { error: { type: 'object', properties: { code: { enum: codes } } } },
+              },
+            ],
+          },
+        },
+      },
+    };
+  }
+  return responses;
+}
+
+function operationObject(operation: ApiOperation): JsonObject {
+  const rule = RATE_LIMITS[operation.rateLimit];
+  const { ok, body } = operation;
+  return {
+    operationId: operation.operationId,
+    tags: [operation.tag],
+    summary: operation.summary,
+    ...(operation.description ? { description: operation.description } : {}),
+    ...(operation.parameters?.length
+      ? {
+          // Every parameter the routes read is required (a missing one is a 400 or 403).
+          parameters: operation.parameters.map((parameter) => ({ ...parameter, required: true })),
+        }
+      : {}),
+    ...(body
+      ? {
+          requestBody: {
+            required: true,
+            ...(body.description ? { description: body.description } : {}),
+            content: contentOf(body),
+          },
+        }
+      : {}),
+    responses: {
+      '200': {
+        description: ok.description,
+        headers: headerRefs([...LIMIT_HEADERS, ...(ok.headers ?? [])]),
+        ...(ok.content ? { content: contentOf(ok.content) } : {}),
+      },
+      ...errorResponses(operation),
+    },
+    // Which per-IP rate limit the request counts against (policy/limits.ts).
+    'x-rate-limit': { policy: rule.name, limit: rule.limit, windowSeconds: rule.windowMs / 1000 },
+  };
+}
+
+export function buildOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocument {
+  const paths: OpenApiDocument['paths'] = {};
+  for (const operation of OPERATIONS) {
+    paths[operation.path] ??= {};
+    paths[operation.path]![operation.method] = operationObject(operation);
+  }
+  const schemas = Object.fromEntries(
+    Object.entries(SCHEMAS).map(([name, schema]) => [name, jsonSchemaOf(schema)]),
+  );
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'fileconv conversion API',
+      version: options.version ?? '0.1.0',
+      description:
+        'Converts files between formats. Flow A: upload grant, PUT, job, polling. Flow B: multipart upload, convert, download. Every failure answers `{ "error": { "code", "message", "details"? } }` with the status of its code.',
+    },
+    ...(options.serverUrl ? { servers: [{ url: options.serverUrl }] } : {}),
+    tags: [
+      { name: 'Flow A', description: 'Upload grant, signed PUT, asynchronous job, polling.' },
+      { name: 'Flow B', description: 'Multipart upload, synchronous convert, download by id.' },
+      { name: 'Service', description: 'Additive endpoints: usage, formats, health, this description.' },
+    ],
+    // Optional authentication: anonymous callers are on the Free plan, limited per IP.
+    security: [{}, { apiKey: [] }],
+    paths,
+    components: {
+      schemas,
+      securitySchemes: {
+        apiKey: {
+          type: 'http',
+          scheme: 'bearer',
+          description: "A paid plan's API key: `Authorization: Bearer <API_KEY>`. Without it: the Free plan.",
+        },
+      },
+      headers: HEADERS,
+    },
+  };
+}

@@ -1,0 +1,150 @@
+/**
+ * The JSON bodies the HTTP API answers, as zod schemas: the API description (openapi.ts) turns
+ * them into JSON Schema, and test/http/openapi-responses.test.ts parses real responses with them,
+ * so a field added to views.ts without being added here fails a test instead of drifting.
+ *
+ * Plain z.object (not strict): the document must not forbid additive fields (DESIGN.md section 5,
+ * clients have to tolerate new fields); the test catches undocumented ones by comparing the
+ * parsed (unknown keys stripped) value with the raw body.
+ */
+import { z } from 'zod';
+import { ERROR_CODES, type ErrorCode } from '../../src/errors.js';
+import { JOB_STATUSES } from '../../src/jobs/types.js';
+
+const ERROR_CODE_NAMES = Object.keys(ERROR_CODES) as [ErrorCode, ...ErrorCode[]];
+
+export const errorCode = z.enum(ERROR_CODE_NAMES).meta({ description: 'Stable error code.' });
+const timestamp = z.iso.datetime().meta({ description: 'ISO 8601 UTC timestamp.' });
+const byteCount = z.int().nonnegative().meta({ description: 'Bytes.' });
+
+/** `{ error: { code, message, details? } }`, every failure (http-errors.ts). */
+export const errorResponse = z.object({
+  error: z.object({
+    code: errorCode,
+    message: z.string().min(1).meta({ description: 'A human-readable sentence.' }),
+    details: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .meta({ description: 'Machine-readable context, e.g. `issues` of a validation failure.' }),
+  }),
+});
+
+/** POST /api/files/get-upload-url. */
+export const uploadGrantResponse = z.object({
+  uploadUrl: z.url().meta({ description: 'Pre-signed URL: PUT the bytes to it with the same Content-Type.' }),
+  fileKey: z.string().min(1).meta({ description: 'Passed to POST /api/jobs/create.' }),
+  fileId: z.string().min(1),
+  expiresIn: z.literal(600).meta({ description: 'Lifetime of uploadUrl, seconds.' }),
+});
+
+/** POST /api/jobs/create. */
+export const createJobResponse = z.object({ jobId: z.string().min(1) });
+
+/** POST /api/jobs/batch: the jobs in request order. */
+export const batchResponse = z.object({ jobIds: z.array(z.string().min(1)).min(1) });
+
+/** GET /api/jobs/{jobId} and DELETE /api/jobs/{jobId} (views.ts jobView). */
+export const jobResponse = z.object({
+  jobId: z.string().min(1),
+  status: z.enum(JOB_STATUSES),
+  downloadUrl: z
+    .url()
+    .nullable()
+    .meta({ description: 'Signed, expiring URL of the result when status is "completed", else null.' }),
+  error: z
+    .object({ code: errorCode, message: z.string() })
+    .nullable()
+    .meta({ description: 'Why the job failed, or null.' }),
+  sourceFormat: z.string(),
+  targetFormat: z.string(),
+  fileName: z.string(),
+  cpuMinutes: z.number().nonnegative().meta({ description: 'Measured CPU time, minutes; 0 until run.' }),
+  createdAt: timestamp,
+  completedAt: timestamp.nullable(),
+  outputName: z.string().meta({ description: 'Name the result downloads under.' }),
+  progress: z.number().min(0).max(1),
+  outputSize: byteCount.nullable(),
+  expiresAt: timestamp.nullable().meta({ description: 'When a completed result is deleted.' }),
+});
+
+/** POST /api/upload (views.ts uploadedFileView). */
+export const uploadedFileResponse = z.object({
+  fileId: z.string().min(1),
+  fileName: z.string().min(1),
+  size: byteCount,
+});
+
+/** POST /api/convert. */
+export const convertResponse = z.object({
+  downloadId: z.string().min(1).meta({ description: 'Pass as `id` to GET /api/download.' }),
+  outputName: z.string().min(1),
+});
+
+const quotaStatus = z.object({
+  limit: z.int().nullable().meta({ description: 'null: unlimited, or no counters configured.' }),
+  used: z.int().nullable(),
+  remaining: z.int().nullable(),
+  resetAt: timestamp.nullable(),
+});
+
+/** GET /api/usage (usage-view.ts). */
+export const usageResponse = z.object({
+  account: z.string().nullable().meta({ description: 'null for the anonymous Free tier.' }),
+  plan: z.object({
+    name: z.string(),
+    label: z.string(),
+    conversionsPerDay: z.int().nullable(),
+    maxFileBytes: byteCount,
+    filesPerHour: z.int().nullable(),
+    apiCallsPerMonth: z.int().nullable(),
+    priority: z.int(),
+    batch: z.boolean(),
+    maxBatchJobs: z.int().nonnegative(),
+  }),
+  quotas: z.object({
+    conversions: quotaStatus,
+    files: quotaStatus,
+    apiCalls: quotaStatus.optional().meta({ description: 'Keyed (paid) clients only.' }),
+  }),
+  rateLimits: z.array(
+    z.object({ name: z.string(), limit: z.int().positive(), windowSeconds: z.number().positive() }),
+  ),
+});
+
+/** GET /api/formats (formats-view.ts). */
+export const formatsResponse = z.object({
+  formats: z.array(
+    z.object({
+      name: z.string(),
+      family: z.string(),
+      label: z.string(),
+      aliases: z.array(z.string()),
+      extensions: z.array(z.string()),
+      mimeTypes: z.array(z.string()),
+      targets: z.array(
+        z.object({
+          format: z.string(),
+          lossy: z.boolean().nullable(),
+          path: z.array(z.string()).nullable().meta({ description: 'Formats passed through, source first.' }),
+          options: z
+            .record(z.string(), z.unknown())
+            .nullable()
+            .meta({ description: 'JSON Schema of the conversion options, or null when it takes none.' }),
+        }),
+      ),
+    }),
+  ),
+});
+
+/** GET /api/health. */
+export const healthResponse = z.object({
+  status: z.literal('ok'),
+  engines: z.array(
+    z.object({
+      name: z.string(),
+      ok: z.boolean(),
+      version: z.string().nullable(),
+      reason: z.string().nullable().meta({ description: 'Why the engine is unavailable, or null.' }),
+    }),
+  ),
+});

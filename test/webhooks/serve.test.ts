@@ -1,0 +1,70 @@
+/**
+ * `fileconv serve` with FILECONV_WEBHOOK_SECRET: a job created over HTTP with a webhookUrl is
+ * delivered, signed with that secret, and the job view shows the delivery.
+ */
+import sharp from 'sharp';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { WebhookPayload } from '../../adapters/webhooks/http.js';
+import { startService } from '../../bin/commands/serve.js';
+import { verifyWebhookSignature } from '../../src/index.js';
+import { tempDir } from '../helpers/temp.js';
+import { startReceiver, WEBHOOK_SECRET } from './setup.js';
+
+const saved = { ...process.env };
+afterEach(() => {
+  for (const name of ['FILECONV_WEBHOOK_SECRET', 'FILECONV_WEBHOOK_ALLOW_PRIVATE']) {
+    if (saved[name] === undefined) delete process.env[name];
+    else process.env[name] = saved[name];
+  }
+});
+
+describe('fileconv serve with webhooks', () => {
+  it('delivers the job.completed event signed with FILECONV_WEBHOOK_SECRET', async () => {
+    process.env.FILECONV_WEBHOOK_SECRET = WEBHOOK_SECRET;
+    // The receiver is on this machine; a name (not a literal IP) passes job creation.
+    process.env.FILECONV_WEBHOOK_ALLOW_PRIVATE = '1';
+    const receiver = await startReceiver([200]);
+    const service = await startService({ data: await tempDir(), port: 0, host: '127.0.0.1', log: false });
+    try {
+      const png = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#08f' } })
+        .png()
+        .toBuffer();
+      const post = (path: string, body: unknown) =>
+        fetch(`${service.url}${path}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        }).then((response) => response.json() as Promise<Record<string, string>>);
+      const grant = await post('/api/files/get-upload-url', {
+        fileName: 'dot.png',
+        fileSize: png.length,
+        contentType: 'image/png',
+      });
+      await fetch(grant.uploadUrl!, { method: 'PUT', headers: { 'content-type': 'image/png' }, body: png });
+      const webhookUrl = receiver.url.replace('127.0.0.1', 'localhost');
+      const { jobId } = await post('/api/jobs/create', {
+        fileKey: grant.fileKey,
+        sourceFormat: 'png',
+        targetFormat: 'webp',
+        fileSize: png.length,
+        webhookUrl,
+      });
+      await service.engine.waitForJob(jobId!);
+      await expect
+        .poll(async () => (await service.engine.getJob(jobId!)).webhook?.status, { timeout: 15_000 })
+        .toBe('delivered');
+      expect(receiver.received).toHaveLength(1);
+      const { headers, body } = receiver.received[0]!;
+      const header = headers['fileconv-signature'] as string;
+      expect(verifyWebhookSignature({ secret: WEBHOOK_SECRET, body, header })).toBe(true);
+      expect((JSON.parse(body) as WebhookPayload).job).toMatchObject({ jobId, status: 'completed' });
+      const view = await fetch(`${service.url}/api/jobs/${jobId}`).then((response) => response.json());
+      expect(view).toMatchObject({
+        status: 'completed',
+        webhook: { url: webhookUrl, status: 'delivered', attempts: 1 },
+      });
+    } finally {
+      await service.stop();
+    }
+  });
+});
