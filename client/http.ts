@@ -2,7 +2,7 @@
  * The client's transport: URL building, the Authorization and User-Agent headers, JSON calls,
  * and the one retry rule. A 429 (RATE_LIMITED / QUOTA_EXCEEDED) is refused before the server
  * does anything, so any request whose body can be sent again is retried after Retry-After; a 503
- * OVERLOADED is retried for GETs only. Nothing else is retried: a 4xx is the caller's to fix, and
+ * (OVERLOADED, UNAVAILABLE) is retried for GETs only. Nothing else is retried: a 4xx is the caller's to fix, and
  * a 5xx of a POST may have done its work. A wait longer than maxWaitMs is not worth blocking for
  * (a daily quota's Retry-After is hours), so the error is thrown at once instead.
  */
@@ -70,7 +70,7 @@ export interface SendOptions {
   signal?: AbortSignal | undefined;
   /** The body can be sent again (not a one-shot stream): 429s may be retried. Default true. */
   replayable?: boolean;
-  /** The request has no side effects: 503 OVERLOADED may be retried too. */
+  /** The request has no side effects: a 503 (OVERLOADED, UNAVAILABLE) may be retried too. */
   idempotent?: boolean;
 }
 

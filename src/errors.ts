@@ -38,6 +38,8 @@ export const ERROR_CODES = {
   /** A converter's engine (library or binary) is not installed on this machine. */
   ENGINE_UNAVAILABLE: 500,
   OVERLOADED: 503,
+  /** A backing service (Redis, object storage) cannot be reached right now: retry later. */
+  UNAVAILABLE: 503,
   CONVERSION_TIMEOUT: 504,
   /** The caller aborted the conversion (AbortSignal) or canceled the job. */
   CANCELED: 499,

@@ -38,8 +38,11 @@ export function invalidRequest(error: ZodError, what = 'request body'): Fileconv
   });
 }
 
+/** Codes whose answer tells the client when to come back (Retry-After from details.retryAfterSeconds). */
+const RETRY_LATER = new Set(['RATE_LIMITED', 'QUOTA_EXCEEDED', 'OVERLOADED', 'UNAVAILABLE']);
+
 export function sendError(res: Response, error: FileconvError): void {
-  if (error.code === 'RATE_LIMITED' || error.code === 'QUOTA_EXCEEDED' || error.code === 'OVERLOADED') {
+  if (RETRY_LATER.has(error.code)) {
     const retryAfter = error.details?.retryAfterSeconds;
     if (typeof retryAfter === 'number') res.set('Retry-After', String(Math.max(0, Math.ceil(retryAfter))));
   }

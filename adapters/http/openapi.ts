@@ -41,7 +41,14 @@ export interface OpenApiDocument {
 }
 
 /** What any request can meet, whatever its route: the access middleware's refusals and a crash. */
-const COMMON_ERRORS: readonly ErrorCode[] = ['UNAUTHORIZED', 'RATE_LIMITED', 'QUOTA_EXCEEDED', 'INTERNAL'];
+const COMMON_ERRORS: readonly ErrorCode[] = [
+  'UNAUTHORIZED',
+  'RATE_LIMITED',
+  'QUOTA_EXCEEDED',
+  'INTERNAL',
+  // Any route touches the job store, counters or storage, any of which may be out of reach.
+  'UNAVAILABLE',
+];
 
 /** Sent on every answer when the host configured counters (access.ts). */
 const LIMIT_HEADERS = [

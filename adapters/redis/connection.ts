@@ -129,14 +129,28 @@ export function storeClientOptions(settings: RedisSettings, role: string): Redis
   };
 }
 
+/** What an UNAVAILABLE answer suggests: about the time ioredis takes to reconnect a few times. */
+const REDIS_RETRY_AFTER_SECONDS = 5;
+
 /** Turns whatever a Redis call threw into a FileconvError naming the adapter, the Redis and the action. */
 export function redisError(settings: RedisSettings, action: string, error: unknown): FileconvError {
   if (isFileconvError(error)) return error;
   const reason = error instanceof Error ? error.message : describeValue(error);
+  // A ReplyError is Redis answering that a command was wrong (a bug of ours: INTERNAL). Anything
+  // else (connection refused or closed, command timeout, retries exhausted) means Redis is out
+  // of reach: UNAVAILABLE, a 503 with Retry-After, so clients and load balancers back off.
+  const answered = error instanceof Error && error.name === 'ReplyError';
   return new FileconvError(
-    'INTERNAL',
+    answered ? 'INTERNAL' : 'UNAVAILABLE',
     `${settings.adapter}: Redis at ${settings.where} could not ${action}: ${reason}`,
-    { cause: error, details: { adapter: settings.adapter, redis: settings.where } },
+    {
+      cause: error,
+      details: {
+        adapter: settings.adapter,
+        redis: settings.where,
+        ...(answered ? {} : { retryAfterSeconds: REDIS_RETRY_AFTER_SECONDS }),
+      },
+    },
   );
 }
 

@@ -14,6 +14,7 @@ export const SERVICE_FAULT_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   'INTERNAL',
   'ENGINE_UNAVAILABLE',
   'OVERLOADED',
+  'UNAVAILABLE',
 ]);
 
 function isQuotaTicket(value: unknown): value is QuotaTicket {

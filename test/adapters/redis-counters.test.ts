@@ -121,7 +121,8 @@ describeWithEngine(
       await server.stop();
       const started = Date.now();
       await expect(store.increment(key, 1, expiresAt)).rejects.toMatchObject({
-        code: 'INTERNAL',
+        code: 'UNAVAILABLE',
+        status: 503,
         message: expect.stringContaining('could not increment a counter'),
       });
       expect(Date.now() - started).toBeLessThan(5000);

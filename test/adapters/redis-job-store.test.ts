@@ -226,7 +226,8 @@ describeWithEngine(
       const failure = await store.getJob(job.id).catch((error: unknown) => error);
       expect(Date.now() - started).toBeLessThan(5000);
       expect(failure).toMatchObject({
-        code: 'INTERNAL',
+        code: 'UNAVAILABLE',
+        details: expect.objectContaining({ retryAfterSeconds: 5 }),
         message: expect.stringContaining('Redis at redis://127.0.0.1'),
       });
       expect((failure as Error).message).toContain('could not read job records');

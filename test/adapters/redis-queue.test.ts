@@ -316,7 +316,7 @@ describeWithEngine(
         await server.stop();
         const started = Date.now();
         await expect(api.enqueue('job_down')).rejects.toMatchObject({
-          code: 'INTERNAL',
+          code: 'UNAVAILABLE',
           message: expect.stringContaining('could not enqueue a job'),
         });
         expect(Date.now() - started).toBeLessThan(5000);
@@ -337,7 +337,7 @@ describeWithEngine(
         onError: () => {},
       });
       try {
-        await expect(api.enqueue('job_early')).rejects.toMatchObject({ code: 'INTERNAL' });
+        await expect(api.enqueue('job_early')).rejects.toMatchObject({ code: 'UNAVAILABLE' });
         await server.start();
         await api.enqueue('job_early');
         expect(await api.size!()).toBe(1);
