@@ -19,6 +19,7 @@ import { z } from 'zod';
 import { raceAbort, throwIfAborted } from '../../src/abort.js';
 import { FileconvError, toFileconvError } from '../../src/errors.js';
 import type { Availability, ConvertContext, Converter, ConvertResult } from '../../src/ports.js';
+import { runInProcess, unavailable } from './converter-kit.js';
 import { moveIntoPlace } from './image/output.js';
 import { excelJsVersion, loadCsvParse, loadExcelJs } from './office/sheets/engines.js';
 import { htmlSink } from './office/sheets/html-sink.js';
@@ -167,12 +168,7 @@ export function createSpreadsheetConverter(options: SpreadsheetConverterOptions 
         await Promise.all([loadExcelJs(), loadCsvParse()]);
         return { ok: true, version: `exceljs ${excelJsVersion() ?? '?'}` };
       } catch (error) {
-        const details = (error as FileconvError).details ?? {};
-        return {
-          ok: false,
-          reason: error instanceof Error ? error.message : String(error),
-          ...(typeof details.install === 'string' ? { install: details.install } : {}),
-        };
+        return unavailable(error);
       }
     },
 
@@ -186,18 +182,11 @@ export function createSpreadsheetConverter(options: SpreadsheetConverterOptions 
           `The exceljs converter cannot convert '${ctx.from}' to '${ctx.to}'`,
         );
       }
-      // process.cpuUsage() counts the whole process, so this also counts whatever else runs
-      // in-process concurrently (other conversions, HTTP); zlib's threads are included.
-      const cpuStart = process.cpuUsage();
-      ctx.onProgress(0);
-      try {
-        await runConversion(ctx, settings);
-      } catch (error) {
-        throw toFileconvError(error, 'CONVERSION_FAILED');
-      }
-      ctx.onProgress(1);
-      const cpu = process.cpuUsage(cpuStart);
-      return { cpuMs: (cpu.user + cpu.system) / 1000 };
+      return runInProcess(
+        ctx,
+        () => runConversion(ctx, settings),
+        (error) => toFileconvError(error, 'CONVERSION_FAILED'),
+      );
     },
   };
 }

@@ -32,6 +32,7 @@ import type {
   Converter,
   ConvertResult,
 } from '../../src/ports.js';
+import { unavailable } from './converter-kit.js';
 import { AUDIO_FORMATS, containerOf, LOSSLESS_AUDIO_FORMATS, VIDEO_FORMATS } from './media/containers.js';
 import { type FfmpegEngine, runnerSelector, WASM_INSTALL_HINT } from './media/engine-select.js';
 import { buildFfmpegArgs, type FfmpegPlan } from './media/ffmpeg-args.js';
@@ -267,12 +268,7 @@ export function createFfmpegConverter(options: FfmpegConverterOptions = {}): Con
       try {
         return await (await select()).available();
       } catch (error) {
-        const details = (error as FileconvError).details ?? {};
-        return {
-          ok: false,
-          reason: error instanceof Error ? error.message : String(error),
-          install: typeof details.install === 'string' ? details.install : WASM_INSTALL_HINT,
-        };
+        return unavailable(error, WASM_INSTALL_HINT);
       }
     },
 

@@ -24,6 +24,7 @@ import type {
   Converter,
   ConvertResult,
 } from '../../src/ports.js';
+import { edgeGuard, parseOptions, runInProcess, unavailable } from './converter-kit.js';
 import { mapDocumentError } from './office/text/document-errors.js';
 import { loadMammoth, loadTurndown, packageVersion } from './office/text/engines.js';
 import { htmlToMarkdown, htmlToText } from './office/text/html-convert.js';
@@ -149,7 +150,7 @@ export function createMammothConverter(options: MammothConverterOptions = {}): C
     });
   }
   const zip: Partial<ZipLimits> = checked.data.zip ?? {};
-  const targets = new Set<FormatName>(EDGES.map((edge) => edge.to));
+  const guard = edgeGuard('mammoth', EDGES);
 
   return {
     name: 'mammoth',
@@ -163,42 +164,20 @@ export function createMammothConverter(options: MammothConverterOptions = {}): C
           version: `mammoth ${packageVersion('mammoth')}, turndown ${packageVersion('turndown')}`,
         };
       } catch (error) {
-        const details = (error as FileconvError).details ?? {};
-        return {
-          ok: false,
-          reason: error instanceof Error ? error.message : String(error),
-          ...(typeof details.install === 'string' ? { install: details.install } : {}),
-        };
+        return unavailable(error);
       }
     },
 
     optionsSchema: (to: FormatName) => mammothOptionsSchema(to),
 
     async convert(ctx: ConvertContext): Promise<ConvertResult> {
-      throwIfAborted(ctx.signal);
-      if (ctx.from !== 'docx' || !targets.has(ctx.to)) {
-        throw new FileconvError(
-          'UNSUPPORTED_CONVERSION',
-          `The mammoth converter cannot convert '${ctx.from}' to '${ctx.to}'`,
-        );
-      }
-      const parsed = mammothOptionsSchema(ctx.to).safeParse(ctx.options);
-      if (!parsed.success) {
-        throw new FileconvError('INVALID_OPTIONS', `Invalid options: ${z.prettifyError(parsed.error)}`, {
-          cause: parsed.error,
-        });
-      }
-      // Counts the whole process (see the sharp converter): other in-process work included.
-      const cpuStart = process.cpuUsage();
-      ctx.onProgress(0);
-      try {
-        await run(ctx, zip, parsed.data);
-      } catch (error) {
-        throw mapDocumentError(error, 'docx conversion', true);
-      }
-      ctx.onProgress(1);
-      const cpu = process.cpuUsage(cpuStart);
-      return { cpuMs: (cpu.user + cpu.system) / 1000 };
+      guard(ctx.from, ctx.to);
+      const options = parseOptions(mammothOptionsSchema(ctx.to), ctx.options);
+      return runInProcess(
+        ctx,
+        () => run(ctx, zip, options),
+        (error) => mapDocumentError(error, 'docx conversion', true),
+      );
     },
   };
 }

@@ -22,6 +22,7 @@ import type {
   ConvertResult,
   OutputPackaging,
 } from '../../src/ports.js';
+import { edgeGuard, runInProcess, unavailable } from './converter-kit.js';
 import { loadSharp } from './image/engines.js';
 import { moveIntoPlace } from './image/output.js';
 import { writeImagesPdf } from './office/pdf/images-to-pdf.js';
@@ -125,7 +126,7 @@ export function createPdfConverter(options: PdfConverterOptions = {}): Converter
     });
   }
   const maxPages = checked.data.maxPages ?? 1000;
-  const edgeKeys = new Set(EDGES.map((edge) => `${edge.from}>${edge.to}`));
+  const guard = edgeGuard('pdf', EDGES);
 
   return {
     name: 'pdf',
@@ -137,12 +138,7 @@ export function createPdfConverter(options: PdfConverterOptions = {}): Converter
         assertCanvasAvailable();
         return { ok: true, version: `pdfjs-dist ${pdfjs.version}` };
       } catch (error) {
-        const details = (error as FileconvError).details ?? {};
-        return {
-          ok: false,
-          reason: error instanceof Error ? error.message : String(error),
-          ...(typeof details.install === 'string' ? { install: details.install } : {}),
-        };
+        return unavailable(error);
       }
     },
 
@@ -153,31 +149,21 @@ export function createPdfConverter(options: PdfConverterOptions = {}): Converter
     },
 
     async convert(ctx: ConvertContext): Promise<ConvertResult> {
-      throwIfAborted(ctx.signal);
-      if (!edgeKeys.has(`${ctx.from}>${ctx.to}`)) {
-        throw new FileconvError(
-          'UNSUPPORTED_CONVERSION',
-          `The pdf converter cannot convert ${ctx.from} to ${ctx.to}`,
-        );
-      }
-      // process.cpuUsage() counts the whole process (pdf.js runs in-process, sharp in libvips
-      // threads), so concurrent in-process work is counted too.
-      const cpuStart = process.cpuUsage();
-      ctx.onProgress(0);
+      guard(ctx.from, ctx.to);
       // A temp name nobody else sees, moved into place only when complete.
       const scratch = join(ctx.tempDir, `pdf-${randomUUID()}.${ctx.to}`);
-      try {
-        if (ctx.to === 'pdf') await convertToPdf(ctx, scratch, maxPages);
-        else await convertFromPdf(ctx, scratch, maxPages);
-        throwIfAborted(ctx.signal);
-        await moveIntoPlace(scratch, ctx.outputPath);
-      } catch (error) {
-        await rm(scratch, { force: true });
-        throw mapPdfError(error);
-      }
-      ctx.onProgress(1);
-      const cpu = process.cpuUsage(cpuStart);
-      return { cpuMs: (cpu.user + cpu.system) / 1000 };
+      const work = async () => {
+        try {
+          if (ctx.to === 'pdf') await convertToPdf(ctx, scratch, maxPages);
+          else await convertFromPdf(ctx, scratch, maxPages);
+          throwIfAborted(ctx.signal);
+          await moveIntoPlace(scratch, ctx.outputPath);
+        } catch (error) {
+          await rm(scratch, { force: true });
+          throw error;
+        }
+      };
+      return runInProcess(ctx, work, mapPdfError);
     },
   };
 }

@@ -23,6 +23,7 @@ import type {
   Converter,
   ConvertResult,
 } from '../../src/ports.js';
+import { parseOptions, runInProcess, unavailable } from './converter-kit.js';
 import { probeBitmap, type SharpSource } from './image/bitmap-io.js';
 import { loadSharp, resolveHeicDecode, type SharpFactory } from './image/engines.js';
 import { outputSize } from './image/geometry.js';
@@ -88,13 +89,7 @@ interface ConverterSettings {
 }
 
 async function runConversion(ctx: ConvertContext, settings: ConverterSettings): Promise<void> {
-  const parsed = imageOptionsSchema(ctx.to).safeParse(ctx.options);
-  if (!parsed.success) {
-    throw new FileconvError('INVALID_OPTIONS', `Invalid image options: ${z.prettifyError(parsed.error)}`, {
-      cause: parsed.error,
-    });
-  }
-  const options = parsed.data;
+  const options = parseOptions(imageOptionsSchema(ctx.to), ctx.options, 'image options');
   const sharp: SharpFactory = await loadSharp();
   throwIfAborted(ctx.signal);
 
@@ -209,12 +204,7 @@ export function createSharpConverter(options: SharpConverterOptions = {}): Conve
         if (settings.heic) resolveHeicDecode();
         return { ok: true, version: `sharp ${sharp.versions.sharp ?? '?'}, libvips ${sharp.versions.vips}` };
       } catch (error) {
-        const details = (error as FileconvError).details ?? {};
-        return {
-          ok: false,
-          reason: error instanceof Error ? error.message : String(error),
-          ...(typeof details.install === 'string' ? { install: details.install } : {}),
-        };
+        return unavailable(error);
       }
     },
 
@@ -228,18 +218,7 @@ export function createSharpConverter(options: SharpConverterOptions = {}): Conve
       if (!sources.has(ctx.from)) {
         throw new FileconvError('UNSUPPORTED_CONVERSION', `The sharp converter cannot read '${ctx.from}'`);
       }
-      // process.cpuUsage() counts the whole process, libvips worker threads included, so this
-      // also counts whatever else runs in-process concurrently (other conversions, HTTP).
-      const cpuStart = process.cpuUsage();
-      ctx.onProgress(0);
-      try {
-        await runConversion(ctx, settings);
-      } catch (error) {
-        throw mapSharpError(error);
-      }
-      ctx.onProgress(1);
-      const cpu = process.cpuUsage(cpuStart);
-      return { cpuMs: (cpu.user + cpu.system) / 1000 };
+      return runInProcess(ctx, () => runConversion(ctx, settings), mapSharpError);
     },
   };
 }

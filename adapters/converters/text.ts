@@ -21,6 +21,7 @@ import type {
   Converter,
   ConvertResult,
 } from '../../src/ports.js';
+import { edgeGuard, parseOptions, runInProcess, unavailable } from './converter-kit.js';
 import { mapDocumentError } from './office/text/document-errors.js';
 import { loadMarked, loadPdfEngine, loadTurndown, packageVersion } from './office/text/engines.js';
 import { dejaVuFontFiles, type FontFiles } from './office/text/fonts.js';
@@ -179,7 +180,7 @@ export function createTextConverter(options: TextConverterOptions = {}): Convert
     fonts,
     markdownHtml: checked.data.markdownHtml ?? TEXT_DEFAULTS.markdownHtml,
   };
-  const supported = new Set(EDGES.map((edge) => `${edge.from}>${edge.to}`));
+  const guard = edgeGuard('text', EDGES);
 
   return {
     name: 'text',
@@ -192,42 +193,20 @@ export function createTextConverter(options: TextConverterOptions = {}): Convert
         const versions = ['marked', 'turndown', 'pdf-lib'].map((pkg) => `${pkg} ${packageVersion(pkg)}`);
         return { ok: true, version: versions.join(', ') };
       } catch (error) {
-        const details = (error as FileconvError).details ?? {};
-        return {
-          ok: false,
-          reason: error instanceof Error ? error.message : String(error),
-          ...(typeof details.install === 'string' ? { install: details.install } : {}),
-        };
+        return unavailable(error);
       }
     },
 
     optionsSchema: (to: FormatName) => textOptionsSchema(to),
 
     async convert(ctx: ConvertContext): Promise<ConvertResult> {
-      throwIfAborted(ctx.signal);
-      if (!supported.has(`${ctx.from}>${ctx.to}`)) {
-        throw new FileconvError(
-          'UNSUPPORTED_CONVERSION',
-          `The text converter cannot convert '${ctx.from}' to '${ctx.to}'`,
-        );
-      }
-      const parsed = textOptionsSchema(ctx.to).safeParse(ctx.options);
-      if (!parsed.success) {
-        throw new FileconvError('INVALID_OPTIONS', `Invalid options: ${z.prettifyError(parsed.error)}`, {
-          cause: parsed.error,
-        });
-      }
-      // Counts the whole process (see the sharp converter): other in-process work included.
-      const cpuStart = process.cpuUsage();
-      ctx.onProgress(0);
-      try {
-        await run(ctx, settings, parsed.data);
-      } catch (error) {
-        throw mapDocumentError(error, `${ctx.from} to ${ctx.to} conversion`);
-      }
-      ctx.onProgress(1);
-      const cpu = process.cpuUsage(cpuStart);
-      return { cpuMs: (cpu.user + cpu.system) / 1000 };
+      guard(ctx.from, ctx.to);
+      const options = parseOptions(textOptionsSchema(ctx.to), ctx.options);
+      return runInProcess(
+        ctx,
+        () => run(ctx, settings, options),
+        (error) => mapDocumentError(error, `${ctx.from} to ${ctx.to} conversion`),
+      );
     },
   };
 }
