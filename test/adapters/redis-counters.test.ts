@@ -5,13 +5,13 @@ import { createRedisCounterStore, type RedisCounterStore } from '../../adapters/
 import { testCounterStore } from '../../src/testing/index.js';
 import { describeWithEngine } from '../helpers/engines.js';
 import {
+  describeWithRedis,
+  freshPrefix,
   REDIS_INSTALL_HINT,
   type RedisServer,
   redisServerAvailable,
   startRedisServer,
 } from '../helpers/redis-server.js';
-
-const freshPrefix = () => `t${randomUUID().slice(0, 8)}`;
 
 describe('createRedisCounterStore options', () => {
   it('validates options naming the option, expected and given', () => {
@@ -27,13 +27,7 @@ describe('createRedisCounterStore options', () => {
   });
 });
 
-describeWithEngine('redis-server', redisServerAvailable, REDIS_INSTALL_HINT, 'Redis counter store', () => {
-  let server: RedisServer;
-  beforeAll(async () => {
-    server = await startRedisServer();
-  });
-  afterAll(() => server?.close());
-
+describeWithRedis('Redis counter store', (server) => {
   testCounterStore('redis', () => createRedisCounterStore({ url: server.url, prefix: freshPrefix() }));
 
   describe('createRedisCounterStore', () => {

@@ -1,33 +1,16 @@
-/**
- * The scale-out setup end to end, in one process: an API-only engine and a worker engine that
- * share nothing but Redis (job store, BullMQ queue) and the storage, as two machines would.
- */
-import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { createSharpConverter } from '../../adapters/converters/sharp.js';
 import { createRedisJobStore } from '../../adapters/jobs/redis.js';
 import { createBullmqQueue } from '../../adapters/queue/bullmq.js';
 import { createMemoryStorage } from '../../adapters/storage/memory.js';
 import { createEngine, type Engine } from '../../src/index.js';
-import { describeWithEngine } from '../helpers/engines.js';
-import {
-  REDIS_INSTALL_HINT,
-  type RedisServer,
-  redisServerAvailable,
-  startRedisServer,
-} from '../helpers/redis-server.js';
+import { describeWithRedis, freshPrefix } from '../helpers/redis-server.js';
 import { fixture, tempDir } from '../helpers/temp.js';
 
-describeWithEngine('redis-server', redisServerAvailable, REDIS_INSTALL_HINT, 'engine on Redis', () => {
-  let server: RedisServer;
-  beforeAll(async () => {
-    server = await startRedisServer({ persistent: true });
-  });
-  afterAll(() => server?.close());
-
+describeWithRedis('engine on Redis', { persistent: true }, (server) => {
   it('converts a job created on an API node on a separate worker node', async () => {
-    const prefix = `t${randomUUID().slice(0, 8)}`;
+    const prefix = freshPrefix();
     const storage = createMemoryStorage();
     const node = async () =>
       createEngine({

@@ -1,17 +1,16 @@
-import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRedisJobStore, type RedisJobStore } from '../../adapters/jobs/redis.js';
 import { sampleFile, sampleJob, testJobStore } from '../../src/testing/index.js';
 import { describeWithEngine } from '../helpers/engines.js';
 import {
+  describeWithRedis,
+  freshPrefix,
   REDIS_INSTALL_HINT,
   type RedisServer,
   redisServerAvailable,
   startRedisServer,
 } from '../helpers/redis-server.js';
-
-const freshPrefix = () => `t${randomUUID().slice(0, 8)}`;
 
 describe('createRedisJobStore options', () => {
   it('validates options naming the option, expected and given', () => {
@@ -39,13 +38,7 @@ describe('createRedisJobStore options', () => {
   });
 });
 
-describeWithEngine('redis-server', redisServerAvailable, REDIS_INSTALL_HINT, 'Redis job store', () => {
-  let server: RedisServer;
-  beforeAll(async () => {
-    server = await startRedisServer();
-  });
-  afterAll(() => server?.close());
-
+describeWithRedis('Redis job store', (server) => {
   testJobStore('redis', () => createRedisJobStore({ url: server.url, prefix: freshPrefix() }));
 
   describe('createRedisJobStore', () => {

@@ -1,18 +1,9 @@
-import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createRedisKeyStore } from '../../adapters/keys/redis.js';
 import { authenticate, createApiKey, revokeApiKey } from '../../src/policy/api-keys.js';
 import { sampleApiKeyRecord, testKeyStore } from '../../src/testing/index.js';
-import { describeWithEngine } from '../helpers/engines.js';
-import {
-  REDIS_INSTALL_HINT,
-  type RedisServer,
-  redisServerAvailable,
-  startRedisServer,
-} from '../helpers/redis-server.js';
-
-const freshPrefix = () => `t${randomUUID().slice(0, 8)}`;
+import { describeWithRedis, freshPrefix } from '../helpers/redis-server.js';
 
 describe('createRedisKeyStore options', () => {
   it('validates options naming the option, expected and given', () => {
@@ -25,13 +16,7 @@ describe('createRedisKeyStore options', () => {
   });
 });
 
-describeWithEngine('redis-server', redisServerAvailable, REDIS_INSTALL_HINT, 'Redis key store', () => {
-  let server: RedisServer;
-  beforeAll(async () => {
-    server = await startRedisServer({ persistent: true });
-  });
-  afterAll(() => server?.close());
-
+describeWithRedis('Redis key store', { persistent: true }, (server) => {
   testKeyStore('redis', () => createRedisKeyStore({ url: server.url, prefix: freshPrefix() }));
 
   describe('createRedisKeyStore', () => {

@@ -9,6 +9,7 @@ import { deferred, waitUntil } from '../../src/testing/fresh-instance.js';
 import { testQueue } from '../../src/testing/index.js';
 import { describeWithEngine } from '../helpers/engines.js';
 import {
+  describeWithRedis,
   REDIS_INSTALL_HINT,
   type RedisServer,
   redisServerAvailable,
@@ -51,13 +52,7 @@ describe('createBullmqQueue options', () => {
   });
 });
 
-describeWithEngine('redis-server', redisServerAvailable, REDIS_INSTALL_HINT, 'BullMQ queue', () => {
-  let server: RedisServer;
-  beforeAll(async () => {
-    server = await startRedisServer();
-  });
-  afterAll(() => server?.close());
-
+describeWithRedis('BullMQ queue', (server) => {
   testQueue('bullmq', () => createBullmqQueue({ url: server.url, prefix: freshPrefix(), onError: () => {} }));
 
   describe('createBullmqQueue', () => {

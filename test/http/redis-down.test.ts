@@ -2,47 +2,27 @@
  * What an API client sees while the job store's Redis is out of reach: 503 UNAVAILABLE with
  * Retry-After (back off and come back), not a 500; and normal answers once Redis is back.
  */
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { createRedisJobStore } from '../../adapters/jobs/redis.js';
-import { describeWithEngine } from '../helpers/engines.js';
-import {
-  REDIS_INSTALL_HINT,
-  type RedisServer,
-  redisServerAvailable,
-  startRedisServer,
-} from '../helpers/redis-server.js';
+import { describeWithRedis } from '../helpers/redis-server.js';
 import { call, startServer } from './harness.js';
 
-describeWithEngine(
-  'redis-server',
-  redisServerAvailable,
-  REDIS_INSTALL_HINT,
-  'HTTP while Redis is down',
-  () => {
-    let redis: RedisServer;
-    beforeAll(async () => {
-      redis = await startRedisServer();
-    });
-    afterAll(async () => {
-      await redis?.close();
-    });
+describeWithRedis('HTTP while Redis is down', (redis) => {
+  it('answers 503 UNAVAILABLE with Retry-After, then works again once Redis is back', async () => {
+    const jobs = createRedisJobStore({ url: redis.url, commandTimeoutMs: 1000, onError: () => {} });
+    const server = await startServer({ start: false, engine: { jobs } });
+    expect((await call(server, 'GET', '/api/jobs/unknown-job')).status).toBe(404);
 
-    it('answers 503 UNAVAILABLE with Retry-After, then works again once Redis is back', async () => {
-      const jobs = createRedisJobStore({ url: redis.url, commandTimeoutMs: 1000, onError: () => {} });
-      const server = await startServer({ start: false, engine: { jobs } });
-      expect((await call(server, 'GET', '/api/jobs/unknown-job')).status).toBe(404);
+    await redis.stop();
+    const down = await call(server, 'GET', '/api/jobs/unknown-job');
+    expect(down.status).toBe(503);
+    expect(down.body.error.code).toBe('UNAVAILABLE');
+    expect(down.headers.get('retry-after')).toBe('5');
+    // The operator hears of it (onError sees every 5xx); the harness would fail on it otherwise.
+    expect(server.serverErrors).toContainEqual(expect.objectContaining({ code: 'UNAVAILABLE' }));
+    server.serverErrors.length = 0;
 
-      await redis.stop();
-      const down = await call(server, 'GET', '/api/jobs/unknown-job');
-      expect(down.status).toBe(503);
-      expect(down.body.error.code).toBe('UNAVAILABLE');
-      expect(down.headers.get('retry-after')).toBe('5');
-      // The operator hears of it (onError sees every 5xx); the harness would fail on it otherwise.
-      expect(server.serverErrors).toContainEqual(expect.objectContaining({ code: 'UNAVAILABLE' }));
-      server.serverErrors.length = 0;
-
-      await redis.start();
-      expect((await call(server, 'GET', '/api/jobs/unknown-job')).status).toBe(404);
-    });
-  },
-);
+    await redis.start();
+    expect((await call(server, 'GET', '/api/jobs/unknown-job')).status).toBe(404);
+  });
+});
