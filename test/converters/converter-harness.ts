@@ -80,3 +80,17 @@ export async function expectNoLeftovers(ws: Workspace): Promise<void> {
   expect(await readdir(ws.temp)).toEqual([]);
   expect(await readdir(ws.outputs)).toEqual([]);
 }
+
+/** A standalone HTML document: doctype first, UTF-8 declared, and the given title. */
+export function expectHtmlDocument(html: string, title: string): void {
+  expect(html).toMatch(/^<!DOCTYPE html>/);
+  expect(html).toContain('<meta charset="utf-8">');
+  expect(html).toContain(`<title>${title}</title>`);
+}
+
+/** Progress reports that start at 0, end at 1 and never go back. */
+export function expectProgressRun(progress: readonly number[]): void {
+  expect(progress[0]).toBe(0);
+  expect(progress.at(-1)).toBe(1);
+  expect(progress).toEqual([...progress].sort((a, b) => a - b));
+}

@@ -14,6 +14,7 @@ import {
   type ContextOverrides,
   context,
   expectCode,
+  expectHtmlDocument,
   expectNoLeftovers,
   fixture,
   type Workspace,
@@ -146,9 +147,7 @@ describe('xlsx input', () => {
   it('writes an escaped HTML table in a UTF-8 document', async () => {
     const ws = await workspace();
     const html = await convertText(ws, 'xlsx', 'html');
-    expect(html).toMatch(/^<!DOCTYPE html>/);
-    expect(html).toContain('<meta charset="utf-8">');
-    expect(html).toContain('<title>Data</title>');
+    expectHtmlDocument(html, 'Data');
     expect(html).toContain('<tr><th>name</th><th>value</th><th>note</th></tr>');
     expect(html).toContain('<td>line with &quot;quotes&quot;</td>');
     expect(html).toContain('<td class="n">2.5</td>');

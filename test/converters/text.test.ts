@@ -9,7 +9,14 @@ import { describe, expect, it } from 'vitest';
 import { MAX_HTML_DEPTH } from '../../adapters/converters/office/text/html-depth.js';
 import { createTextConverter } from '../../adapters/converters/text.js';
 import { FileconvError } from '../../src/errors.js';
-import { context, expectCode, expectNoLeftovers, type Workspace, workspace } from './converter-harness.js';
+import {
+  context,
+  expectCode,
+  expectHtmlDocument,
+  expectNoLeftovers,
+  type Workspace,
+  workspace,
+} from './converter-harness.js';
 
 const converter = createTextConverter();
 
@@ -52,9 +59,7 @@ describe('fixtures', () => {
     const ctx = context(ws, 'md', 'html', { progress });
     const result = await converter.convert(ctx);
     const html = await readFile(ctx.outputPath, 'utf8');
-    expect(html).toMatch(/^<!DOCTYPE html>/);
-    expect(html).toContain('<meta charset="utf-8">');
-    expect(html).toContain('<title>fileconv fixture</title>');
+    expectHtmlDocument(html, 'fileconv fixture');
     expect(html).toContain('<h1>fileconv fixture</h1>');
     expect(html).toContain('<em>Markdown</em>');
     expect(html).toContain('<a href="https://example.com">link</a>');
