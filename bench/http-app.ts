@@ -12,6 +12,7 @@ import { createSharpConverter } from '../adapters/converters/sharp.js';
 import { createHttpRouter } from '../adapters/http/express.js';
 import { createFsJobStore } from '../adapters/jobs/fs.js';
 import { createMemoryJobStore } from '../adapters/jobs/memory.js';
+import { createSqliteJobStore } from '../adapters/jobs/sqlite.js';
 import { createMemoryQueue } from '../adapters/queue/memory.js';
 import { createFsStorage } from '../adapters/storage/fs.js';
 import { createMemoryStorage } from '../adapters/storage/memory.js';
@@ -22,7 +23,8 @@ export interface BenchServiceConfig {
   /** Everything the service writes goes under this directory. */
   dir: string;
   storage: 'fs' | 'memory';
-  jobs: 'memory' | 'fs';
+  /** 'sqlite': the embedded database of `fileconv serve` (a file in `dir`). */
+  jobs: 'memory' | 'fs' | 'sqlite';
   /** Upload limit of the Free plan (the plan of callers without a key). Default: the plan table's (25 MB). */
   maxFileBytes?: number;
   /** fs storage's fsync option. Default: the adapter's (true). */
@@ -64,7 +66,12 @@ export async function startBenchService(config: BenchServiceConfig): Promise<Ben
             ...(config.fsync === undefined ? {} : { fsync: config.fsync }),
           })
         : createMemoryStorage(),
-    jobs: config.jobs === 'fs' ? createFsJobStore({ dir: join(config.dir, 'jobs') }) : createMemoryJobStore(),
+    jobs:
+      config.jobs === 'fs'
+        ? createFsJobStore({ dir: join(config.dir, 'jobs') })
+        : config.jobs === 'sqlite'
+          ? createSqliteJobStore({ path: join(config.dir, 'fileconv.db') })
+          : createMemoryJobStore(),
     queue: createMemoryQueue(),
     tempDir,
     onError: (error, context) => console.error(`fileconv bench: ${context}:`, error),

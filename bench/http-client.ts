@@ -25,12 +25,19 @@ export interface RequestInit {
   agent?: Agent;
   /** Stream the response body into this file instead of buffering it. */
   saveTo?: string;
+  /** Connect from this local address (a fresh connection, without the agent's keep-alive pool). */
+  localAddress?: string;
 }
 
 /** One request; resolves with the buffered response (or an empty body when `saveTo` is given). */
 export function send(url: string, init: RequestInit = {}): Promise<HttpResponse> {
   return new Promise<HttpResponse>((resolve, reject) => {
-    const req = request(url, { method: init.method ?? 'GET', headers: init.headers, agent: init.agent });
+    const req = request(url, {
+      method: init.method ?? 'GET',
+      headers: init.headers,
+      agent: init.agent,
+      ...(init.localAddress ? { localAddress: init.localAddress } : {}),
+    });
     req.on('error', reject);
     req.on('response', (res) => {
       if (init.saveTo && res.statusCode === 200) {

@@ -4,8 +4,8 @@
  * the PNG fixture); then a bounded load generator (node:http, keep-alive, BENCH_JOBS_REQUESTS
  * requests, default 2000, 16 in flight) hits each server in turn. Servers run in child
  * processes, so the load generator does not share their event loop. The fileconv route reads
- * the job from the job store and signs a download URL per request: the memory job store is the
- * main number, the fs job store the second line.
+ * the job from the job store and signs a download URL per request: the SQLite job store
+ * (`fileconv serve`'s default) is the main number, then the memory and fs job stores.
  */
 import { readFile } from 'node:fs/promises';
 import { Agent } from 'node:http';
@@ -33,7 +33,12 @@ async function completedJob(server: ChildServer): Promise<string> {
   return job.downloadId;
 }
 
-async function runOne(rounds: number, requests: number, jobs: 'memory' | 'fs', label: string): Promise<void> {
+async function runOne(
+  rounds: number,
+  requests: number,
+  jobs: 'memory' | 'fs' | 'sqlite',
+  label: string,
+): Promise<void> {
   const fileconv = await startChildServer({ mode: 'fileconv', storage: 'fs', jobs });
   let bare: ChildServer | undefined;
   const agents = [1, 2].map(() => new Agent({ keepAlive: true, maxSockets: CONCURRENCY }));
@@ -74,6 +79,7 @@ export async function benchHttpJobs(rounds: number): Promise<void> {
   console.log(
     `GET /api/jobs/{id}, completed job, ${requests} requests, ${CONCURRENCY} in flight, keep-alive`,
   );
+  await runOne(rounds, requests, 'sqlite', 'GET job (sqlite: the default)');
   await runOne(rounds, requests, 'memory', 'GET job (memory job store)');
   if (process.env.BENCH_JOBS_FS !== '0') await runOne(rounds, requests, 'fs', 'GET job (fs job store)');
 }

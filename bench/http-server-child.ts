@@ -23,7 +23,7 @@ import type { ChildMessage } from './http-client.js';
 interface ChildConfig {
   mode: 'fileconv' | 'busboy' | 'express-json';
   storage?: 'fs' | 'memory';
-  jobs?: 'memory' | 'fs';
+  jobs?: 'memory' | 'fs' | 'sqlite';
   maxFileBytes?: number;
   fsync?: boolean;
   /** busboy: durability of the written file (a diagnostic; the baseline is 'none'). */

@@ -5,8 +5,10 @@
  * Set BENCH_ROUNDS to change the number of alternating rounds (default 7). The HTTP benchmarks
  * have their own knobs: BENCH_UPLOAD_MB (default 1024), BENCH_UPLOAD_ROUNDS (default 3),
  * BENCH_UPLOAD_DIAG=1, BENCH_JOBS_REQUESTS (default 2000), BENCH_JOBS_FS=0,
- * BENCH_HTTP_IMAGES_MEMORY=0, BENCH_QUEUE_JOBS (default 500; queue needs redis-server);
- * BENCH_ONLY=images,http-images,http-upload,http-jobs,limits,media,office,sheets,queue picks some.
+ * BENCH_HTTP_IMAGES_MEMORY=0, BENCH_QUEUE_JOBS (default 1000; queue needs redis-server);
+ * BENCH_ONLY=service,cli,images,http-images,http-upload,http-jobs,limits,media,office,sheets,queue
+ * picks some. `service` is the whole `fileconv serve` under 8 clients (see bench/service.ts for
+ * its knobs); `cli` runs the built CLI, which `npm run bench` builds first.
  */
 import { benchHttpImages } from './http-images.js';
 import { benchHttpJobs } from './http-jobs.js';
@@ -18,6 +20,14 @@ const only = process.env.BENCH_ONLY?.split(',').map((name) => name.trim());
 const wanted = (name: string) => !only || only.includes(name);
 
 console.log(`fileconv benchmarks: node ${process.version}, ${rounds} rounds, medians\n`);
+if (wanted('service')) {
+  await (await import('./service.js')).benchService(rounds);
+  console.log();
+}
+if (wanted('cli')) {
+  await (await import('./cli-startup.js')).benchCliStartup(rounds);
+  console.log();
+}
 if (wanted('images')) await benchImages(rounds);
 if (wanted('http-images')) {
   console.log();

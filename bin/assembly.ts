@@ -1,26 +1,57 @@
 /**
  * The CLI's assembly of core and adapters: which converters a command-line engine gets.
  * Every converter is listed even when its engine is missing here; the engine routes around
- * unavailable ones and `fileconv doctor` says how to install them. LibreOffice starts its warm
- * workers only on the first document, and the engine's close() stops them.
+ * unavailable ones and `fileconv doctor` says how to install them. Each converter's module is
+ * imported only when a conversion needs it (lazyConverter), so `fileconv convert photo.jpg
+ * photo.webp` starts without loading pdf.js, exceljs or the LibreOffice pool; LibreOffice starts
+ * its warm workers only on the first document, and the engine's close() stops them.
  */
-import { createSpreadsheetConverter } from '../adapters/converters/exceljs.js';
-import { createFfmpegConverter } from '../adapters/converters/ffmpeg.js';
-import { createLibreOfficeConverter } from '../adapters/converters/libreoffice.js';
-import { createMammothConverter } from '../adapters/converters/mammoth.js';
-import { createPdfConverter } from '../adapters/converters/pdf.js';
-import { createSharpConverter } from '../adapters/converters/sharp.js';
-import { createTextConverter } from '../adapters/converters/text.js';
+import { buildImageEdges } from '../adapters/converters/image/image-edges.js';
+import { lazyConverter } from '../adapters/converters/lazy.js';
+import { buildMediaEdges } from '../adapters/converters/media/media-edges.js';
+import { buildEdges as buildOfficeEdges } from '../adapters/converters/office/libreoffice-filters.js';
+import { PDF_EDGES } from '../adapters/converters/office/pdf/pdf-edges.js';
+import { SHEET_EDGES } from '../adapters/converters/office/sheets/sheet-edges.js';
+import { MAMMOTH_EDGES } from '../adapters/converters/office/text/mammoth-edges.js';
+import { TEXT_EDGES } from '../adapters/converters/office/text/text-edges.js';
 import type { Converter } from '../src/index.js';
 
 export function defaultConverters(): Converter[] {
   return [
-    createSharpConverter(),
-    createFfmpegConverter(),
-    createPdfConverter(),
-    createSpreadsheetConverter(),
-    createMammothConverter(),
-    createTextConverter(),
-    createLibreOfficeConverter(),
+    lazyConverter({
+      name: 'sharp',
+      edges: buildImageEdges(true),
+      load: async () => (await import('../adapters/converters/sharp.js')).createSharpConverter(),
+    }),
+    lazyConverter({
+      name: 'ffmpeg',
+      edges: buildMediaEdges(),
+      load: async () => (await import('../adapters/converters/ffmpeg.js')).createFfmpegConverter(),
+    }),
+    lazyConverter({
+      name: 'pdf',
+      edges: PDF_EDGES,
+      load: async () => (await import('../adapters/converters/pdf.js')).createPdfConverter(),
+    }),
+    lazyConverter({
+      name: 'exceljs',
+      edges: SHEET_EDGES,
+      load: async () => (await import('../adapters/converters/exceljs.js')).createSpreadsheetConverter(),
+    }),
+    lazyConverter({
+      name: 'mammoth',
+      edges: MAMMOTH_EDGES,
+      load: async () => (await import('../adapters/converters/mammoth.js')).createMammothConverter(),
+    }),
+    lazyConverter({
+      name: 'text',
+      edges: TEXT_EDGES,
+      load: async () => (await import('../adapters/converters/text.js')).createTextConverter(),
+    }),
+    lazyConverter({
+      name: 'libreoffice',
+      edges: buildOfficeEdges(),
+      load: async () => (await import('../adapters/converters/libreoffice.js')).createLibreOfficeConverter(),
+    }),
   ];
 }

@@ -6,7 +6,8 @@
  */
 import { mkdir, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { CounterStore, JobStore, KeyStore, Queue, Storage } from '../src/index.js';
+import type { SqliteDatabase } from '../adapters/sqlite/database.js';
+import type { CounterStore, JobStore, KeyStore, Queue, Storage, WebhookOutbox } from '../src/index.js';
 import { FileconvError } from '../src/index.js';
 
 export interface BackendFlags {
@@ -23,6 +24,8 @@ export interface Backends {
   queue: Queue;
   counters: CounterStore;
   keys: KeyStore;
+  /** Where webhook deliveries wait for their next attempt. */
+  outbox: WebhookOutbox;
   /** Whether every process of the deployment shares them (Redis), so API and workers may be apart. */
   shared: boolean;
   /** One line for the start-up log. */
@@ -64,11 +67,13 @@ export async function createBackends(dataDir: string, flags: BackendFlags): Prom
       { createBullmqQueue },
       { createRedisCounterStore },
       { createRedisKeyStore },
+      { createRedisOutbox },
     ] = await Promise.all([
       import('../adapters/jobs/redis.js'),
       import('../adapters/queue/bullmq.js'),
       import('../adapters/counters/redis.js'),
       import('../adapters/keys/redis.js'),
+      import('../adapters/outbox/redis.js'),
     ]);
     const jobs = createRedisJobStore({ url: redisUrl });
     // How fast a dead worker's job is handed to another: BullMQ's lock and stalled check.
@@ -80,41 +85,85 @@ export async function createBackends(dataDir: string, flags: BackendFlags): Prom
     });
     const counters = createRedisCounterStore({ url: redisUrl });
     const keys = createRedisKeyStore({ url: redisUrl });
+    const outbox = createRedisOutbox({ url: redisUrl });
     return {
       storage,
       jobs,
       queue,
       counters,
       keys,
+      outbox,
       shared: true,
-      description: `${storageText}; jobs, queue, limits and keys on Redis (${redactUrl(redisUrl)})`,
+      description: `${storageText}; jobs, queue, limits, keys and webhooks on Redis (${redactUrl(redisUrl)})`,
       async close() {
-        await Promise.allSettled([counters.close?.(), keys.close?.()]);
+        await Promise.allSettled([counters.close?.(), keys.close?.(), outbox.close()]);
       },
     };
   }
 
-  const [{ createFsJobStore }, { createMemoryQueue }, { createMemoryCounterStore }, { createFsKeyStore }] =
-    await Promise.all([
-      import('../adapters/jobs/fs.js'),
-      import('../adapters/queue/memory.js'),
-      import('../adapters/counters/memory.js'),
-      import('../adapters/keys/fs.js'),
-    ]);
+  // One machine: everything that must outlive the process in one SQLite file, one serving
+  // process per data dir.
   await mkdir(dataDir, { recursive: true });
-  const counters = createMemoryCounterStore();
+  const [
+    { createSqliteJobStore },
+    { createSqliteKeyStore },
+    { createSqliteCounterStore },
+    { createSqliteOutbox },
+    { createMemoryQueue },
+    { lockDataDir },
+  ] = await Promise.all([
+    import('../adapters/jobs/sqlite.js'),
+    import('../adapters/keys/sqlite.js'),
+    import('../adapters/counters/sqlite.js'),
+    import('../adapters/outbox/sqlite.js'),
+    import('../adapters/queue/memory.js'),
+    import('./serve-lock.js'),
+  ]);
+  const lock = await lockDataDir(dataDir);
+  let database: SqliteDatabase;
+  try {
+    database = await openDataDirDatabase(dataDir);
+  } catch (error) {
+    lock.release();
+    throw error;
+  }
+  const counters = createSqliteCounterStore({ database });
   return {
     storage,
-    jobs: createFsJobStore({ dir: join(dataDir, 'jobs') }),
+    jobs: createSqliteJobStore({ database }),
     queue: createMemoryQueue(),
     counters,
-    keys: createFsKeyStore({ dir: join(dataDir, 'keys') }),
+    keys: createSqliteKeyStore({ database }),
+    outbox: createSqliteOutbox({ database }),
     shared: false,
-    description: `${storageText}; jobs in ${join(dataDir, 'jobs')}, in-process queue, limits in memory`,
+    description: `${storageText}; jobs, limits, keys and webhooks in ${database.path}, in-process queue`,
     async close() {
-      await counters.close?.();
+      await counters.close();
+      database.close();
+      lock.release();
     },
   };
+}
+
+/** The embedded database of a data dir. */
+export function databasePathOf(dataDir: string): string {
+  return join(dataDir, 'fileconv.db');
+}
+
+/** Opens the data dir's database, bringing in the records of an older fileconv's JSON stores. */
+export async function openDataDirDatabase(dataDir: string): Promise<SqliteDatabase> {
+  const [{ openSqliteDatabase }, { importLegacyStores }] = await Promise.all([
+    import('../adapters/sqlite/database.js'),
+    import('./legacy-import.js'),
+  ]);
+  const database = await openSqliteDatabase(databasePathOf(dataDir));
+  try {
+    await importLegacyStores(dataDir, database);
+  } catch (error) {
+    database.close();
+    throw error;
+  }
+  return database;
 }
 
 /** API-only and worker-only processes only make sense with a queue they share. */

@@ -3,13 +3,10 @@
  * (`fileconv: <message> [CODE]`) and exit non-zero; no stack traces for expected failures.
  */
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
-import { FileconvError } from '../src/index.js';
-import { runConvert } from './commands/convert.js';
-import { runDoctor } from './commands/doctor.js';
-import { runFormats } from './commands/formats.js';
-import { runKeysCreate, runKeysList, runKeysRevoke } from './commands/keys.js';
-import { runServe } from './commands/serve.js';
-import { runWorker } from './commands/worker.js';
+import { FileconvError } from '../src/errors.js';
+
+// Each command's module (and what it pulls in: Express for serve, BullMQ for worker, the engines)
+// is imported when that command runs, so `convert` and `--help` never pay for the others.
 
 function integer(value: string): number {
   const parsed = Number(value);
@@ -55,6 +52,7 @@ export function buildProgram(): Command {
     .option('--quiet', 'no progress bar')
     .option('--json', 'print a JSON report instead of a sentence')
     .action(async (input: string, output: string | undefined, options) => {
+      const { runConvert } = await import('./commands/convert.js');
       await runConvert(input, output, options);
     });
 
@@ -91,6 +89,7 @@ export function buildProgram(): Command {
     .option('--no-log', 'no request log')
     .option('--no-web', 'API only: no web converter page at the root URL')
     .action(async (options) => {
+      const { runServe } = await import('./commands/serve.js');
       await runServe(options);
     });
 
@@ -108,6 +107,7 @@ export function buildProgram(): Command {
       integer,
     )
     .action(async (options) => {
+      const { runWorker } = await import('./commands/worker.js');
       await runWorker(options);
     });
 
@@ -122,6 +122,7 @@ export function buildProgram(): Command {
     .option('--redis-url <url>', "the deployment's Redis, where API nodes read keys ($REDIS_URL)")
     .option('--json', 'print JSON')
     .action(async (options) => {
+      const { runKeysCreate } = await import('./commands/keys.js');
       await runKeysCreate(options);
     });
   keys
@@ -131,6 +132,7 @@ export function buildProgram(): Command {
     .option('-d, --data <dir>', 'data dir of the service')
     .option('--json', 'print JSON')
     .action(async (options) => {
+      const { runKeysList } = await import('./commands/keys.js');
       await runKeysList(options);
     });
   keys
@@ -139,6 +141,7 @@ export function buildProgram(): Command {
     .argument('<id>', 'the key id (from keys list)')
     .option('-d, --data <dir>', 'data dir of the service')
     .action(async (id: string, options) => {
+      const { runKeysRevoke } = await import('./commands/keys.js');
       await runKeysRevoke(id, options);
     });
 
@@ -151,6 +154,7 @@ export function buildProgram(): Command {
     )
     .option('--json', 'print JSON')
     .action(async (options) => {
+      const { runFormats } = await import('./commands/formats.js');
       await runFormats(options);
     });
 
@@ -159,6 +163,7 @@ export function buildProgram(): Command {
     .description('check which conversion engines are available, and how to install the missing ones')
     .option('--json', 'print JSON')
     .action(async (options) => {
+      const { runDoctor } = await import('./commands/doctor.js');
       process.exitCode = await runDoctor(options);
     });
 

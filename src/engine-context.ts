@@ -2,13 +2,15 @@
  * What every part of the engine shares: the injected ports, the resolved settings and the
  * conversion graph of the converters that can run here. Built once by createEngine.
  */
-import { EventEmitter } from 'node:events';
 import { open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { FileconvError } from './errors.js';
 import { DETECTION_BYTES } from './formats/index.js';
+import type { FormatName } from './formats/types.js';
+import type { ConversionPlan } from './graph/index.js';
 import { ConversionGraph } from './graph/index.js';
 import { createJobEventHub, type JobEventHub } from './job-events.js';
+import { createJobWatch, type JobWatch } from './job-watch.js';
 import type { Job } from './jobs/types.js';
 import type { Availability, ConversionLimits, Converter, JobStore, Queue, Storage } from './ports.js';
 
@@ -23,6 +25,12 @@ export interface EngineOptions {
   queue?: Queue;
   /** Jobs converted at once by this process's worker. Default 2. */
   concurrency?: number;
+  /**
+   * How often a running job's progress is saved (and emitted) at most, ms. Nothing is saved in a
+   * job's first interval: most conversions end within it, and a store write per job for a
+   * fraction nobody polled would slow every small job. 0 saves every report. Default 1000.
+   */
+  progressIntervalMs?: number;
   /** Longest a conversion may run before it is stopped with CONVERSION_TIMEOUT, ms. Default 600000 (10 min). */
   timeoutMs?: number;
   /** Largest image, in pixels, a converter may decode. Default 100000000 (100 MP). */
@@ -37,6 +45,14 @@ export interface EngineOptions {
   uploadTtlMs?: number;
   /** How often start() sweeps expired results and uploads, ms; 0 disables. Default 60000. */
   sweepIntervalMs?: number;
+  /**
+   * How long, in total, a worker waits for a backing service (storage, job store) that answers
+   * UNAVAILABLE before it fails the job with UNAVAILABLE, ms; 0 fails at once. Default 120000
+   * (2 min): long enough for a Redis or S3 endpoint to restart or fail over, short against the
+   * 10 min conversion timeout, so a real outage still ends the job well within what a client
+   * waits (a Flow B request waits timeoutMs + 60 s). A missing object (NOT_FOUND) never waits.
+   */
+  unavailableRetryMs?: number;
   /** Clock, for tests. Default: the system clock. */
   now?: () => Date;
   /** Called with errors the engine handled but a host may want to log (a failed sweep, a lost update). */
@@ -54,29 +70,41 @@ export interface EngineContext {
   jobs: JobStore | undefined;
   queue: Queue | undefined;
   concurrency: number;
+  /** Jobs whose conversion is done and whose result is being stored (close() waits for them). */
+  finishing: Set<Promise<void>>;
   timeoutMs: number;
+  progressIntervalMs: number;
   maxSteps: number;
   limits: ConversionLimits;
   tempDir: string;
   resultTtlMs: number;
   uploadTtlMs: number;
   sweepIntervalMs: number;
+  unavailableRetryMs: number;
   now(): string;
   nowMs(): number;
   onError(error: unknown, context: string): void;
   onJobSettled(job: Job): Promise<void>;
   /** The graph of the converters whose engines are available here (computed once). */
   graph(): Promise<ConversionGraph>;
-  /** Availability of every converter (computed once). */
+  /**
+   * The best chain from `from` to `to` over the available converters, the same as
+   * `graph().findPath`, but checking only the engines on the candidate path: a JPEG -> WebP
+   * conversion loads sharp, never pdf.js, exceljs or LibreOffice (the CLI's start-up time).
+   */
+  findPath(from: FormatName, to: FormatName, maxSteps?: number): Promise<ConversionPlan>;
+  /** Availability of every converter (each computed once). */
   availability(): Promise<Map<string, Availability>>;
-  /** Emits 'job' with the new record after every change this process makes. */
-  events: EventEmitter<{ job: [Job] }>;
+  /** Notified with the new record after every change this process saves (waitForJob listens). */
+  watch: JobWatch;
   /** The public job events (Engine.onJobEvent); listeners' errors go to onError. */
   lifecycle: JobEventHub;
   /** Abort controllers of the jobs this process is converting right now, by job id. */
   running: Map<string, AbortController>;
   /** Set by close(): conversions aborted from now on are requeued, not failed. */
   stopping: boolean;
+  /** Aborted by close() once its grace is over: workers stop waiting for backing services then. */
+  halt: AbortController;
 }
 
 function positiveInteger(name: string, value: number | undefined, fallback: number): number {
@@ -106,21 +134,51 @@ export function createEngineContext(options: EngineOptions): EngineContext {
     converters.set(converter.name, converter);
   }
   const clock = options.now ?? (() => new Date());
+  const concurrency = positiveInteger('concurrency', options.concurrency, 2);
+  const availabilityByName = new Map<string, Promise<Availability>>();
+  const availabilityOf = (converter: Converter): Promise<Availability> => {
+    let known = availabilityByName.get(converter.name);
+    if (!known) {
+      known = converter.available().catch(
+        (error: unknown): Availability => ({
+          ok: false,
+          reason: error instanceof Error ? error.message : String(error),
+        }),
+      );
+      availabilityByName.set(converter.name, known);
+    }
+    return known;
+  };
   let availability: Promise<Map<string, Availability>> | undefined;
   let graph: Promise<ConversionGraph> | undefined;
+  // Graphs over every converter not yet found unavailable, by the names left out: planning
+  // starts optimistic and only checks the engines a candidate path needs.
+  const optimisticGraphs = new Map<string, ConversionGraph>();
+  const optimisticGraph = (excluded: ReadonlySet<string>): ConversionGraph => {
+    const key = [...excluded].sort().join(',');
+    let built = optimisticGraphs.get(key);
+    if (!built) {
+      built = ConversionGraph.fromConverters([...converters.values()].filter((c) => !excluded.has(c.name)));
+      optimisticGraphs.set(key, built);
+    }
+    return built;
+  };
   const context: EngineContext = {
     converters,
     storage: options.storage,
     jobs: options.jobs,
     queue: options.queue,
-    concurrency: positiveInteger('concurrency', options.concurrency, 2),
+    concurrency,
+    finishing: new Set(),
     timeoutMs: positiveInteger('timeoutMs', options.timeoutMs, 600_000),
+    progressIntervalMs: nonNegativeInteger('progressIntervalMs', options.progressIntervalMs, 1000),
     maxSteps: positiveInteger('maxSteps', options.maxSteps, 3),
     limits: { maxPixels: positiveInteger('maxPixels', options.maxPixels, 100_000_000) },
     tempDir: options.tempDir ?? tmpdir(),
     resultTtlMs: positiveInteger('resultTtlMs', options.resultTtlMs, 86_400_000),
     uploadTtlMs: positiveInteger('uploadTtlMs', options.uploadTtlMs, 3_600_000),
     sweepIntervalMs: nonNegativeInteger('sweepIntervalMs', options.sweepIntervalMs, 60_000),
+    unavailableRetryMs: nonNegativeInteger('unavailableRetryMs', options.unavailableRetryMs, 120_000),
     now: () => clock().toISOString(),
     nowMs: () => clock().getTime(),
     onError: options.onError ?? (() => {}),
@@ -131,26 +189,37 @@ export function createEngineContext(options: EngineOptions): EngineContext {
         context.onError(error, 'onJobSettled');
       }
     },
-    events: new EventEmitter<{ job: [Job] }>(),
+    watch: createJobWatch(),
     // Without an onError a listener's throw is at least printed: silently lost events hide bugs.
     lifecycle: createJobEventHub(
       options.onError ?? ((error: unknown) => console.error('fileconv: a job event listener threw:', error)),
     ),
     running: new Map(),
     stopping: false,
+    halt: new AbortController(),
     availability() {
       availability ??= Promise.all(
-        [...converters.values()].map(async (converter) => {
-          const result = await converter.available().catch(
-            (error: unknown): Availability => ({
-              ok: false,
-              reason: error instanceof Error ? error.message : String(error),
-            }),
-          );
-          return [converter.name, result] as const;
-        }),
+        [...converters.values()].map(
+          async (converter) => [converter.name, await availabilityOf(converter)] as const,
+        ),
       ).then((entries) => new Map(entries));
       return availability;
+    },
+    async findPath(from, to, maxSteps = context.maxSteps) {
+      // Each round either returns or leaves out at least one more converter, so it ends. A path
+      // that is best over a superset of the available converters and uses only available ones is
+      // also best over the available ones alone: the answer is the one graph() would give.
+      const excluded = new Set<string>();
+      for (;;) {
+        const plan = optimisticGraph(excluded).findPath(from, to, { maxSteps });
+        const names = [...new Set(plan.steps.map((step) => step.converter))];
+        const checks = await Promise.all(
+          names.map(async (name) => [name, await availabilityOf(converters.get(name)!)] as const),
+        );
+        const missing = checks.filter(([, result]) => !result.ok).map(([name]) => name);
+        if (missing.length === 0) return plan;
+        for (const name of missing) excluded.add(name);
+      }
     },
     graph() {
       graph ??= context

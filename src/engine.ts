@@ -178,10 +178,7 @@ export function createEngine(options: EngineOptions): Engine {
     },
     async optionsSchema(from, to) {
       const target = requireFormat(to).name;
-      const graph = await context.graph();
-      const last = graph
-        .findPath(requireFormat(from).name, target, { maxSteps: context.maxSteps })
-        .steps.at(-1);
+      const last = (await context.findPath(requireFormat(from).name, target)).steps.at(-1);
       return last ? context.converters.get(last.converter)?.optionsSchema?.(target) : undefined;
     },
     async converters() {
@@ -198,7 +195,13 @@ export function createEngine(options: EngineOptions): Engine {
       const { queue } = jobPorts(context);
       started = true;
       if (startOptions.worker !== false) {
-        queue.process((jobId) => processJob(context, jobId), { concurrency: context.concurrency });
+        // An in-process queue's worker takes the next job while a result is being stored (the
+        // next start requeues a job left processing by a crash). A durable queue keeps its own
+        // record of a job until its outcome is saved, so there each job is seen to the end.
+        const detach = !queue.durable;
+        queue.process((jobId, delivery) => processJob(context, jobId, { delivery, detach }), {
+          concurrency: context.concurrency,
+        });
         await recoverJobs(context);
       }
       if (context.sweepIntervalMs > 0) {
@@ -221,13 +224,15 @@ export function createEngine(options: EngineOptions): Engine {
           timer = setTimeout(() => resolve('grace-over'), closeOptions.graceMs);
         });
         if ((await Promise.race([drained, graceOver])) === 'grace-over') {
-          for (const controller of context.running.values()) {
-            controller.abort(new FileconvError('CANCELED', 'The server is shutting down.'));
-          }
+          const reason = new FileconvError('CANCELED', 'The server is shutting down.');
+          context.halt.abort(reason);
+          for (const controller of context.running.values()) controller.abort(reason);
         }
         clearTimeout(timer);
       }
       await drained;
+      // Results of finished conversions still being stored (see processJob).
+      while (context.finishing.size > 0) await Promise.all([...context.finishing]);
       await Promise.all([...context.converters.values()].map((converter) => converter.close?.()));
       await context.jobs?.close?.();
       await context.storage?.close?.();

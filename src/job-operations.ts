@@ -107,9 +107,9 @@ export async function createJobs(context: EngineContext, inputs: readonly Create
   }
   for (const job of prepared) await jobs.createJob(job);
   for (const job of prepared) {
-    context.events.emit('job', job);
+    context.watch.notify(job);
     context.lifecycle.emit({ type: 'created', job });
-    await queue.enqueue(job.id, { priority: job.priority });
+    await queue.enqueue(job.id, { priority: job.priority, firstTime: true });
   }
   return prepared;
 }
@@ -134,9 +134,7 @@ export async function applyJobEvent(context: EngineContext, job: Job, event: Job
     const next = transition(current, event, context.now());
     try {
       await jobs.updateJob(next);
-      context.events.emit('job', next);
-      const type = lifecycleEventOf(event.type);
-      if (type) context.lifecycle.emit({ type, job: next });
+      announceJobEvent(context, next, event.type);
       return next;
     } catch (error) {
       if (!isFileconvError(error, 'VERSION_CONFLICT') || attempt >= 5) throw error;
@@ -145,6 +143,13 @@ export async function applyJobEvent(context: EngineContext, job: Job, event: Job
       current = reread;
     }
   }
+}
+
+/** Tells this process's listeners that `job` (as saved) went through `event`. */
+export function announceJobEvent(context: EngineContext, job: Job, event: JobEvent['type']): void {
+  context.watch.notify(job);
+  const type = lifecycleEventOf(event);
+  if (type) context.lifecycle.emit({ type, job });
 }
 
 /** Cancels a queued or running job (a running conversion in this process is aborted at once). */
@@ -176,35 +181,40 @@ export interface WaitOptions {
 }
 
 /** Resolves with the job once it is completed, failed or canceled. */
-export async function waitForJob(
-  context: EngineContext,
-  id: string,
-  options: WaitOptions = {},
-): Promise<Job> {
-  const first = await getJob(context, id);
-  if (isTerminal(first.status)) return first;
+export function waitForJob(context: EngineContext, id: string, options: WaitOptions = {}): Promise<Job> {
   const timeoutMs = options.timeoutMs ?? context.timeoutMs + 60_000;
   return new Promise<Job>((resolve, reject) => {
+    let done = false;
     const finish = (settle: () => void) => {
+      if (done) return;
+      done = true;
       clearTimeout(timer);
       clearInterval(poll);
-      context.events.off('job', onJob);
+      unwatch();
       options.signal?.removeEventListener('abort', onAbort);
       settle();
     };
     const onJob = (job: Job) => {
-      if (job.id === id && isTerminal(job.status)) finish(() => resolve(job));
+      if (isTerminal(job.status)) finish(() => resolve(job));
     };
+    const read = () =>
+      getJob(context, id).then(onJob, (error: unknown) => {
+        // The job store briefly out of reach: the job goes on (its worker waits it out), and
+        // so does the wait; the timeout still bounds it.
+        if (!isFileconvError(error, 'UNAVAILABLE')) finish(() => reject(error));
+      });
     const onAbort = () => finish(() => reject(new FileconvError('CANCELED', 'Stopped waiting for the job.')));
+    // Watching starts before the first read, so a job that settles in between is not missed.
+    const unwatch = context.watch.watch(id, onJob);
     const timer = setTimeout(
       () => finish(() => reject(new FileconvError('CONVERSION_TIMEOUT', 'The job did not finish in time.'))),
       timeoutMs,
     );
-    const poll = setInterval(() => {
-      getJob(context, id).then(onJob, (error: unknown) => finish(() => reject(error)));
-    }, options.pollMs ?? 500);
-    context.events.on('job', onJob);
-    options.signal?.addEventListener('abort', onAbort, { once: true });
+    // For jobs that other processes run: their changes reach this process only through the store.
+    const poll = setInterval(read, options.pollMs ?? 500);
+    if (options.signal?.aborted) onAbort();
+    else options.signal?.addEventListener('abort', onAbort, { once: true });
+    void read();
   });
 }
 

@@ -64,7 +64,7 @@ export async function recordWebhookOutcome(
     };
     try {
       await jobs.updateJob(next);
-      context.events.emit('job', next);
+      context.watch.notify(next);
       return next;
     } catch (error) {
       if (!isFileconvError(error, 'VERSION_CONFLICT') || attempt >= 5) throw error;

@@ -82,8 +82,7 @@ export async function planConversion(
   options: Record<string, unknown> | undefined,
 ): Promise<PlannedConversion> {
   const to = requireFormat(target).name;
-  const graph = await context.graph();
-  const plan = graph.findPath(from, to, { maxSteps: context.maxSteps });
+  const plan = await context.findPath(from, to);
   const validated = validateOptions(plan, context.converters, options);
   return { plan, options: validated, packaging: outputPackaging(plan, context.converters, validated) };
 }

@@ -57,6 +57,12 @@ export interface Storage {
   ): Promise<string>;
   /** A URL the client GETs the object from directly. */
   presignGet?(key: string, options: { expiresIn: number; fileName?: string }): Promise<string>;
+  /**
+   * Moves the local file at `path` in as the object `key` (the file is gone afterwards), when the
+   * storage can do better than streaming it: a rename on the same file system. The worker stores
+   * results this way when it can; without it, they are streamed with put().
+   */
+  putFile?(key: string, path: string, options?: { contentType?: string }): Promise<StoredObjectInfo>;
   /** Local path of the object, when the storage keeps it as a plain file (lets converters skip a copy). */
   localPath?(key: string): Promise<string | null>;
   /** Releases connections or handles. */
@@ -103,9 +109,26 @@ export interface JobStore {
 export interface EnqueueOptions {
   /** Higher runs first. Default 0. */
   priority?: number;
+  /**
+   * True when the job was just created and its id never enqueued before: a queue may then skip
+   * whatever it does to tell a repeat of a waiting or running id (the BullMQ queue saves a Redis
+   * round trip per new job). Default false.
+   */
+  firstTime?: boolean;
 }
 
-export type QueueHandler = (jobId: string) => Promise<void>;
+/** What a queue knows about one delivery of an id. */
+export interface QueueDelivery {
+  /**
+   * True when this very entry was handed out before and its handler did not finish (its worker
+   * died, or the handler threw); false for a first delivery, including a second entry of an id
+   * enqueued again. A durable queue passes it; the engine takes a `processing` job over from
+   * another worker only on a redelivery, never because a duplicate entry turned up.
+   */
+  redelivered: boolean;
+}
+
+export type QueueHandler = (jobId: string, delivery?: QueueDelivery) => Promise<void>;
 
 export interface Queue {
   /**
@@ -244,5 +267,46 @@ export interface Converter {
    * Releases what the converter keeps between conversions (worker processes, threads). The
    * engine calls it from its own close(), after running conversions have finished.
    */
+  close?(): Promise<void>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Webhook outbox
+//
+// Deliveries the webhook dispatcher still owes, kept where a restart cannot lose them. A
+// delivery is due at `dueAt`; claiming due deliveries moves their `dueAt` a lease ahead, so two
+// dispatchers (API nodes and workers of one deployment) never send the same attempt, and a
+// dispatcher that dies mid-attempt leaves its deliveries due again once the lease ends.
+
+export type WebhookEventType = 'job.completed' | 'job.failed' | 'job.canceled';
+
+export interface WebhookDelivery {
+  /** Delivery id, the same on every attempt (the receiver dedupes by it). */
+  id: string;
+  jobId: string;
+  type: WebhookEventType;
+  url: string;
+  /** The JSON body, fixed when the delivery is made (signed anew on each attempt). */
+  body: string;
+  /** Attempts made so far. */
+  attempts: number;
+  /** When the next attempt is due, epoch ms. */
+  dueAt: number;
+  /** Why the last attempt failed, when one did. */
+  lastError: string | null;
+}
+
+export interface WebhookOutbox {
+  /** Stores a new delivery; INVALID_REQUEST if its id exists. Resolves once it would survive a crash. */
+  add(delivery: WebhookDelivery): Promise<void>;
+  /**
+   * Up to `limit` deliveries due at `now` (dueAt <= now), soonest first, each claimed by moving
+   * its dueAt to `now + leaseMs`. Concurrent claims never return the same delivery.
+   */
+  claimDue(now: number, leaseMs: number, limit: number): Promise<WebhookDelivery[]>;
+  /** Saves an attempt's outcome and when to try again; a delivery no longer stored is not stored again. */
+  reschedule(delivery: WebhookDelivery): Promise<void>;
+  /** Forgets a settled delivery (delivered or given up); removing a missing one is not an error. */
+  remove(id: string): Promise<void>;
   close?(): Promise<void>;
 }

@@ -5,9 +5,23 @@
  *
  * Delivery is at-least-once, so a job id may arrive twice or after a cancel: anything that is
  * not queued is skipped, and winning the queued -> processing update is what claims the job.
+ *
+ * A backing service that is briefly away (storage or job store answering UNAVAILABLE) is waited
+ * out right here, with backoff, within one budget per job (unavailableRetryMs, see retry.ts);
+ * past it the job fails with UNAVAILABLE, a service fault that is refunded. Waiting in place
+ * rather than putting the job back on the queue with a delay is the simpler design that holds:
+ * - the job stays `processing` with its attempt and its converted output, so an outage during
+ *   the upload of a result never converts it again, and `attempts` keeps counting real runs;
+ * - the Queue port needs no delayed delivery, and the memory and BullMQ queues behave alike;
+ * - a requeue is itself a job-store write, which is exactly what fails while Redis is away;
+ * - the queue's own retries (BullMQ's `attempts`) stay for what they are for, a handler that
+ *   crashed, instead of being burnt in seconds by an outage that lasts a minute.
+ * The cost is a worker slot held while waiting, which buys nothing from a service that is away.
+ * A cancel still stops the job: between attempts the worker re-reads it (a cancel on another
+ * node) and its abort signal ends the wait at once (a cancel or a shutdown in this process).
  */
 import { createReadStream, createWriteStream } from 'node:fs';
-import { copyFile, mkdir, mkdtemp, rm, stat } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { abortError } from './abort.js';
@@ -19,26 +33,52 @@ import type { ConversionPlan } from './graph/index.js';
 import { applyJobEvent } from './job-operations.js';
 import type { JobEvent } from './jobs/state.js';
 import type { Job } from './jobs/types.js';
-import type { Storage } from './ports.js';
+import type { QueueDelivery, Storage } from './ports.js';
+import { createOutageBudget } from './retry.js';
+import { abortIfCanceled, discardOutput, type Patiently, patience, recordOutcome } from './worker-outage.js';
 
-/** How often progress is written to the job store at most, ms: progress is a hint, not a log. */
-const PROGRESS_WRITE_INTERVAL_MS = 1000;
-
-export async function processJob(context: EngineContext, jobId: string): Promise<void> {
+/**
+ * Runs job `jobId` as the queue delivered it. With `detach`, it resolves once the conversion is
+ * done, while the result is stored and the outcome saved in the background (tracked in
+ * context.finishing): the worker loop of an in-process queue uses it so that the next conversion
+ * starts meanwhile.
+ */
+export async function processJob(
+  context: EngineContext,
+  jobId: string,
+  options: { delivery?: QueueDelivery; detach?: boolean } = {},
+): Promise<void> {
   const { jobs } = jobPorts(context);
-  const stored = await jobs.getJob(jobId);
+  const budget = createOutageBudget(context.unavailableRetryMs);
+  // Until the job is claimed nothing but a shutdown ends a wait.
+  const claiming = patience(context, budget, `job ${jobId}`, context.halt.signal);
+  const stored = await claiming(() => jobs.getJob(jobId));
   if (!stored) return;
   let queued = stored;
-  if (stored.status === 'processing' && context.queue?.durable && !context.running.has(stored.id)) {
-    // A durable queue redelivers a processing job only when its worker lost the job's lock
-    // (it died): take it over. Should that worker still finish, the job has a new attempt by
-    // then and each attempt writes its own result key, so neither run deletes the other's file.
-    queued = await applyJobEvent(context, stored, { type: 'requeue' }).catch(() => stored);
+  if (
+    stored.status === 'processing' &&
+    context.queue?.durable &&
+    !context.running.has(stored.id) &&
+    options.delivery?.redelivered !== false
+  ) {
+    // A durable queue redelivers a processing job when its worker lost the job's lock (it died)
+    // or its handler threw: take it over. A first delivery of a second entry (recovery on a
+    // start enqueues ids whose first entry is being claimed) is not one: its worker is alive,
+    // perhaps waiting out an outage. Should the old run still finish, the job has a new attempt
+    // by then and each attempt writes its own result key, so neither deletes the other's file.
+    queued = await claiming(() => applyJobEvent(context, stored, { type: 'requeue' })).catch(
+      (error: unknown) => {
+        // Someone else moved it first. Anything else (the store away past the budget) goes back
+        // to the queue, which delivers again; swallowing it would strand the job processing.
+        if (isFileconvError(error, 'INVALID_STATE')) return stored;
+        throw error;
+      },
+    );
   }
   if (queued.status !== 'queued') return;
   let job: Job;
   try {
-    job = await applyJobEvent(context, queued, { type: 'start' });
+    job = await claiming(() => applyJobEvent(context, queued, { type: 'start' }));
   } catch (error) {
     // Another worker claimed it (or it was canceled) between our read and our write.
     if (isFileconvError(error, 'INVALID_STATE')) return;
@@ -46,15 +86,65 @@ export async function processJob(context: EngineContext, jobId: string): Promise
   }
   const controller = new AbortController();
   context.running.set(job.id, controller);
-  let outcome:
-    | { ok: true; outputKey: string; outputSize: number; cpuMs: number }
-    | { ok: false; error: FileconvError };
+  // Handed in while the engine closes, after running jobs were aborted: this one goes back too.
+  if (context.halt.signal.aborted) controller.abort(context.halt.signal.reason);
+  const converting = patience(context, budget, `job ${job.id}`, controller.signal, () =>
+    abortIfCanceled(context, job, controller),
+  );
   let workDir: string | undefined;
+  let converted: Converted | FileconvError;
   try {
     // The temp parent may have been cleaned away under a long-running worker: make it again.
     await mkdir(context.tempDir, { recursive: true });
     workDir = await mkdtemp(join(context.tempDir, 'fileconv-'));
-    outcome = { ok: true, ...(await convertJob(context, job, workDir, controller.signal)) };
+    converted = await convertJob(context, job, workDir, controller.signal, converting);
+  } catch (error) {
+    converted = toFileconvError(error, 'CONVERSION_FAILED');
+  }
+  // Storing the result and recording the outcome wait on disks and networks, not the CPU: when
+  // detached, the next job starts converting meanwhile.
+  const finishing = finishJob(context, { job, controller, workDir, converted, budget, converting });
+  if (!options.detach) return finishing;
+  const tracked = finishing
+    .catch((error: unknown) => context.onError(error, 'finishJob'))
+    .finally(() => context.finishing.delete(tracked));
+  context.finishing.add(tracked);
+}
+
+interface Converted {
+  outputPath: string;
+  cpuMs: number;
+}
+
+interface Finish {
+  job: Job;
+  controller: AbortController;
+  workDir: string | undefined;
+  converted: Converted | FileconvError;
+  budget: ReturnType<typeof createOutageBudget>;
+  converting: Patiently;
+}
+
+/** Stores the result, cleans up, and moves the job to where the conversion left it. */
+async function finishJob(context: EngineContext, finish: Finish): Promise<void> {
+  const { job, controller, workDir, converted, converting } = finish;
+  const { storage } = jobPorts(context);
+  let outcome:
+    | { ok: true; outputKey: string; outputSize: number; cpuMs: number }
+    | { ok: false; error: FileconvError };
+  try {
+    if (converted instanceof FileconvError) throw converted;
+    // One key per attempt: a run that lost the job to another worker deletes only its own output.
+    const outputKey = `results/${job.id}/${job.attempts}`;
+    const contentType = resultMimeType(job.targetFormat, job.packaging);
+    // Moved in where the storage can (a rename on the same disk), streamed in where it cannot
+    // (a fresh stream per try: a failed put has consumed and destroyed the last one).
+    const { size } = await converting(() =>
+      storage.putFile
+        ? storage.putFile(outputKey, converted.outputPath, { contentType })
+        : storage.put(outputKey, createReadStream(converted.outputPath), { contentType }),
+    );
+    outcome = { ok: true, outputKey, outputSize: size, cpuMs: converted.cpuMs };
   } catch (error) {
     outcome = { ok: false, error: toFileconvError(error, 'CONVERSION_FAILED') };
   } finally {
@@ -62,7 +152,6 @@ export async function processJob(context: EngineContext, jobId: string): Promise
     context.running.delete(job.id);
     if (workDir) await rm(workDir, { recursive: true, force: true });
   }
-  const current = (await jobs.getJob(job.id)) ?? job;
   // Stopped by a shutdown: the job goes back to the queue for the next start, nothing is lost.
   const interrupted = !outcome.ok && context.stopping && controller.signal.aborted;
   const event: JobEvent = interrupted
@@ -76,13 +165,23 @@ export async function processJob(context: EngineContext, jobId: string): Promise
           expiresAt: new Date(context.nowMs() + context.resultTtlMs).toISOString(),
         }
       : { type: 'fail', error: { code: outcome.error.code, message: outcome.error.message } };
+  // The outcome is worth waiting for (a completed result is not thrown away over a Redis
+  // restart); only a shutdown past its grace stops that wait.
+  const recording = patience(context, finish.budget, `job ${job.id}`, context.halt.signal);
+  let settled: Job | null;
   try {
-    const settled = await applyJobEvent(context, current, event);
-    if (settled.status === 'completed' || settled.status === 'failed') await context.onJobSettled(settled);
+    settled = await recordOutcome(context, job, event, recording);
   } catch (error) {
-    // Canceled while running: whatever was produced is not wanted.
-    if (outcome.ok) await jobPorts(context).storage.delete(outcome.outputKey);
-    if (!isFileconvError(error, 'INVALID_STATE')) throw error;
+    // Not recorded: the job stays processing and is run again (the durable queue redelivers it,
+    // the in-process one on the next start); this attempt's output would be an orphan.
+    if (outcome.ok) await discardOutput(context, outcome.outputKey);
+    throw error;
+  }
+  if (!settled) {
+    // Canceled while running, or taken over by a newer attempt: what this run made is not wanted.
+    if (outcome.ok) await discardOutput(context, outcome.outputKey);
+  } else if (settled.status === 'completed' || settled.status === 'failed') {
+    await context.onJobSettled(settled);
   }
 }
 
@@ -91,10 +190,11 @@ async function convertJob(
   job: Job,
   workDir: string,
   cancel: AbortSignal,
-): Promise<{ outputKey: string; outputSize: number; cpuMs: number }> {
+  patiently: Patiently,
+): Promise<Converted> {
   const { storage } = jobPorts(context);
   const inputPath = join(workDir, `input.${extensionOf(job.sourceFormat)}`);
-  await stageInput(storage, job.inputKey, inputPath);
+  await patiently(() => stageInput(storage, job.inputKey, inputPath));
   const signal = conversionSignal(context.timeoutMs, cancel);
   const result = await runChain({
     plan: await replan(context, job),
@@ -107,13 +207,7 @@ async function convertJob(
     onProgress: throttledProgress(context, job),
   });
   if (signal.aborted) throw abortError(signal);
-  // One key per attempt: a run that lost the job to another worker deletes only its own output.
-  const outputKey = `results/${job.id}/${job.attempts}`;
-  const { size } = await stat(result.outputPath);
-  await storage.put(outputKey, createReadStream(result.outputPath), {
-    contentType: resultMimeType(job.targetFormat, job.packaging),
-  });
-  return { outputKey, outputSize: size, cpuMs: result.cpuMs };
+  return { outputPath: result.outputPath, cpuMs: result.cpuMs };
 }
 
 /**
@@ -121,11 +215,9 @@ async function convertJob(
  * here, so a worker with a different set of engines than the API node still runs the same chain.
  */
 async function replan(context: EngineContext, job: Job): Promise<ConversionPlan> {
-  const graph = await context.graph();
-  const steps = job.path.slice(1).map((to, index) => {
-    const from = job.path[index]!;
-    return graph.findPath(from, to, { maxSteps: 1 }).steps[0]!;
-  });
+  const steps = await Promise.all(
+    job.path.slice(1).map(async (to, index) => (await context.findPath(job.path[index]!, to, 1)).steps[0]!),
+  );
   return {
     from: job.sourceFormat,
     to: job.targetFormat,
@@ -136,12 +228,14 @@ async function replan(context: EngineContext, job: Job): Promise<ConversionPlan>
 }
 
 function throttledProgress(context: EngineContext, job: Job): (fraction: number) => void {
-  let lastWrite = 0;
+  // Progress is a hint, not a log: written at most once an interval, and not in the first one
+  // (a conversion that ends within it, as most do, costs no store write for progress).
+  let lastWrite = Date.now();
   let current = job;
   let writing = false;
   return (fraction) => {
     const now = Date.now();
-    if (writing || fraction >= 1 || now - lastWrite < PROGRESS_WRITE_INTERVAL_MS) return;
+    if (writing || fraction >= 1 || now - lastWrite < context.progressIntervalMs) return;
     lastWrite = now;
     writing = true;
     applyJobEvent(context, current, { type: 'progress', progress: fraction })
@@ -152,7 +246,8 @@ function throttledProgress(context: EngineContext, job: Job): (fraction: number)
         // A cancel wins over progress: abort the running conversion.
         if (isFileconvError(error, 'INVALID_STATE'))
           context.running.get(job.id)?.abort(new FileconvError('CANCELED', 'The job was canceled.'));
-        else context.onError(error, 'progress');
+        // A progress write lost to an outage is not worth a log line a second.
+        else if (!isFileconvError(error, 'UNAVAILABLE')) context.onError(error, 'progress');
       })
       .finally(() => {
         writing = false;
@@ -163,6 +258,8 @@ function throttledProgress(context: EngineContext, job: Job): (fraction: number)
 /**
  * Copies the stored input into the work dir: a kernel-side file copy when the storage keeps it
  * as a local file, else a stream from storage. The converter gets a private file either way.
+ * Only a missing object means the upload is gone; any other failure keeps its own code (an
+ * unreachable storage is UNAVAILABLE and waited out, never taken for a deleted file).
  */
 async function stageInput(storage: Storage, key: string, inputPath: string): Promise<void> {
   const gone = (error: unknown) =>
@@ -172,12 +269,14 @@ async function stageInput(storage: Storage, key: string, inputPath: string): Pro
   const local = await storage.localPath?.(key);
   if (local) {
     await copyFile(local, inputPath).catch((error: unknown) => {
-      throw gone(error);
+      // Deleted between localPath and the copy.
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw gone(error);
+      throw toFileconvError(error, 'INTERNAL', `Copying the uploaded file failed: ${String(error)}`);
     });
     return;
   }
   const input = await storage.get(key).catch((error: unknown) => {
-    throw gone(error);
+    throw isFileconvError(error, 'NOT_FOUND') ? gone(error) : error;
   });
   await pipeline(input, createWriteStream(inputPath));
 }

@@ -177,3 +177,62 @@ describe('bad input through the engine', async () => {
     });
   });
 });
+
+describe('planning checks only the engines a conversion needs', () => {
+  /** A converter along `edges` that counts how often its availability is asked, and may be missing. */
+  function watched(name: string, edges: Parameters<typeof copyConverter>[1], ok: boolean) {
+    const converter = copyConverter(name, edges);
+    const calls = { available: 0 };
+    return {
+      calls,
+      converter: {
+        ...converter,
+        available: async () => {
+          calls.available++;
+          return ok ? { ok: true } : { ok: false, reason: `${name} is not installed` };
+        },
+      },
+    };
+  }
+
+  it('never asks an unrelated engine whether it is there', async () => {
+    const images = watched('images', [{ from: 'png', to: 'jpg', cost: 1 }], true);
+    const documents = watched('documents', [{ from: 'docx', to: 'pdf', cost: 1 }], true);
+    const engine = createEngine({ converters: [images.converter, documents.converter] });
+    const plan = await engine.plan('png', 'jpg');
+    expect(plan.steps.map((step) => step.converter)).toEqual(['images']);
+    expect(images.calls.available).toBe(1);
+    expect(documents.calls.available).toBe(0);
+    // The full list (GET /api/formats, doctor) still asks every engine, once.
+    await engine.converters();
+    await engine.plan('png', 'jpg');
+    expect([images.calls.available, documents.calls.available]).toEqual([1, 1]);
+  });
+
+  it('routes around a missing engine on the best path, as a fully checked graph would', async () => {
+    const direct = watched('direct', [{ from: 'png', to: 'webp', cost: 1 }], false);
+    const viaJpg = watched(
+      'via-jpg',
+      [
+        { from: 'png', to: 'jpg', cost: 1 },
+        { from: 'jpg', to: 'webp', cost: 1 },
+      ],
+      true,
+    );
+    const engine = createEngine({ converters: [direct.converter, viaJpg.converter] });
+    const plan = await engine.plan('png', 'webp');
+    expect(plan.steps.map((step) => `${step.from}>${step.to}:${step.converter}`)).toEqual([
+      'png>jpg:via-jpg',
+      'jpg>webp:via-jpg',
+    ]);
+    expect(direct.calls.available).toBe(1);
+    const formats = await engine.formats();
+    expect(formats.find((format) => format.name === 'png')?.targets).toEqual(['jpg', 'webp']);
+  });
+
+  it('says UNSUPPORTED_CONVERSION when the only engine for a step is missing', async () => {
+    const missing = watched('missing', [{ from: 'docx', to: 'pdf', cost: 1 }], false);
+    const engine = createEngine({ converters: [missing.converter] });
+    await expect(engine.plan('docx', 'pdf')).rejects.toMatchObject({ code: 'UNSUPPORTED_CONVERSION' });
+  });
+});

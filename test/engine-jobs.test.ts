@@ -1,14 +1,15 @@
-import { readFile, rm } from 'node:fs/promises';
+import { copyFile, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import sharp from 'sharp';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createSharpConverter } from '../adapters/converters/sharp.js';
 import { createFsJobStore } from '../adapters/jobs/fs.js';
 import { createMemoryJobStore } from '../adapters/jobs/memory.js';
 import { createMemoryQueue } from '../adapters/queue/memory.js';
 import { createFsStorage } from '../adapters/storage/fs.js';
 import { createMemoryStorage } from '../adapters/storage/memory.js';
-import { createEngine, type EngineOptions, type Job } from '../src/index.js';
+import { type Converter, createEngine, type EngineOptions, type Job } from '../src/index.js';
 import { truncated } from '../src/testing/bad-inputs.js';
 import { copyConverter } from './helpers/fake-converters.js';
 import { fixture, leftovers, tempDir } from './helpers/temp.js';
@@ -157,6 +158,73 @@ describe('jobs', () => {
     await engine.close();
   });
 
+  it('starts the next conversion while the last result is still being stored, never more than `concurrency`', async () => {
+    let running = 0;
+    let most = 0;
+    const order: string[] = [];
+    const slow: Converter = {
+      ...copyConverter('slow', [{ from: 'png', to: 'jpg', cost: 1 }]),
+      async convert(ctx) {
+        running++;
+        most = Math.max(most, running);
+        order.push('convert');
+        await copyFile(ctx.inputPath, ctx.outputPath);
+        running--;
+        return { cpuMs: 1 };
+      },
+    };
+    // Storing a result waits until the next conversion has started (a slow disk or network).
+    const storage = createMemoryStorage();
+    const slowStorage = {
+      ...storage,
+      async put(...args: Parameters<typeof storage.put>) {
+        if (args[0].startsWith('results/')) {
+          const before = order.filter((step) => step === 'convert').length;
+          await vi
+            .waitFor(
+              () => expect(order.filter((step) => step === 'convert').length).toBeGreaterThan(before),
+              {
+                timeout: 500,
+              },
+            )
+            .catch(() => {}); // the last job has no next conversion to wait for
+          order.push('stored');
+        }
+        return storage.put(...args);
+      },
+    };
+    const { engine } = await memoryEngine({ converters: [slow], concurrency: 1, storage: slowStorage });
+    const body = await readFile(fixture('fixture.png'));
+    const jobs: Job[] = [];
+    for (let index = 0; index < 3; index++) {
+      const file = await engine.uploadFile({ owner: OWNER, fileName: `f${index}.png`, body });
+      jobs.push(await engine.createJob({ owner: OWNER, fileId: file.id, targetFormat: 'jpg' }));
+    }
+    await engine.start();
+    const done = await Promise.all(jobs.map((job) => engine.waitForJob(job.id)));
+    expect(done.map((job) => job.status)).toEqual(['completed', 'completed', 'completed']);
+    expect(most).toBe(1);
+    // The second conversion ran before the first result was stored.
+    const secondConvert = order.indexOf('convert', order.indexOf('convert') + 1);
+    expect(secondConvert).toBeGreaterThan(0);
+    expect(order.indexOf('stored')).toBeGreaterThan(secondConvert);
+    expect(order.filter((step) => step === 'stored')).toHaveLength(3);
+    await engine.close();
+  });
+
+  it('engine.processJob, as a custom worker calls it, resolves once the job is settled', async () => {
+    const { engine } = await memoryEngine();
+    const file = await engine.uploadFile({
+      owner: OWNER,
+      fileName: 'a.png',
+      body: await readFile(fixture('fixture.png')),
+    });
+    const job = await engine.createJob({ owner: OWNER, fileId: file.id, targetFormat: 'jpg' });
+    await engine.processJob(job.id);
+    expect((await engine.getJob(job.id)).status).toBe('completed');
+    await engine.close();
+  });
+
   it('a job whose stored input vanished fails with NOT_FOUND and the worker goes on', async () => {
     const storage = createMemoryStorage();
     const { engine, engineTemp } = await memoryEngine({ storage });
@@ -279,5 +347,38 @@ describe('restart with the filesystem adapters', () => {
     const job = await engine.createJob({ owner: OWNER, fileId: file.id, targetFormat: 'tiff' });
     await engine.cancelJob(job.id);
     expect(await engine.recoverJobs()).toBe(0);
+  });
+});
+
+describe('progress', () => {
+  it('is saved at most once an interval, and not in a job’s first one', async () => {
+    const reporting: Converter = {
+      ...copyConverter('reporting', [{ from: 'png', to: 'jpg', cost: 1 }]),
+      async convert(ctx) {
+        for (const fraction of [0.1, 0.2, 0.3]) {
+          ctx.onProgress(fraction);
+          await sleep(30);
+        }
+        await sleep(250);
+        ctx.onProgress(0.6);
+        await sleep(250);
+        ctx.onProgress(0.9);
+        await copyFile(ctx.inputPath, ctx.outputPath);
+        return { cpuMs: 1 };
+      },
+    };
+    const { engine } = await memoryEngine({ converters: [reporting], progressIntervalMs: 200 });
+    const saved: number[] = [];
+    engine.onJobEvent((event) => {
+      if (event.type === 'progress') saved.push(event.job.progress);
+    });
+    const body = await readFile(fixture('fixture.png'));
+    const file = await engine.uploadFile({ owner: OWNER, fileName: 'p.png', body });
+    const job = await engine.createJob({ owner: OWNER, fileId: file.id, targetFormat: 'jpg' });
+    await engine.start();
+    expect((await engine.waitForJob(job.id)).status).toBe('completed');
+    // 0.1-0.3 come within the first 200 ms; 0.6 after it; 0.9 another interval later.
+    expect(saved).toEqual([0.6, 0.9]);
+    await engine.close();
   });
 });

@@ -299,3 +299,31 @@ describe('isContentCompatible', () => {
     expect(isContentCompatible(declared, detected)).toBe(expected);
   });
 });
+
+describe('the common-signature fast path', () => {
+  it('answers what file-type answers for JPEG, PNG, GIF and WebP, and leaves JPEG-LS to it', async () => {
+    const { fileTypeFromBuffer } = await import('file-type');
+    const heads: Uint8Array[] = [
+      fixture('fixture.jpg'),
+      fixture('fixture.png'),
+      fixture('fixture.gif'),
+      fixture('fixture.webp'),
+      // JPEG-LS shares JPEG's first three bytes; file-type calls it jls, which is no format of ours.
+      concat(new Uint8Array([0xff, 0xd8, 0xff, 0xf7]), new Uint8Array(60)),
+      // RIFF that is not WebP.
+      concat(utf8('RIFF'), new Uint8Array(4), utf8('WAVEfmt '), new Uint8Array(40)),
+    ];
+    const names: Record<string, string> = {
+      jpg: 'jpg',
+      png: 'png',
+      apng: 'png',
+      gif: 'gif',
+      webp: 'webp',
+      wav: 'wav',
+    };
+    for (const head of heads) {
+      const expected = (await fileTypeFromBuffer(head))?.ext;
+      expect(await detectFormat(head)).toBe(expected === undefined ? undefined : names[expected]);
+    }
+  });
+});

@@ -4,7 +4,7 @@
  * worker is SIGKILLed in the middle of a conversion; every job still ends `completed` once, each
  * result downloads and decodes, and no temp file or process is left behind.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,8 +19,8 @@ import {
   startRedisServer,
 } from './helpers/redis-server.js';
 import { S3RVER_CREDENTIALS, type S3rverHandle, startS3rver } from './helpers/s3rver.js';
+import { exited, startCliProcess, startServeProcess } from './helpers/serve-process.js';
 
-const ROOT = join(import.meta.dirname, '..');
 const JOBS = 100;
 
 describeWithEngine(
@@ -43,23 +43,9 @@ describeWithEngine(
     }
 
     function cli(args: string[]): ChildProcess {
-      const child = spawn(
-        process.execPath,
-        ['--import', 'tsx', join(ROOT, 'test/helpers/run-cli.ts'), ...args],
-        {
-          cwd: ROOT,
-          env,
-          stdio: ['ignore', 'ignore', 'inherit'],
-        },
-      );
+      const child = startCliProcess(args, env, 'inherit');
       children.push(child);
       return child;
-    }
-
-    function exited(child: ChildProcess): Promise<void> {
-      return child.exitCode !== null || child.signalCode !== null
-        ? Promise.resolve()
-        : new Promise((resolve) => child.once('exit', () => resolve()));
     }
 
     beforeAll(async () => {
@@ -78,34 +64,14 @@ describeWithEngine(
         // A killed worker's job moves on after ~2-3 s instead of the production 30 s.
         FILECONV_QUEUE_LOCK_MS: '2000',
       };
-      const port = 20_000 + Math.floor(Math.random() * 20_000);
-      api = `http://127.0.0.1:${port}`;
       // Clients are told apart by X-Forwarded-For (the API trusts the loopback proxy), so the
       // per-IP limits of 100 jobs from one test process do not get in the way.
-      cli([
-        'serve',
-        '--no-worker',
-        '--port',
-        String(port),
-        '--host',
-        '127.0.0.1',
-        '--data',
-        await dataDir(),
-        '--no-log',
-        '--trust-proxy',
-        'loopback',
-      ]);
-      for (let attempt = 0; attempt < 120; attempt++) {
-        if (
-          await fetch(`${api}/api/health`).then(
-            (r) => r.ok,
-            () => false,
-          )
-        )
-          return;
-        await sleep(250);
-      }
-      throw new Error('the API node did not start');
+      const node = await startServeProcess(
+        ['--no-worker', '--data', await dataDir(), '--no-log', '--trust-proxy', 'loopback'],
+        env,
+      );
+      children.push(node.child);
+      api = node.url;
     }, 60_000);
 
     afterAll(async () => {

@@ -6,6 +6,7 @@ import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
+import { createSqliteJobStore } from '../adapters/jobs/sqlite.js';
 import { loadOrCreateSecret, startService } from '../bin/commands/serve.js';
 import { leftovers, tempDir } from './helpers/temp.js';
 
@@ -76,7 +77,10 @@ describe('fileconv serve', () => {
     );
     await first.stop();
     // Nothing is failed or lost: the interrupted job went back to the queue with the waiting ones.
-    const statuses = await Promise.all(jobIds.map((id) => first.engine.getJob(id).then((job) => job.status)));
+    // Read from the data dir's database, as the next start will (the stopped engine's store is closed).
+    const stored = createSqliteJobStore({ path: join(data, 'fileconv.db') });
+    const statuses = await Promise.all(jobIds.map(async (id) => (await stored.getJob(id))?.status));
+    await stored.close();
     expect(statuses.filter((status) => status === 'queued').length, statuses.join()).toBeGreaterThanOrEqual(
       2,
     );

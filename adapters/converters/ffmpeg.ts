@@ -25,17 +25,12 @@ import { z } from 'zod';
 import { abortError } from '../../src/abort.js';
 import { FileconvError } from '../../src/errors.js';
 import type { FormatName } from '../../src/formats/types.js';
-import type {
-  Availability,
-  ConversionEdge,
-  ConvertContext,
-  Converter,
-  ConvertResult,
-} from '../../src/ports.js';
+import type { Availability, ConvertContext, Converter, ConvertResult } from '../../src/ports.js';
 import { unavailable } from './converter-kit.js';
-import { AUDIO_FORMATS, containerOf, LOSSLESS_AUDIO_FORMATS, VIDEO_FORMATS } from './media/containers.js';
+import { containerOf } from './media/containers.js';
 import { type FfmpegEngine, runnerSelector, WASM_INSTALL_HINT } from './media/engine-select.js';
 import { buildFfmpegArgs, type FfmpegPlan } from './media/ffmpeg-args.js';
+import { buildMediaEdges } from './media/media-edges.js';
 import { mapRunnerError } from './media/media-errors.js';
 import { DEFAULT_MAX_DIMENSION, type MediaOptions, mediaOptionsSchema } from './media/media-options.js';
 import type { FfmpegRunner, RunnerKind } from './media/runner.js';
@@ -112,26 +107,6 @@ export const FFMPEG_DEFAULTS = {
   maxDurationSeconds: 14_400,
   maxDimension: DEFAULT_MAX_DIMENSION,
 } as const;
-
-/**
- * Edges and costs. Video re-encoding is the expensive work (10), GIF palette building next (8),
- * extracting a soundtrack (4: the video is demuxed but not decoded), audio re-encoding the
- * cheapest (3). `lossy` is simply "the target is not a lossless audio format": stream copy and
- * lossless sources are not tracked per edge, since the graph only needs a rough preference.
- */
-function buildEdges(): ConversionEdge[] {
-  const edges: ConversionEdge[] = [];
-  for (const from of VIDEO_FORMATS) {
-    for (const to of VIDEO_FORMATS) edges.push({ from, to, cost: 10, lossy: true });
-    for (const to of AUDIO_FORMATS) edges.push({ from, to, cost: 4, lossy: !LOSSLESS_AUDIO_FORMATS.has(to) });
-    edges.push({ from, to: 'gif', cost: 8, lossy: true });
-  }
-  for (const from of AUDIO_FORMATS) {
-    for (const to of AUDIO_FORMATS) edges.push({ from, to, cost: 3, lossy: !LOSSLESS_AUDIO_FORMATS.has(to) });
-  }
-  for (const to of VIDEO_FORMATS) edges.push({ from: 'gif', to, cost: 8, lossy: true });
-  return edges;
-}
 
 /** Moves the finished file into place; a copy when tempDir and the output are on different devices. */
 async function moveIntoPlace(from: string, to: string): Promise<void> {
@@ -262,7 +237,7 @@ export function createFfmpegConverter(options: FfmpegConverterOptions = {}): Con
 
   return {
     name: 'ffmpeg',
-    edges: buildEdges(),
+    edges: buildMediaEdges(),
 
     async available(): Promise<Availability> {
       try {

@@ -17,18 +17,13 @@ import { z } from 'zod';
 import { raceAbort, throwIfAborted } from '../../src/abort.js';
 import { FileconvError } from '../../src/errors.js';
 import type { FormatName } from '../../src/formats/types.js';
-import type {
-  Availability,
-  ConversionEdge,
-  ConvertContext,
-  Converter,
-  ConvertResult,
-} from '../../src/ports.js';
+import type { Availability, ConvertContext, Converter, ConvertResult } from '../../src/ports.js';
 import { edgeGuard, parseOptions, runInProcess, unavailable } from './converter-kit.js';
 import { mapDocumentError } from './office/text/document-errors.js';
 import { loadMammoth, loadTurndown, packageVersion } from './office/text/engines.js';
 import { htmlToMarkdown, htmlToText } from './office/text/html-convert.js';
 import { htmlDocument } from './office/text/html-document.js';
+import { MAMMOTH_EDGES } from './office/text/mammoth-edges.js';
 import { isScriptableUrl } from './office/text/markdown-html.js';
 import { writeOutput } from './office/text/text-io.js';
 import { assertSafeZip, type ZipLimits, zipLimitsSchema } from './office/zip-safety.js';
@@ -49,17 +44,6 @@ const imagesOption = z.strictObject({
 export function mammothOptionsSchema(to: FormatName): z.ZodType<Record<string, unknown>> {
   return to === 'txt' ? z.strictObject({}) : imagesOption;
 }
-
-/**
- * Costs: 1 for docx -> html and -> md (one mammoth pass, plus a cheap turndown pass). docx -> txt
- * costs 1.5 so that, without LibreOffice, docx -> pdf goes docx -> md -> pdf, keeping headings and
- * lists, rather than through plain text. All lossy (see the module comment).
- */
-const EDGES: readonly ConversionEdge[] = [
-  { from: 'docx', to: 'html', cost: 1, lossy: true },
-  { from: 'docx', to: 'md', cost: 1, lossy: true },
-  { from: 'docx', to: 'txt', cost: 1.5, lossy: true },
-];
 
 /** The part of mammoth's document tree this converter looks at (its types say `any`). */
 interface DocumentElement {
@@ -150,11 +134,11 @@ export function createMammothConverter(options: MammothConverterOptions = {}): C
     });
   }
   const zip: Partial<ZipLimits> = checked.data.zip ?? {};
-  const guard = edgeGuard('mammoth', EDGES);
+  const guard = edgeGuard('mammoth', MAMMOTH_EDGES);
 
   return {
     name: 'mammoth',
-    edges: EDGES,
+    edges: MAMMOTH_EDGES,
 
     async available(): Promise<Availability> {
       try {

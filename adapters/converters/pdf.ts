@@ -16,7 +16,6 @@ import { FileconvError } from '../../src/errors.js';
 import type { FormatName } from '../../src/formats/types.js';
 import type {
   Availability,
-  ConversionEdge,
   ConvertContext,
   Converter,
   ConvertResult,
@@ -27,6 +26,7 @@ import { loadSharp } from './image/engines.js';
 import { moveIntoPlace } from './image/output.js';
 import { writeImagesPdf } from './office/pdf/images-to-pdf.js';
 import { loadPdfjs, loadPdfLib, loadYazl } from './office/pdf/libraries.js';
+import { PDF_EDGES } from './office/pdf/pdf-edges.js';
 import {
   checkTextOptions,
   PAGE_IMAGE_TARGETS,
@@ -51,31 +51,6 @@ export interface PdfConverterOptions {
 const factoryOptionsSchema = z.strictObject({
   maxPages: z.int().min(1).max(100_000).optional(),
 });
-
-/**
- * Image sources: what sharp decodes itself. BMP, ICO, HEIC and SVG need the image converter's
- * own decoders or vetting, so the graph routes them through PNG first.
- */
-const IMAGE_SOURCES: readonly FormatName[] = ['jpg', 'png', 'webp', 'avif', 'gif', 'tiff'];
-
-/**
- * Edges. PDF -> txt drops layout, fonts and images; PDF -> png/jpg rasterises (text is no longer
- * text), and costs 2: a page render is several times a plain re-encode. Images -> PDF keep every
- * pixel for PNG and JPEG (embedded as is); the other sources are marked lossy because their
- * decoded pixels are reduced to 8-bit grey or RGB (TIFF and AVIF may hold more depth, CMYK) and
- * an animation's timing is lost when its frames become pages.
- */
-const EDGES: readonly ConversionEdge[] = [
-  { from: 'pdf', to: 'txt', cost: 1, lossy: true },
-  { from: 'pdf', to: 'png', cost: 2, lossy: true },
-  { from: 'pdf', to: 'jpg', cost: 2, lossy: true },
-  ...IMAGE_SOURCES.map((from) => ({
-    from,
-    to: 'pdf',
-    cost: from === 'avif' ? 1.5 : 1,
-    lossy: from !== 'png' && from !== 'jpg',
-  })),
-];
 
 const isPageImageTarget = (to: FormatName): to is PageImageTarget =>
   (PAGE_IMAGE_TARGETS as readonly string[]).includes(to);
@@ -126,11 +101,11 @@ export function createPdfConverter(options: PdfConverterOptions = {}): Converter
     });
   }
   const maxPages = checked.data.maxPages ?? 1000;
-  const guard = edgeGuard('pdf', EDGES);
+  const guard = edgeGuard('pdf', PDF_EDGES);
 
   return {
     name: 'pdf',
-    edges: EDGES,
+    edges: PDF_EDGES,
 
     async available(): Promise<Availability> {
       try {

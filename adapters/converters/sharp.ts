@@ -16,18 +16,13 @@ import { z } from 'zod';
 import { raceAbort, throwIfAborted } from '../../src/abort.js';
 import { FileconvError } from '../../src/errors.js';
 import type { FormatName } from '../../src/formats/types.js';
-import type {
-  Availability,
-  ConversionEdge,
-  ConvertContext,
-  Converter,
-  ConvertResult,
-} from '../../src/ports.js';
+import type { Availability, ConvertContext, Converter, ConvertResult } from '../../src/ports.js';
 import { parseOptions, runInProcess, unavailable } from './converter-kit.js';
 import { probeBitmap, type SharpSource } from './image/bitmap-io.js';
 import { loadSharp, resolveHeicDecode, type SharpFactory } from './image/engines.js';
 import { outputSize } from './image/geometry.js';
 import { decodeHeic } from './image/heic.js';
+import { ANIMATED_FORMATS, buildImageEdges } from './image/image-edges.js';
 import { IMAGE_DEFAULTS, IMAGE_TARGETS, imageOptionsSchema } from './image/image-options.js';
 import { moveIntoPlace, writeImage } from './image/output.js';
 import { type ProbedImage, pixelLimitError, probeImage } from './image/probe.js';
@@ -50,37 +45,8 @@ const factoryOptionsSchema = z.strictObject({
   failOn: z.enum(['none', 'truncated', 'error', 'warning']).optional(),
 });
 
-/** Targets that hold several frames; an animated source keeps them only when the target can. */
-const ANIMATED_FORMATS = new Set<FormatName>(['gif', 'webp']);
-/** Targets whose encoding loses information (lossy codecs, GIF's 256-colour palette, ICO's resampling). */
-const LOSSY_TARGETS = new Set<FormatName>(['jpg', 'webp', 'avif', 'gif', 'ico']);
 /** Targets without an alpha channel: transparency is flattened onto `background`. */
 const OPAQUE_TARGETS = new Set<FormatName>(['jpg']);
-
-/**
- * Edge costs: 1 for an in-process re-encode; +1 for HEIC/HEIF sources (a WebAssembly decode, in a
- * worker thread, several times slower than libvips); +0.5 for AVIF and GIF targets (AV1 encoding and palette quantisation are the slow
- * encoders). `lossy` marks lossy targets, and animated sources (gif, webp) going to a single-frame
- * target, since frames after the first are dropped. Rasterising SVG is not marked lossy: it is
- * the only way out of SVG here, and the pixels are exactly what the document describes.
- */
-// Same-format edges (jpg -> jpg) are declared too: resizing or recompressing is a conversion
-// users ask for, and the graph offers a format to itself only through such an edge.
-function buildEdges(heic: boolean): ConversionEdge[] {
-  const sources: FormatName[] = [...IMAGE_TARGETS, 'svg', ...(heic ? ['heic', 'heif'] : [])];
-  // ICO is lossy as a target because its entries are resampled to fixed sizes; as a source, the
-  // largest entry is converted as it is.
-  const edges: ConversionEdge[] = [];
-  for (const from of sources) {
-    for (const to of IMAGE_TARGETS) {
-      const cost =
-        1 + (from === 'heic' || from === 'heif' ? 1 : 0) + (to === 'avif' || to === 'gif' ? 0.5 : 0);
-      const lossy = LOSSY_TARGETS.has(to) || (ANIMATED_FORMATS.has(from) && !ANIMATED_FORMATS.has(to));
-      edges.push({ from, to, cost, lossy });
-    }
-  }
-  return edges;
-}
 
 interface ConverterSettings {
   heic: boolean;
@@ -190,7 +156,7 @@ export function createSharpConverter(options: SharpConverterOptions = {}): Conve
     timeoutSeconds: checked.data.timeoutSeconds ?? 300,
     failOn: checked.data.failOn ?? 'error',
   };
-  const edges = buildEdges(settings.heic);
+  const edges = buildImageEdges(settings.heic);
   const targets = new Set<FormatName>(IMAGE_TARGETS);
   const sources = new Set<FormatName>(edges.map((edge) => edge.from));
 

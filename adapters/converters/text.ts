@@ -14,13 +14,7 @@ import { z } from 'zod';
 import { throwIfAborted } from '../../src/abort.js';
 import { FileconvError } from '../../src/errors.js';
 import type { FormatName } from '../../src/formats/types.js';
-import type {
-  Availability,
-  ConversionEdge,
-  ConvertContext,
-  Converter,
-  ConvertResult,
-} from '../../src/ports.js';
+import type { Availability, ConvertContext, Converter, ConvertResult } from '../../src/ports.js';
 import { edgeGuard, parseOptions, runInProcess, unavailable } from './converter-kit.js';
 import { mapDocumentError } from './office/text/document-errors.js';
 import { loadMarked, loadPdfEngine, loadTurndown, packageVersion } from './office/text/engines.js';
@@ -29,6 +23,7 @@ import { htmlToMarkdown, htmlToText } from './office/text/html-convert.js';
 import { textToHtml } from './office/text/html-document.js';
 import { markdownToHtml, type RawHtmlPolicy } from './office/text/markdown-html.js';
 import { markdownToPdf } from './office/text/markdown-pdf.js';
+import { TEXT_EDGES } from './office/text/text-edges.js';
 import { checkInputSize, readTextInput, writeOutput } from './office/text/text-io.js';
 import { pdfOptionsSchema, pdfSettings, textOptionsSchema } from './office/text/text-options.js';
 import { type PdfJob, textToPdf } from './office/text/text-pdf.js';
@@ -76,22 +71,6 @@ const factoryOptionsSchema = z.strictObject({
     .optional(),
   markdownHtml: z.enum(['escape', 'keep']).optional(),
 });
-
-/**
- * Costs: 1 for a parse and a re-serialise, 2 for laying out a PDF. html -> txt costs 1.5 so that
- * html -> pdf goes through Markdown, which keeps headings and lists, rather than through plain text.
- * Lossy: whatever drops markup (to Markdown, which has no equivalent for much of HTML; to text).
- * md -> html, txt -> html, txt -> pdf and md -> pdf keep all the text.
- */
-const EDGES: readonly ConversionEdge[] = [
-  { from: 'md', to: 'html', cost: 1, lossy: false },
-  { from: 'txt', to: 'html', cost: 1, lossy: false },
-  { from: 'html', to: 'md', cost: 1, lossy: true },
-  { from: 'html', to: 'txt', cost: 1.5, lossy: true },
-  { from: 'md', to: 'txt', cost: 1, lossy: true },
-  { from: 'txt', to: 'pdf', cost: 2, lossy: false },
-  { from: 'md', to: 'pdf', cost: 2, lossy: false },
-];
 
 interface Settings {
   maxInputBytes: number;
@@ -180,11 +159,11 @@ export function createTextConverter(options: TextConverterOptions = {}): Convert
     fonts,
     markdownHtml: checked.data.markdownHtml ?? TEXT_DEFAULTS.markdownHtml,
   };
-  const guard = edgeGuard('text', EDGES);
+  const guard = edgeGuard('text', TEXT_EDGES);
 
   return {
     name: 'text',
-    edges: EDGES,
+    edges: TEXT_EDGES,
 
     async available(): Promise<Availability> {
       try {

@@ -5,9 +5,9 @@
  * drops the ones nobody touches again, so a stream of one-off client IPs cannot grow the Map
  * without bound. Every method finishes synchronously, so increments are atomic.
  */
-import { FileconvError } from '../../src/errors.js';
 import type { CounterStore } from '../../src/ports.js';
 import { checkFunction, checkOptionsObject, checkPositiveInteger } from '../validate-options.js';
+import { checkCounterArguments } from './counter-rules.js';
 
 const ADAPTER = 'createMemoryCounterStore';
 
@@ -30,21 +30,6 @@ export interface MemoryCounterStore extends CounterStore {
 interface Counter {
   value: number;
   expiresAt: number;
-}
-
-function checkArguments(key: unknown, amount?: unknown, expiresAt?: unknown): void {
-  if (typeof key !== 'string' || key === '') {
-    throw new FileconvError('INVALID_REQUEST', 'A counter key must be a non-empty string.');
-  }
-  if (amount !== undefined && !Number.isSafeInteger(amount)) {
-    throw new FileconvError('INVALID_REQUEST', `A counter amount must be an integer; got ${String(amount)}.`);
-  }
-  if (expiresAt !== undefined && (typeof expiresAt !== 'number' || !Number.isFinite(expiresAt))) {
-    throw new FileconvError(
-      'INVALID_REQUEST',
-      `A counter expiry must be epoch ms; got ${String(expiresAt)}.`,
-    );
-  }
 }
 
 export function createMemoryCounterStore(options?: MemoryCounterStoreOptions): MemoryCounterStore {
@@ -79,7 +64,7 @@ export function createMemoryCounterStore(options?: MemoryCounterStoreOptions): M
 
   return {
     async increment(key, amount, expiresAt) {
-      checkArguments(key, amount, expiresAt);
+      checkCounterArguments(key, amount, expiresAt);
       const at = now();
       const value = (live(key, at)?.value ?? 0) + amount;
       // Like Redis PEXPIREAT with a past instant: the new value is returned, then it is gone.
@@ -88,7 +73,7 @@ export function createMemoryCounterStore(options?: MemoryCounterStoreOptions): M
       return value;
     },
     async get(key) {
-      checkArguments(key);
+      checkCounterArguments(key);
       return live(key, now())?.value ?? 0;
     },
     size: () => counters.size,

@@ -67,9 +67,30 @@ function discardRest(req: Request): void {
   req.resume();
 }
 
+/** A refused body up to this size is read before the answer is sent (see errorMiddleware). */
+const DRAIN_FIRST_BYTES = 1024 * 1024;
+
+/** Reads and discards the rest of `req`; resolves once it ended, or after DISCARD_MS (then it is cut). */
+function drain(req: Request): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      req.socket.destroy();
+      resolve();
+    }, DISCARD_MS);
+    timer.unref();
+    const done = () => {
+      clearTimeout(timer);
+      resolve();
+    };
+    req.once('end', done);
+    req.once('close', done);
+    req.resume();
+  });
+}
+
 /** The router's error middleware. `onError` sees every 5xx with its cause, for the host's log. */
 export function errorMiddleware(onError: (error: unknown) => void): ErrorRequestHandler {
-  return (error: unknown, req, res, _next) => {
+  return async (error: unknown, req, res, _next) => {
     // The client went away mid-body (an aborted upload): not a fault of ours, and nobody is
     // left to answer. Whatever the body was being stored into has already cleaned up.
     if (!req.complete && (req.readableAborted || req.socket.destroyed)) {
@@ -83,12 +104,21 @@ export function errorMiddleware(onError: (error: unknown) => void): ErrorRequest
       req.socket.destroy();
       return;
     }
-    // Refused before the body was read (too large, wrong size, bad signature): the connection
-    // closes after the answer. Closing a socket with unread data makes the peer's TCP stack drop
-    // the answer (a reset), so a bounded amount is read and thrown away first.
+    // Refused before the body was read (a bad key, a rate limit, too large, a bad signature).
+    // A small body is read and dropped first, so the client, still sending it, gets the answer
+    // on a connection that stays usable (answering mid-body made fetch fail with EPIPE). A large
+    // one is answered at once and the connection closed after; closing a socket with unread
+    // data makes the peer's TCP stack drop the answer (a reset), so a bounded amount is read
+    // and thrown away after the answer.
     if (!req.complete) {
-      res.set('Connection', 'close');
-      res.once('finish', () => discardRest(req));
+      const declared = Number(req.get('content-length'));
+      if (Number.isFinite(declared) && declared <= DRAIN_FIRST_BYTES) {
+        await drain(req);
+        if (req.socket.destroyed) return;
+      } else {
+        res.set('Connection', 'close');
+        res.once('finish', () => discardRest(req));
+      }
     }
     sendError(res, httpError);
   };

@@ -112,6 +112,20 @@ export function selectExpiredFiles(
   files: Iterable<FileRecord>,
   filter: { expiresBefore: string; limit?: number },
 ): FileRecord[] {
+  const { before, limit } = checkExpiryFilter(filter);
+  const expiring: FileRecord[] = [];
+  for (const file of files) if (Date.parse(file.expiresAt) < before) expiring.push(file);
+  expiring.sort(
+    (a, b) => Date.parse(a.expiresAt) - Date.parse(b.expiresAt) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
+  );
+  return expiring.slice(0, limit);
+}
+
+/** Validates a listFiles filter: the instant as epoch ms, and the limit (Infinity when none). */
+export function checkExpiryFilter(filter: { expiresBefore: string; limit?: number }): {
+  before: number;
+  limit: number;
+} {
   const before = Date.parse(filter?.expiresBefore);
   if (Number.isNaN(before)) {
     throw new FileconvError('INVALID_REQUEST', 'listFiles needs "expiresBefore" as an ISO 8601 instant.');
@@ -120,10 +134,11 @@ export function selectExpiredFiles(
   if (limit !== undefined && (typeof limit !== 'number' || !Number.isSafeInteger(limit) || limit < 0)) {
     throw new FileconvError('INVALID_REQUEST', 'The listFiles "limit" must be a non-negative integer.');
   }
-  const expiring: FileRecord[] = [];
-  for (const file of files) if (Date.parse(file.expiresAt) < before) expiring.push(file);
-  expiring.sort(
-    (a, b) => Date.parse(a.expiresAt) - Date.parse(b.expiresAt) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
-  );
-  return expiring.slice(0, limit ?? Number.POSITIVE_INFINITY);
+  return { before, limit: limit ?? Number.POSITIVE_INFINITY };
+}
+
+/** An ISO instant as epoch ms for an index column; an unparsable one sorts last. */
+export function instantMs(iso: unknown): number {
+  const ms = typeof iso === 'string' ? Date.parse(iso) : Number.NaN;
+  return Number.isNaN(ms) ? Number.MAX_SAFE_INTEGER : ms;
 }

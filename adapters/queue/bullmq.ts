@@ -9,7 +9,9 @@
  * persistence forgets every waiting id (the engine re-enqueues them only on its own next start).
  *
  * Ids are BullMQ job ids (`fc.<id>`), which BullMQ dedupes: enqueueing an id that is still
- * waiting does nothing, so recovery on start never doubles the backlog. Finished BullMQ jobs are
+ * waiting does nothing, so recovery on start never doubles the backlog. Telling the cases apart
+ * costs a round trip (the entry's state) before the add; a new job (`firstTime`, as the engine
+ * enqueues every job it creates) is added at once, with the one round trip raw BullMQ takes. Finished BullMQ jobs are
  * removed at once (the JobStore is the record), and an id enqueued again while an earlier copy
  * is still running is added under a fresh BullMQ id (`fc.<id>.<suffix>`), because that copy may
  * belong to a dead worker or be past its check already: a repeat delivery is harmless (the
@@ -31,6 +33,8 @@ import {
   type RedisConnectionOptions,
   resolveRedisSettings,
   throttledWarning,
+  WORKER_CLIENT_OVERRIDES,
+  workerClientOptions,
 } from '../redis/connection.js';
 import { loadBullmq, loadIoredis } from '../redis/packages.js';
 import { createHandlerTracker, watchUnreachable } from '../redis/worker-shutdown.js';
@@ -190,21 +194,11 @@ export function createBullmqQueue(options?: BullmqQueueOptions): Queue {
     return producer;
   }
 
-  /**
-   * The worker's client. BullMQ runs the worker's commands on it and blocks for new ids on a
-   * copy of it; both wait through outages (`maxRetriesPerRequest: null`, as BullMQ requires for
-   * the blocking one) instead of failing, since a worker has nobody to report a failure to.
-   */
+  /** The worker's client: one that waits through outages (see WORKER_CLIENT_OVERRIDES). */
   async function openWorkerClient(): Promise<RedisClient> {
-    const waiting = { maxRetriesPerRequest: null, commandTimeout: undefined, enableOfflineQueue: true };
-    if (settings.connection) return settings.connection.duplicate(waiting);
+    if (settings.connection) return settings.connection.duplicate(WORKER_CLIENT_OVERRIDES);
     const RedisClass = await loadIoredis(ADAPTER);
-    return new RedisClass(settings.url, {
-      ...waiting,
-      connectTimeout: Math.max(settings.commandTimeoutMs, 2000),
-      retryStrategy: (times: number) => Math.min(times * 200, 2000),
-      connectionName: `${settings.prefix}:worker`,
-    });
+    return new RedisClass(settings.url, workerClientOptions(settings));
   }
 
   async function startWorker(run: QueueHandler, concurrency: number): Promise<RunningWorker | undefined> {
@@ -215,7 +209,13 @@ export function createBullmqQueue(options?: BullmqQueueOptions): Queue {
     const handlers = createHandlerTracker();
     const worker = new WorkerClass<Payload>(
       name,
-      (job: BullJob<Payload>) => handlers.track(() => run(job.data.jobId)),
+      (job: BullJob<Payload>) =>
+        handlers.track(() =>
+          run(job.data.jobId, {
+            // attemptsStarted counts this delivery too; a stalled entry went back to wait first.
+            redelivered: job.attemptsStarted > 1 || job.stalledCounter > 0 || job.attemptsMade > 0,
+          }),
+        ),
       {
         connection: client,
         prefix: bullPrefix,
@@ -272,8 +272,14 @@ export function createBullmqQueue(options?: BullmqQueueOptions): Queue {
       }
       const priority = toBullmqPriority(enqueueOptions.priority ?? 0);
       const queue = await getProducer();
+      const baseId = `fc.${jobId}`;
+      if (enqueueOptions.firstTime === true) {
+        // A new job's id has no earlier entry to tell apart: one round trip, as raw BullMQ's.
+        // (Were there one after all, BullMQ would dedupe the add by its id.)
+        await redis.run('enqueue a job', () => queue.add(JOB_NAME, { jobId }, { jobId: baseId, priority }));
+        return;
+      }
       await redis.run('enqueue a job', async () => {
-        const baseId = `fc.${jobId}`;
         const state = await queue.getJobState(baseId);
         if (PENDING_STATES.has(state)) return;
         let bullId = baseId;

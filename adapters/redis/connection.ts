@@ -129,17 +129,40 @@ export function storeClientOptions(settings: RedisSettings, role: string): Redis
   };
 }
 
+/**
+ * What a BullMQ worker's clients change in `storeClientOptions`: BullMQ runs the worker's
+ * commands on one and blocks for new ids on a copy of it; both wait through outages
+ * (`maxRetriesPerRequest: null`, as BullMQ requires for the blocking one) instead of failing,
+ * since a worker has nobody to report a failure to.
+ */
+export const WORKER_CLIENT_OVERRIDES = {
+  maxRetriesPerRequest: null,
+  commandTimeout: undefined,
+  enableOfflineQueue: true,
+} as const satisfies RedisOptions;
+
+/** Client settings for a BullMQ worker's own client (see WORKER_CLIENT_OVERRIDES). */
+export function workerClientOptions(settings: RedisSettings): RedisOptions {
+  return { ...storeClientOptions(settings, 'worker'), ...WORKER_CLIENT_OVERRIDES };
+}
+
 /** What an UNAVAILABLE answer suggests: about the time ioredis takes to reconnect a few times. */
 const REDIS_RETRY_AFTER_SECONDS = 5;
+
+/** Replies of a Redis that is starting, failing over or busy: it will serve again shortly. */
+const TRANSIENT_REPLY = /^(LOADING|BUSY|READONLY|MASTERDOWN|TRYAGAIN|CLUSTERDOWN)\b/;
 
 /** Turns whatever a Redis call threw into a FileconvError naming the adapter, the Redis and the action. */
 export function redisError(settings: RedisSettings, action: string, error: unknown): FileconvError {
   if (isFileconvError(error)) return error;
   const reason = error instanceof Error ? error.message : describeValue(error);
-  // A ReplyError is Redis answering that a command was wrong (a bug of ours: INTERNAL). Anything
-  // else (connection refused or closed, command timeout, retries exhausted) means Redis is out
-  // of reach: UNAVAILABLE, a 503 with Retry-After, so clients and load balancers back off.
-  const answered = error instanceof Error && error.name === 'ReplyError';
+  // A ReplyError is Redis answering that a command was wrong (a bug of ours: INTERNAL), unless
+  // it says Redis cannot serve yet (loading its data after a restart, a replica mid-failover).
+  // Anything else (connection refused or closed, command timeout, retries exhausted) means Redis
+  // is out of reach. Both are UNAVAILABLE, a 503 with Retry-After, so clients and load balancers
+  // back off and workers wait.
+  const answered =
+    error instanceof Error && error.name === 'ReplyError' && !TRANSIENT_REPLY.test(error.message);
   return new FileconvError(
     answered ? 'INTERNAL' : 'UNAVAILABLE',
     `${settings.adapter}: Redis at ${settings.where} could not ${action}: ${reason}`,

@@ -7,7 +7,7 @@
  * commits are serialised per key inside the process, not across processes.
  */
 import { randomUUID } from 'node:crypto';
-import { createWriteStream, type WriteStream } from 'node:fs';
+import { createReadStream, createWriteStream, type WriteStream } from 'node:fs';
 import { mkdir, open, readdir, readFile, rename, rm, rmdir, stat, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Readable } from 'node:stream';
@@ -36,7 +36,7 @@ export interface FsStorageOptions {
   staleTempAfterMs?: number;
 }
 
-export type FsStorage = Storage & { localPath(key: string): Promise<string | null> };
+export type FsStorage = Storage & Required<Pick<Storage, 'localPath' | 'putFile'>>;
 
 interface KeyPaths {
   data: string;
@@ -76,15 +76,6 @@ async function unlinkIfPresent(file: string): Promise<void> {
   } catch (error) {
     const code = errnoCode(error);
     if (code !== 'ENOENT' && code !== 'ENOTDIR' && code !== 'EISDIR' && code !== 'EPERM') throw error;
-  }
-}
-
-async function syncFile(file: string): Promise<void> {
-  const handle = await open(file, 'r+');
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
   }
 }
 
@@ -196,10 +187,11 @@ export function createFsStorage(options: FsStorageOptions): FsStorage {
       try {
         await prepare();
         const limit = new ByteLimitStream(key, maxBytes);
-        sink = createWriteStream(tempData, { flags: 'wx' });
+        // `flush`: fsync'd through the stream's own descriptor before it finishes, rather than
+        // opened again for it afterwards.
+        sink = createWriteStream(tempData, { flags: 'wx', flush: fsync });
         // pipeline destroys every stream on failure, the caller's source included.
         await pipeline(source, limit, sink);
-        if (fsync) await syncFile(tempData);
         if (contentType !== undefined)
           await writeFile(tempMeta, JSON.stringify({ contentType }), { flag: 'wx' });
         await withKeyLock(key, async () => {
@@ -214,6 +206,45 @@ export function createFsStorage(options: FsStorageOptions): FsStorage {
         // removing the temp file before that 'close' would leave it behind.
         if (sink && !sink.closed) await new Promise<void>((resolve) => sink?.once('close', () => resolve()));
         await Promise.all([rm(tempData, { force: true }), rm(tempMeta, { force: true })]).catch(() => {});
+        throw storageError(error, key, 'Storing');
+      }
+    },
+
+    async putFile(key: string, file: string, fileOptions: { contentType?: string } = {}) {
+      const contentType = checkContentType(fileOptions.contentType);
+      const paths = resolveKey(key);
+      const tempMeta = path.join(tempRoot, `${randomUUID()}.meta`);
+      try {
+        await prepare();
+        // The file was written by a converter that never synced it: make it durable before it
+        // becomes the object, as put() does for streamed bytes.
+        const handle = await open(file, 'r+');
+        let size: number;
+        try {
+          if (fsync) await handle.sync();
+          size = (await handle.stat()).size;
+        } finally {
+          await handle.close();
+        }
+        if (contentType !== undefined)
+          await writeFile(tempMeta, JSON.stringify({ contentType }), { flag: 'wx' });
+        await withKeyLock(key, async () => {
+          try {
+            await moveIntoPlace(file, paths.data);
+          } catch (error) {
+            // Another file system (a temp dir elsewhere): a copy, as put() would make.
+            if (errnoCode(error) !== 'EXDEV') throw error;
+            const copy = path.join(tempRoot, `${randomUUID()}.data`);
+            await pipeline(createReadStream(file), createWriteStream(copy, { flags: 'wx', flush: fsync }));
+            await moveIntoPlace(copy, paths.data);
+            await rm(file, { force: true });
+          }
+          if (contentType !== undefined) await moveIntoPlace(tempMeta, paths.meta);
+          else await unlinkIfPresent(paths.meta);
+        });
+        return contentType === undefined ? { size } : { size, contentType };
+      } catch (error) {
+        await rm(tempMeta, { force: true }).catch(() => {});
         throw storageError(error, key, 'Storing');
       }
     },

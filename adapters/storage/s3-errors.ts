@@ -1,9 +1,14 @@
 /**
  * Maps what the AWS SDK throws onto the error table. A missing object is NOT_FOUND and an
- * unsatisfiable range INVALID_REQUEST, like every other storage; everything else is INTERNAL
- * with the SDK error as `cause`, and a message that says whether to look at the credentials,
- * the endpoint or the bucket, since that is what an operator fixes.
+ * unsatisfiable range INVALID_REQUEST, like every other storage. S3 out of reach (connection
+ * refused or reset, a timeout, DNS not answering), S3 failing on its side (5xx) or throttling
+ * (SlowDown, 429) is UNAVAILABLE: it passes, so the engine's workers wait it out and HTTP
+ * answers 503 with Retry-After. Everything else (credentials, a missing bucket, a wrong
+ * endpoint or region) is INTERNAL, since waiting does not fix configuration. Every error keeps
+ * the SDK error as `cause` and a message that says whether to look at the credentials, the
+ * endpoint or the bucket, since that is what an operator fixes.
  */
+import { PassThrough, type Readable } from 'node:stream';
 import { FileconvError } from '../../src/errors.js';
 
 interface SdkErrorShape {
@@ -47,18 +52,36 @@ const CREDENTIAL_ERRORS = new Set([
   'AllAccessDisabled',
 ]);
 
+/** The endpoint could not be reached or stopped answering: transient as far as we can tell. */
 const NETWORK_ERRORS = new Set([
   'ECONNREFUSED',
   'ECONNRESET',
+  'EPIPE',
   'ENOTFOUND',
   'EAI_AGAIN',
   'EHOSTUNREACH',
+  'ENETUNREACH',
   'ETIMEDOUT',
   'TimeoutError',
   'RequestTimeout',
-  'EndpointError',
-  'PermanentRedirect',
 ]);
+
+/** The endpoint answered, but it is not where this bucket lives: configuration. */
+const ENDPOINT_ERRORS = new Set(['EndpointError', 'PermanentRedirect']);
+
+/** S3 (or a compatible service) failing on its side or asking the client to slow down. */
+const SERVICE_ERRORS = new Set([
+  'SlowDown',
+  'Throttling',
+  'ThrottlingException',
+  'RequestLimitExceeded',
+  'TooManyRequestsException',
+  'ServiceUnavailable',
+  'InternalError',
+]);
+
+/** What an UNAVAILABLE answer suggests to HTTP clients: a few of the worker's backoff steps. */
+const S3_RETRY_AFTER_SECONDS = 5;
 
 export interface S3ErrorContext {
   /** What was being done, for the message: 'Reading', 'Storing', ... */
@@ -87,17 +110,30 @@ export function s3Error(error: unknown, context: S3ErrorContext): FileconvError 
       cause: error,
     });
   }
+  const where = endpoint === undefined ? 'the S3 endpoint of the region' : `the endpoint ${endpoint}`;
+  const unavailable = (hint: string) =>
+    new FileconvError('UNAVAILABLE', `${action} "${key}" in S3 failed: ${hint}.`, {
+      details: { ...details, retryAfterSeconds: S3_RETRY_AFTER_SECONDS },
+      cause: error,
+    });
+  if (
+    NETWORK_ERRORS.has(name) ||
+    (status === undefined && /ECONN|ENOTFOUND|EAI_AGAIN|socket|aborted/i.test(text))
+  ) {
+    return unavailable(
+      `${where} could not be reached (${name}: ${text}); if this lasts, check the "endpoint" and "region" options`,
+    );
+  }
+  if (SERVICE_ERRORS.has(name) || status === 429 || (status !== undefined && status >= 500)) {
+    return unavailable(`S3 is unavailable or throttling (${name}${status ? ` ${status}` : ''}: ${text})`);
+  }
   let hint: string;
   if (name === 'NoSuchBucket') {
     hint = `the bucket "${bucket}" does not exist (check the "bucket" option)`;
   } else if (CREDENTIAL_ERRORS.has(name) || status === 403) {
     hint = `S3 refused access (${name}: ${text}); check the "credentials" option (or the AWS credential chain: environment, shared config, instance role) and the bucket's permissions`;
-  } else if (
-    NETWORK_ERRORS.has(name) ||
-    (status === undefined && /ECONN|ENOTFOUND|EAI_AGAIN|socket/i.test(text))
-  ) {
-    const where = endpoint === undefined ? 'the S3 endpoint of the region' : `the endpoint ${endpoint}`;
-    hint = `${where} could not be reached (${name}: ${text}); check the "endpoint" and "region" options`;
+  } else if (ENDPOINT_ERRORS.has(name)) {
+    hint = `${where} is not the right one for this bucket (${name}: ${text}); check the "endpoint" and "region" options`;
   } else {
     hint = `${name}: ${text}`;
   }
@@ -105,4 +141,19 @@ export function s3Error(error: unknown, context: S3ErrorContext): FileconvError 
     details,
     cause: error,
   });
+}
+
+/**
+ * `source` with its errors mapped by `map`: an object body that breaks off midway (the
+ * connection reset) fails as UNAVAILABLE, like a request that could not start, so whoever
+ * reads it can tell an outage from a bad file. Destroying the result destroys `source`.
+ */
+export function mapStreamErrors(source: Readable, map: (error: unknown) => Error): Readable {
+  const mapped = new PassThrough();
+  source.once('error', (error) => mapped.destroy(map(error)));
+  mapped.once('close', () => {
+    if (!source.destroyed) source.destroy();
+  });
+  source.pipe(mapped);
+  return mapped;
 }

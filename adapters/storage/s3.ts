@@ -15,7 +15,7 @@ import { FileconvError, isFileconvError } from '../../src/errors.js';
 import type { ByteRange, PutOptions, Storage, StoredObjectInfo } from '../../src/ports.js';
 import { checkByteRange } from './byte-range.js';
 import { ByteLimitStream, checkContentType, checkMaxBytes, tooLargeError } from './limit-stream.js';
-import { isS3NotFound, s3Error } from './s3-errors.js';
+import { isS3NotFound, mapStreamErrors, s3Error } from './s3-errors.js';
 import { ADAPTER, resolveS3Options, type S3StorageOptions } from './s3-options.js';
 import {
   checkPresignGet,
@@ -198,8 +198,8 @@ export function createS3Storage(options: S3StorageOptions): S3Storage {
       } catch (error) {
         throw failure(error, key, 'Reading');
       }
-      const body = output.Body as Readable | undefined;
-      if (!body || typeof body.pipe !== 'function') {
+      const raw = output.Body as Readable | undefined;
+      if (!raw || typeof raw.pipe !== 'function') {
         throw new FileconvError(
           'INTERNAL',
           `Reading "${key}" from S3 failed: the answer has no body stream.`,
@@ -208,6 +208,7 @@ export function createS3Storage(options: S3StorageOptions): S3Storage {
           },
         );
       }
+      const body = mapStreamErrors(raw, (error) => failure(error, key, 'Reading'));
       if (range === undefined) return body;
       try {
         return cutToRange(key, range, body, returnedWindow(output.ContentRange, output.ContentLength));

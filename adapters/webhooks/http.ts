@@ -4,7 +4,10 @@
  * 5xx and 429 (honouring Retry-After) with doubling, jittered backoff; never follows redirects;
  * refuses private, loopback, link-local and other non-public addresses (checked after DNS, and
  * the connection pinned to the checked address). The outcome is recorded on the job's `webhook`
- * field, never on its status. Deliveries live in memory: a process that stops drops its retries.
+ * field, never on its status. Every delivery is written to a WebhookOutbox before its first
+ * attempt and stays there until it is settled, so retries survive a restart (and, on a shared
+ * outbox, the death of the process that owed them): a poller claims due deliveries, each for a
+ * lease, and sends them. Receivers may see a delivery twice after a crash; they dedupe by its id.
  */
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -12,13 +15,15 @@ import type { Engine } from '../../src/engine.js';
 import { FileconvError } from '../../src/errors.js';
 import type { JobLifecycleEvent } from '../../src/job-events.js';
 import type { Job } from '../../src/jobs/types.js';
+import type { WebhookDelivery, WebhookEventType, WebhookOutbox } from '../../src/ports.js';
 import { MIN_SECRET_BYTES } from '../../src/signing.js';
 import { signWebhook, WEBHOOK_SIGNATURE_HEADER } from '../../src/webhook-signature.js';
 import { jobView } from '../http/views.js';
+import { createMemoryOutbox } from '../outbox/memory.js';
 import { BlockedAddressError } from './addresses.js';
 import { type PostResult, postWebhook } from './transport.js';
 
-export type WebhookEventType = 'job.completed' | 'job.failed' | 'job.canceled';
+export type { WebhookEventType } from '../../src/ports.js';
 
 /** The JSON body of a delivery. */
 export interface WebhookPayload {
@@ -61,12 +66,24 @@ export interface WebhookDispatcherOptions {
    * the connection is not pinned to the checked address (the fetch resolves again). Default: none.
    */
   fetchImpl?: typeof fetch;
+  /**
+   * Where deliveries wait for their next attempt. Default: in memory (a restart drops pending
+   * retries); `fileconv serve` passes its database's, a scaled-out deployment its Redis's.
+   */
+  outbox?: WebhookOutbox;
+  /** How often the outbox is asked for due deliveries (other processes' and a restart's), ms. Default 1000. */
+  pollIntervalMs?: number;
+  /** How long a claimed delivery is this dispatcher's before another may take it, ms. Default 60000. */
+  leaseMs?: number;
 }
 
 export interface WebhookDispatcher {
-  /** Resolves when no delivery is in progress (tests, graceful shutdown). */
+  /** Resolves once every delivery this dispatcher started or claimed is settled (tests). */
   idle(): Promise<void>;
-  /** Stops listening, abandons waiting retries (the job's webhook stays pending) and waits for the rest. */
+  /**
+   * Stops listening and polling and waits for attempts in progress; deliveries waiting for a
+   * retry stay in the outbox (the job's webhook stays pending) for the next dispatcher.
+   */
   close(): Promise<void>;
 }
 
@@ -151,71 +168,165 @@ export function createWebhookDispatcher(
     };
   }
 
-  async function deliver(job: Job, type: WebhookEventType): Promise<void> {
-    const webhook = job.webhook!;
-    const deliveryId = randomUUID();
-    const payload: WebhookPayload = {
-      id: deliveryId,
-      type,
-      createdAt: new Date().toISOString(),
-      job: jobView(job, null),
-    };
-    const body = JSON.stringify(payload);
-    const url = new URL(webhook.url);
-    let attempts = 0;
-    let last: AttemptResult = { ok: false, retry: false, status: null, error: 'not attempted' };
-    while (attempts < maxAttempts && !closing.signal.aborted) {
-      attempts++;
-      last = await attempt(url, body, deliveryId);
-      if (last.ok || !last.retry || attempts >= maxAttempts) break;
-      // Doubling backoff with +-25% jitter, so receivers recovering from an outage are not hit in lockstep.
-      const backoff = backoffMs * 2 ** (attempts - 1) * (0.75 + Math.random() * 0.5);
-      const wait = Math.max(backoff, last.waitMs ?? 0);
-      await sleep(wait, undefined, { signal: closing.signal }).catch(() => {});
+  const ownOutbox = options.outbox ? undefined : createMemoryOutbox();
+  const outbox = options.outbox ?? ownOutbox!;
+  const pollIntervalMs = positiveInteger('pollIntervalMs', options.pollIntervalMs, 1000);
+  const leaseMs = positiveInteger('leaseMs', options.leaseMs, 60_000);
+  /** Deliveries this dispatcher made or claimed and has not settled: what idle() waits for. */
+  const owed = new Set<string>();
+  const wakeUps = new Set<NodeJS.Timeout>();
+  const report = (error: unknown) => console.error('fileconv: webhook delivery:', error);
+
+  /** Runs `work` tracked, so close() and idle() can wait for it; errors are reported, never thrown. */
+  function track(work: Promise<void>): void {
+    const running = work.catch(report).finally(() => inFlight.delete(running));
+    inFlight.add(running);
+  }
+
+  function nextWait(attempts: number, result: AttemptResult): number {
+    // Doubling backoff with +-25% jitter, so receivers recovering from an outage are not hit in lockstep.
+    const backoff = backoffMs * 2 ** (attempts - 1) * (0.75 + Math.random() * 0.5);
+    return Math.max(backoff, result.ok ? 0 : (result.waitMs ?? 0));
+  }
+
+  /** One attempt of a delivery this dispatcher holds, and what follows from it. */
+  async function attemptDelivery(delivery: WebhookDelivery): Promise<void> {
+    if (closing.signal.aborted) return;
+    const attempts = delivery.attempts + 1;
+    const result = await attempt(new URL(delivery.url), delivery.body, delivery.id);
+    // Closed mid-attempt: the delivery stays in the outbox, due again once its lease ends.
+    if (!result.ok && closing.signal.aborted) return;
+    if (!result.ok && result.retry && attempts < maxAttempts) {
+      const dueAt = Date.now() + Math.ceil(nextWait(attempts, result));
+      await outbox.reschedule({ ...delivery, attempts, dueAt, lastError: result.error });
+      scheduleWakeUp(dueAt);
+      return;
     }
-    // Closed during a backoff: leave the webhook pending rather than record a failure that was ours.
-    if (!last.ok && closing.signal.aborted) return;
-    await engine.recordWebhookOutcome(job.id, {
-      status: last.ok ? 'delivered' : 'failed',
+    await outbox.remove(delivery.id);
+    owed.delete(delivery.id);
+    await settle(delivery, attempts, result);
+  }
+
+  /** Records the outcome on the job and tells onDelivery. */
+  async function settle(delivery: WebhookDelivery, attempts: number, result: AttemptResult): Promise<void> {
+    await engine.recordWebhookOutcome(delivery.jobId, {
+      status: result.ok ? 'delivered' : 'failed',
       attempts,
-      lastError: last.ok ? null : last.error,
-      deliveredAt: last.ok ? new Date().toISOString() : null,
+      lastError: result.ok ? null : result.error,
+      deliveredAt: result.ok ? new Date().toISOString() : null,
     });
     try {
       options.onDelivery?.({
-        deliveryId,
-        jobId: job.id,
-        type,
-        url: webhook.url,
-        ok: last.ok,
+        deliveryId: delivery.id,
+        jobId: delivery.jobId,
+        type: delivery.type,
+        url: delivery.url,
+        ok: result.ok,
         attempts,
-        status: last.status,
-        error: last.ok ? null : last.error,
+        status: result.status,
+        error: result.ok ? null : result.error,
       });
     } catch {
       // A reporting hook must not turn a settled delivery into an unhandled rejection.
     }
   }
 
+  /** A job's delivery: stored first, so a crash after this point cannot lose it, then attempted. */
+  async function start(job: Job, type: WebhookEventType): Promise<void> {
+    const id = randomUUID();
+    const payload: WebhookPayload = {
+      id,
+      type,
+      createdAt: new Date().toISOString(),
+      job: jobView(job, null),
+    };
+    const delivery: WebhookDelivery = {
+      id,
+      jobId: job.id,
+      type,
+      url: job.webhook!.url,
+      body: JSON.stringify(payload),
+      attempts: 0,
+      // Stored as claimed by this dispatcher: no poller elsewhere sends it while this one does.
+      dueAt: Date.now() + leaseMs,
+      lastError: null,
+    };
+    try {
+      await outbox.add(delivery);
+    } catch (error) {
+      // The outbox is out of reach (Redis down): one attempt now beats none, but there is
+      // nowhere to keep a retry, so its outcome is final.
+      report(error);
+      await settle(delivery, 1, await attempt(new URL(delivery.url), delivery.body, delivery.id));
+      return;
+    }
+    owed.add(id);
+    await attemptDelivery(delivery);
+  }
+
+  let polling = false;
+  /** Claims due deliveries (retries, other processes' leftovers, those from before a restart) and sends them. */
+  async function poll(): Promise<void> {
+    if (polling || closing.signal.aborted) return;
+    polling = true;
+    try {
+      for (;;) {
+        const due = await outbox.claimDue(Date.now(), leaseMs, 20);
+        for (const delivery of due) {
+          owed.add(delivery.id);
+          track(attemptDelivery(delivery));
+        }
+        if (due.length < 20 || closing.signal.aborted) return;
+      }
+    } finally {
+      polling = false;
+    }
+  }
+
+  /** A retry due sooner than the next poll is picked up at its time. */
+  function scheduleWakeUp(dueAt: number): void {
+    if (closing.signal.aborted) return;
+    const timer = setTimeout(
+      () => {
+        wakeUps.delete(timer);
+        track(poll());
+      },
+      Math.max(0, dueAt - Date.now()),
+    );
+    timer.unref();
+    wakeUps.add(timer);
+  }
+
+  const poller = setInterval(() => track(poll()), pollIntervalMs);
+  poller.unref();
+  // Deliveries owed from before a restart go out now, not a poll interval later.
+  track(poll());
+
   const unsubscribe = engine.onJobEvent((event) => {
     const type = EVENT_TYPES[event.type];
     if (!type || event.job.webhook?.status !== 'pending') return;
-    const delivery = deliver(event.job, type)
-      .catch((error: unknown) => console.error('fileconv: webhook delivery failed to record:', error))
-      .finally(() => inFlight.delete(delivery));
-    inFlight.add(delivery);
+    track(start(event.job, type));
   });
 
-  async function idle(): Promise<void> {
+  async function settled(): Promise<void> {
     while (inFlight.size > 0) await Promise.all([...inFlight]);
   }
 
   return {
-    idle,
+    async idle() {
+      for (;;) {
+        await settled();
+        if (owed.size === 0 || closing.signal.aborted) return;
+        await sleep(5);
+      }
+    },
     async close() {
       unsubscribe();
+      clearInterval(poller);
+      for (const timer of wakeUps) clearTimeout(timer);
       closing.abort();
-      await idle();
+      await settled();
+      await ownOutbox?.close?.();
     },
   };
 }

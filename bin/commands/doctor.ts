@@ -1,5 +1,5 @@
-/** `fileconv doctor`: which conversion engines can run here, and how to install the missing ones. */
-import { createEngine } from '../../src/index.js';
+/** `fileconv doctor`: which conversion engines (and the embedded database) can run here, and how to install the missing ones. */
+import { type ConverterStatus, createEngine } from '../../src/index.js';
 import { defaultConverters } from '../assembly.js';
 import { table } from './formats.js';
 
@@ -7,16 +7,17 @@ import { table } from './formats.js';
 export async function runDoctor(flags: { json?: boolean }): Promise<number> {
   const engine = createEngine({ converters: defaultConverters() });
   const converters = await engine.converters();
-  const missing = converters.filter((converter) => !converter.ok);
+  const database = await databaseStatus();
+  const missing = [...converters, database].filter((entry) => !entry.ok);
   if (flags.json) {
-    process.stdout.write(`${JSON.stringify({ node: process.version, converters }, null, 2)}\n`);
+    process.stdout.write(`${JSON.stringify({ node: process.version, converters, database }, null, 2)}\n`);
     return missing.length === 0 ? 0 : 1;
   }
-  const rows = converters.map((converter) => [
+  const rows = [database, ...converters].map((converter) => [
     converter.name,
     converter.ok ? 'ok' : 'MISSING',
     converter.ok ? (converter.version ?? '') : (converter.reason ?? ''),
-    `${converter.edges} conversions`,
+    converter.edges === 0 ? 'the data dir of fileconv serve' : `${converter.edges} conversions`,
   ]);
   process.stdout.write(`Node.js ${process.version}\n\n`);
   process.stdout.write(table(['ENGINE', 'STATUS', 'DETAILS', 'PROVIDES'], rows));
@@ -26,4 +27,24 @@ export async function runDoctor(flags: { json?: boolean }): Promise<number> {
       process.stdout.write(`  ${converter.name}: ${converter.install ?? converter.reason ?? 'see README'}\n`);
   }
   return missing.length === 0 ? 0 : 1;
+}
+
+/** The embedded database's binding, in the shape of a converter's status (it provides no conversions). */
+async function databaseStatus(): Promise<ConverterStatus> {
+  const { loadSqlite, SQLITE_INSTALL } = await import('../../adapters/sqlite/sqlite-package.js');
+  try {
+    const Database = await loadSqlite();
+    const memory = new Database(':memory:');
+    const version = memory.prepare('SELECT sqlite_version()').pluck().get() as string;
+    memory.close();
+    return { name: 'database', edges: 0, ok: true, version: `better-sqlite3, SQLite ${version}` };
+  } catch (error) {
+    return {
+      name: 'database',
+      edges: 0,
+      ok: false,
+      reason: error instanceof Error ? error.message : String(error),
+      install: SQLITE_INSTALL,
+    };
+  }
 }

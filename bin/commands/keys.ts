@@ -3,8 +3,6 @@
  * `fileconv serve` reads, so a key works on a running server at once). A key is printed once,
  * at creation; only its SHA-256 is stored.
  */
-import { join } from 'node:path';
-import { createFsKeyStore } from '../../adapters/keys/fs.js';
 import { createApiKey, DEFAULT_PLANS, type KeyStore, revokeApiKey } from '../../src/index.js';
 import { table } from './formats.js';
 import { dataDirOf } from './serve.js';
@@ -15,14 +13,26 @@ interface DataFlags {
   json?: boolean;
 }
 
-/** The deployment's key store: Redis when REDIS_URL is set (what the API nodes read), else the data dir. */
+/** The deployment's key store: Redis when REDIS_URL is set (what the API nodes read), else the data dir's database. */
 async function keyStoreOf(flags: DataFlags): Promise<KeyStore> {
   const redisUrl = flags.redisUrl ?? process.env.REDIS_URL;
   if (redisUrl) {
     const { createRedisKeyStore } = await import('../../adapters/keys/redis.js');
     return createRedisKeyStore({ url: redisUrl });
   }
-  return createFsKeyStore({ dir: join(dataDirOf(flags), 'keys') });
+  const [{ createSqliteKeyStore }, { openDataDirDatabase }] = await Promise.all([
+    import('../../adapters/keys/sqlite.js'),
+    import('../backends.js'),
+  ]);
+  const database = await openDataDirDatabase(dataDirOf(flags));
+  const keys = createSqliteKeyStore({ database });
+  return {
+    ...keys,
+    async close() {
+      await keys.close();
+      database.close();
+    },
+  };
 }
 
 /** Runs `work` with the key store and closes it after (a Redis connection would keep the CLI alive). */

@@ -13,7 +13,13 @@ import express from 'express';
 import morgan from 'morgan';
 import { createHttpRouter } from '../../adapters/http/express.js';
 import { createWebhookDispatcher, type WebhookDispatcher } from '../../adapters/webhooks/http.js';
-import { createEngine, type Engine, FileconvError, refundFailedConversions } from '../../src/index.js';
+import {
+  createEngine,
+  type Engine,
+  FileconvError,
+  refundFailedConversions,
+  type WebhookOutbox,
+} from '../../src/index.js';
 import { defaultConverters } from '../assembly.js';
 import { type BackendFlags, createBackends, processTempDir, requireShared } from '../backends.js';
 
@@ -68,11 +74,12 @@ export async function loadOrCreateSecret(dataDir: string): Promise<Buffer> {
  * Every node runs one: API nodes send job.canceled, workers job.completed and job.failed.
  * FILECONV_WEBHOOK_ALLOW_PRIVATE=1 lets them reach private addresses (receivers on an intranet).
  */
-export function webhooksFromEnv(engine: Engine): WebhookDispatcher | undefined {
+export function webhooksFromEnv(engine: Engine, outbox: WebhookOutbox): WebhookDispatcher | undefined {
   const secret = process.env.FILECONV_WEBHOOK_SECRET;
   return secret
     ? createWebhookDispatcher(engine, {
         secret,
+        outbox,
         allowPrivateAddresses: process.env.FILECONV_WEBHOOK_ALLOW_PRIVATE === '1',
         onDelivery: (report) => {
           if (!report.ok) console.error(`fileconv: webhook for job ${report.jobId} failed: ${report.error}`);
@@ -104,7 +111,7 @@ export async function startService(flags: ServeFlags): Promise<RunningService> {
     onError: (error, context) => console.error(`fileconv: ${context}:`, error),
     onJobSettled: refundFailedConversions(counters),
   });
-  const webhooks = webhooksFromEnv(engine);
+  const webhooks = webhooksFromEnv(engine, backends.outbox);
   await engine.start({ worker: flags.worker !== false });
 
   const app = express();

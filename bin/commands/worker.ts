@@ -36,7 +36,7 @@ export async function startWorker(flags: WorkerFlags): Promise<RunningWorker> {
     onError: (error, context) => console.error(`fileconv worker: ${context}:`, error),
     onJobSettled: refundFailedConversions(backends.counters),
   });
-  const webhooks = webhooksFromEnv(engine);
+  const webhooks = webhooksFromEnv(engine, backends.outbox);
   await engine.start({ worker: true });
   let stopping: Promise<void> | undefined;
   return {

@@ -1,6 +1,6 @@
 /**
  * `fileconv/testing`: the conformance suites every adapter runs, for host apps that write
- * their own Storage, JobStore, Queue, CounterStore, KeyStore or Converter, plus the package's
+ * their own Storage, JobStore, Queue, CounterStore, KeyStore, WebhookOutbox or Converter, plus the package's
  * fixtures and a deterministic fake converter. Each suite is a vitest `describe` block; call it at
  * the top level of a test file with a factory that makes a fresh adapter per test:
  *
@@ -27,6 +27,7 @@ export { encryptedFixtures, FIXTURES_DIR, fixturePath, fixtures } from './fixtur
 export type { AdapterFactory, AdapterInstance } from './fresh-instance.js';
 export { sampleFile, sampleJob, testJobStore } from './job-store.js';
 export { sampleApiKeyRecord, testKeyStore } from './key-store.js';
+export { sampleDelivery, testWebhookOutbox } from './outbox.js';
 export { testQueue } from './queue.js';
 export { type StorageSuiteOptions, testStorage } from './storage.js';
 export { endlessStream, failingStream, patternStream, readAll, sha256 } from './streams.js';

@@ -33,6 +33,15 @@ export function testQueue(name: string, factory: AdapterFactory<Queue>): void {
       expect([...delivered].sort()).toEqual([...ids].sort());
     });
 
+    it('delivers new jobs (firstTime) in priority order, mixed with repeats', async () => {
+      await queue().enqueue('first_low', { priority: 0, firstTime: true });
+      await queue().enqueue('first_high', { priority: 10, firstTime: true });
+      await queue().enqueue('repeat_mid', { priority: 5 });
+      const delivered = collect({ concurrency: 1 });
+      await waitUntil(() => delivered.length >= 3, 10_000, 'all ids');
+      expect(delivered).toEqual(['first_high', 'repeat_mid', 'first_low']);
+    });
+
     it('delivers ids enqueued after processing started', async () => {
       const delivered = collect();
       await queue().enqueue('job_late_1');

@@ -4,7 +4,9 @@
  * what the engine relies on: byte-exact round trips, streaming with the size limit enforced
  * while streaming, atomic replacement, inclusive ranges, the key rules, and the errors.
  */
-import { readFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import type { Storage } from '../ports.js';
@@ -220,6 +222,27 @@ export function testStorage(
         expect(local).toEqual(expect.any(String));
         expect([...(await readFile(local!))]).toEqual([...ALL_BYTES]);
         expect(await adapter.localPath('t/not-there.bin')).toBeNull();
+      });
+
+      it('putFile: moves a local file in; the object holds its bytes and the file is gone', async ({
+        skip,
+      }) => {
+        const adapter = storage();
+        if (!adapter.putFile) return skip('the storage has no putFile');
+        const dir = await mkdtemp(join(tmpdir(), 'fileconv-putfile-'));
+        try {
+          const file = join(dir, 'result.bin');
+          await writeFile(file, ALL_BYTES);
+          const info = await adapter.putFile('t/moved.bin', file, { contentType: 'image/png' });
+          expect(info).toEqual({ size: 256, contentType: 'image/png' });
+          expect([...(await readAll(await adapter.get('t/moved.bin')))]).toEqual([...ALL_BYTES]);
+          expect(await adapter.head('t/moved.bin')).toEqual({ size: 256, contentType: 'image/png' });
+          await expect(readFile(file)).rejects.toMatchObject({ code: 'ENOENT' });
+          await expect(adapter.putFile('t/missing.bin', join(dir, 'not-there'))).rejects.toThrow();
+          expect(await adapter.head('t/missing.bin')).toBeNull();
+        } finally {
+          await rm(dir, { recursive: true, force: true });
+        }
       });
 
       it('presignPut: an absolute URL that accepts the bytes', async ({ skip }) => {

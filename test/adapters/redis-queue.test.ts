@@ -119,6 +119,37 @@ describeWithRedis('BullMQ queue', (server) => {
       expect(delivered).toEqual(['job_twice']);
     });
 
+    it('adds a new job (firstTime) with one Redis command, as raw BullMQ does; a repeat is checked first', async () => {
+      const client = new Redis(server.url);
+      let commands = 0;
+      const send = client.sendCommand.bind(client);
+      client.sendCommand = ((...args: Parameters<typeof send>) => {
+        commands++;
+        return send(...args);
+      }) as typeof client.sendCommand;
+      try {
+        const queue = createBullmqQueue({ prefix: freshPrefix(), connection: client, onError: () => {} });
+        opened.push(queue);
+        await queue.enqueue('job_warm', { firstTime: true }); // opens the producer
+        let before = commands;
+        await queue.enqueue('job_new', { firstTime: true });
+        expect(commands - before).toBe(1);
+        before = commands;
+        // A repeat of a waiting id: the state check, and nothing added.
+        await queue.enqueue('job_new', { priority: 5 });
+        expect(commands - before).toBe(1);
+        expect(await queue.size!()).toBe(2);
+        const delivered: string[] = [];
+        queue.process(async (jobId) => void delivered.push(jobId));
+        await waitUntil(() => delivered.length === 2, 10_000, 'both ids');
+        await sleep(300);
+        expect([...delivered].sort()).toEqual(['job_new', 'job_warm']);
+      } finally {
+        await Promise.all(opened.splice(0).map((queue) => queue.close()));
+        client.disconnect();
+      }
+    });
+
     it('delivers an id again when it is enqueued after an earlier delivery finished (recovery)', async () => {
       const queue = open({ prefix: freshPrefix() });
       const delivered: string[] = [];

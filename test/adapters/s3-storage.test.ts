@@ -476,7 +476,7 @@ describeWithEngine('s3rver', s3rverAvailable, S3RVER_INSTALL, 'S3 storage agains
         }
       });
 
-      it('maps an unreachable endpoint to INTERNAL naming it', async () => {
+      it('maps an unreachable endpoint to UNAVAILABLE naming it (an outage passes; workers wait)', async () => {
         const client = new S3Client({
           region: 'us-east-1',
           endpoint: 'http://127.0.0.1:9',
@@ -486,12 +486,40 @@ describeWithEngine('s3rver', s3rverAvailable, S3RVER_INSTALL, 'S3 storage agains
         });
         const unreachable = createS3Storage({ bucket: 'fileconv-test', client });
         try {
-          const error = await expectCode(unreachable.head('k'), 'INTERNAL');
+          const error = await expectCode(unreachable.head('k'), 'UNAVAILABLE');
           expect(error.message).toMatch(/could not be reached/);
           expect(error.message).toContain('"endpoint"');
+          expect(error.details).toMatchObject({ s3Error: 'ECONNREFUSED', retryAfterSeconds: 5 });
+          await expectCode(unreachable.get('k'), 'UNAVAILABLE');
+          await expectCode(unreachable.put('k', patternStream(100)), 'UNAVAILABLE');
         } finally {
           await unreachable.close();
           client.destroy();
+        }
+      });
+
+      it('fails a download that breaks off midway with UNAVAILABLE, not as a bad file', async () => {
+        const own = await startS3rver();
+        const onOwn = createS3Storage({
+          bucket: own.bucket,
+          endpoint: own.endpoint,
+          forcePathStyle: true,
+          credentials: S3RVER_CREDENTIALS,
+        });
+        try {
+          // Larger than what the socket buffers hold, so the body is still arriving at the cut.
+          await onOwn.put('big/cut.bin', patternStream(24 * MiB));
+          const chunks = (await onOwn.get('big/cut.bin'))[Symbol.asyncIterator]();
+          await chunks.next(); // reading has begun; the rest waits on backpressure
+          await own.pause();
+          const drain = async () => {
+            while (!(await chunks.next()).done) {}
+          };
+          const error = await expectCode(drain(), 'UNAVAILABLE');
+          expect(error.message).toMatch(/^Reading "big\/cut.bin" in S3 failed/);
+        } finally {
+          await onOwn.close();
+          await own.stop();
         }
       });
 

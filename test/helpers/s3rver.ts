@@ -11,6 +11,9 @@
  *   implements it by removing the upload's parts;
  * - it has no ListMultipartUploads (GET ?uploads answers 501 NotImplemented):
  *   `pendingMultipartUploads()` reads the in-progress uploads from s3rver's directory instead.
+ *
+ * For outage tests, `pause()` takes the server away (connections dropped, the port refusing)
+ * and `resume()` brings it back on the same port over the same objects.
  */
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
@@ -38,6 +41,8 @@ interface S3rverInstance {
   middleware: KoaMiddleware[];
   run(): Promise<{ port: number; address: string }>;
   close(): Promise<void>;
+  /** The node:http server, once run() resolved. */
+  httpServer?: import('node:http').Server;
 }
 type S3rverClass = new (options: Record<string, unknown>) => S3rverInstance;
 
@@ -79,6 +84,12 @@ export interface S3rverHandle {
   requests: RecordedRequest[];
   /** Keys of multipart uploads started and neither completed nor aborted, in `bucket`. */
   pendingMultipartUploads(bucket?: string): Promise<string[]>;
+  /**
+   * Stops the server as an outage would: open connections are dropped, the port refuses
+   * connections; the objects stay. resume() brings it back on the same port and directory.
+   */
+  pause(): Promise<void>;
+  resume(): Promise<void>;
   /** Stops the server and removes its directory. */
   stop(): Promise<void>;
 }
@@ -169,8 +180,9 @@ function xmlError(ctx: KoaContext, status: number, code: string, message: string
 
 /** Starts s3rver on a free port of 127.0.0.1; throws when s3rver cannot be imported. */
 export async function startS3rver(options: S3rverOptions = {}): Promise<S3rverHandle> {
-  const S3rver = await loadS3rver();
-  if (!S3rver) throw new Error(`s3rver cannot be imported: ${S3RVER_INSTALL}`);
+  const loaded = await loadS3rver();
+  if (!loaded) throw new Error(`s3rver cannot be imported: ${S3RVER_INSTALL}`);
+  const S3rver: S3rverClass = loaded;
   const buckets = options.buckets ?? ['fileconv-test'];
   const verify = options.verifyPresignedSignatures ?? true;
   const abort = options.abortMultipartUploads ?? true;
@@ -212,34 +224,56 @@ export async function startS3rver(options: S3rverOptions = {}): Promise<S3rverHa
     await next();
   };
 
-  const server = new S3rver({
-    address: '127.0.0.1',
-    port: 0,
-    silent: true,
-    directory,
-    configureBuckets: buckets.map((name) => ({ name })),
-  });
-  // Koa composes its middleware when the server starts, so this one runs before s3rver's own.
-  server.middleware.unshift(front);
-  let address: { port: number };
+  /** One s3rver on `port` (0: a free one) over the same directory, the front middleware first. */
+  async function launch(port: number): Promise<{ instance: S3rverInstance; port: number }> {
+    const instance = new S3rver({
+      address: '127.0.0.1',
+      port,
+      silent: true,
+      directory,
+      configureBuckets: buckets.map((name) => ({ name })),
+    });
+    // Koa composes its middleware when the server starts, so this one runs before s3rver's own.
+    instance.middleware.unshift(front);
+    const address = await instance.run();
+    return { instance, port: address.port };
+  }
+
+  let running: S3rverInstance | undefined;
+  let port: number;
   try {
-    address = await server.run();
+    ({ instance: running, port } = await launch(0));
   } catch (error) {
     await rm(directory, { recursive: true, force: true });
     throw error;
   }
 
+  /** Drops every open connection (as a crash would) and stops listening. */
+  async function halt(): Promise<void> {
+    const instance = running;
+    running = undefined;
+    if (!instance) return;
+    const closed = instance.close(); // stops listening first, so nothing new gets in meanwhile
+    instance.httpServer?.closeAllConnections();
+    await closed;
+  }
+
   return {
-    endpoint: `http://127.0.0.1:${address.port}`,
+    endpoint: `http://127.0.0.1:${port}`,
     bucket: buckets[0]!,
     requests,
     async pendingMultipartUploads(bucket = buckets[0]!) {
       const ids = await readdir(uploadsDir(bucket)).catch(() => [] as string[]);
       return Promise.all(ids.map((id) => readFile(path.join(uploadsDir(bucket), id, 'key'), 'utf8')));
     },
+    pause: halt,
+    async resume() {
+      if (running) return;
+      ({ instance: running } = await launch(port));
+    },
     async stop() {
       try {
-        await server.close();
+        await halt();
       } finally {
         await rm(directory, { recursive: true, force: true });
       }

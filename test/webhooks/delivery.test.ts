@@ -1,4 +1,5 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { createMemoryOutbox } from '../../adapters/outbox/memory.js';
 import {
   createWebhookDispatcher,
   type WebhookDeliveryReport,
@@ -154,6 +155,37 @@ describe('webhook delivery', () => {
     expect(types.sort()).toEqual(['job.canceled', 'job.failed']);
     expect((await engine.getJob(failed.id)).status).toBe('failed');
     expect((await engine.getJob(silent.id)).webhook).toBeUndefined();
+  });
+
+  it('keeps a retry in the outbox past its dispatcher: the next one on that outbox delivers it', async () => {
+    const engine = await startEngine();
+    const receiver = await startReceiver([503, 200]);
+    const outbox = createMemoryOutbox();
+    const first = createWebhookDispatcher(engine, {
+      secret: WEBHOOK_SECRET,
+      allowPrivateAddresses: true,
+      backoffMs: 60_000,
+      outbox,
+    });
+    await engine.start();
+    const job = await createTextJob(engine, 'md', receiver.url);
+    await engine.waitForJob(job.id);
+    await vi.waitFor(() => expect(receiver.received).toHaveLength(1));
+    // The retry is a minute away when this dispatcher stops (as a process would on a restart).
+    await first.close();
+    expect((await engine.getJob(job.id)).webhook).toMatchObject({ status: 'pending' });
+    const [waiting] = await outbox.claimDue(Date.now() + 120_000, 1, 1);
+    expect(waiting).toMatchObject({ jobId: job.id, attempts: 1, lastError: 'receiver answered 503' });
+    // Due now: what a restarted process finds once the backoff has passed.
+    await outbox.reschedule({ ...waiting!, dueAt: Date.now() });
+    const { dispatcher } = dispatch(engine, { outbox });
+    await dispatcher.idle();
+    await vi.waitFor(async () =>
+      expect((await engine.getJob(job.id)).webhook).toMatchObject({ status: 'delivered', attempts: 2 }),
+    );
+    expect(receiver.received).toHaveLength(2);
+    const ids = receiver.received.map((delivery) => delivery.headers['fileconv-delivery']);
+    expect(ids[0]).toBe(ids[1]);
   });
 
   it('needs a secret', async () => {

@@ -8,7 +8,7 @@ import type { WebhookPayload } from '../../adapters/webhooks/http.js';
 import { startService } from '../../bin/commands/serve.js';
 import { verifyWebhookSignature } from '../../src/index.js';
 import { tempDir } from '../helpers/temp.js';
-import { startReceiver, WEBHOOK_SECRET } from './setup.js';
+import { createWebhookJobOverHttp, startReceiver, WEBHOOK_SECRET } from './setup.js';
 
 const saved = { ...process.env };
 afterEach(() => {
@@ -29,29 +29,11 @@ describe('fileconv serve with webhooks', () => {
       const png = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#08f' } })
         .png()
         .toBuffer();
-      const post = (path: string, body: unknown) =>
-        fetch(`${service.url}${path}`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify(body),
-        }).then((response) => response.json() as Promise<Record<string, string>>);
-      const grant = await post('/api/files/get-upload-url', {
-        fileName: 'dot.png',
-        fileSize: png.length,
-        contentType: 'image/png',
-      });
-      await fetch(grant.uploadUrl!, { method: 'PUT', headers: { 'content-type': 'image/png' }, body: png });
       const webhookUrl = receiver.url.replace('127.0.0.1', 'localhost');
-      const { jobId } = await post('/api/jobs/create', {
-        fileKey: grant.fileKey,
-        sourceFormat: 'png',
-        targetFormat: 'webp',
-        fileSize: png.length,
-        webhookUrl,
-      });
-      await service.engine.waitForJob(jobId!);
+      const jobId = await createWebhookJobOverHttp(service.url, png, webhookUrl);
+      await service.engine.waitForJob(jobId);
       await expect
-        .poll(async () => (await service.engine.getJob(jobId!)).webhook?.status, { timeout: 15_000 })
+        .poll(async () => (await service.engine.getJob(jobId)).webhook?.status, { timeout: 15_000 })
         .toBe('delivered');
       expect(receiver.received).toHaveLength(1);
       const { headers, body } = receiver.received[0]!;

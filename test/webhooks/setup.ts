@@ -42,6 +42,8 @@ export async function startEngine(overrides: Partial<EngineOptions> = {}): Promi
     converters: testConverters(),
     tempDir: await tempDir(),
     sweepIntervalMs: 0,
+    // Every progress report saved and emitted: the event tests follow a job step by step.
+    progressIntervalMs: 0,
     ...overrides,
   });
   cleanups.push(() => engine.close());
@@ -97,4 +99,36 @@ export async function startReceiver(statuses: number[] = [200]): Promise<Receive
 /** Registers a cleanup (a dispatcher's close) run after the test, before the engine closes. */
 export function onCleanup(cleanup: () => Promise<void>): void {
   cleanups.push(cleanup);
+}
+
+/**
+ * Flow A over HTTP against a running service: an upload grant, the PUT of `png`, and a PNG ->
+ * WebP job with `webhookUrl`. Resolves with the job id.
+ */
+export async function createWebhookJobOverHttp(
+  baseUrl: string,
+  png: Buffer,
+  webhookUrl: string,
+): Promise<string> {
+  const post = (path: string, body: unknown) =>
+    fetch(`${baseUrl}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    }).then((response) => response.json() as Promise<Record<string, string>>);
+  const grant = await post('/api/files/get-upload-url', {
+    fileName: 'dot.png',
+    fileSize: png.length,
+    contentType: 'image/png',
+  });
+  await fetch(grant.uploadUrl!, { method: 'PUT', headers: { 'content-type': 'image/png' }, body: png });
+  const { jobId } = await post('/api/jobs/create', {
+    fileKey: grant.fileKey,
+    sourceFormat: 'png',
+    targetFormat: 'webp',
+    fileSize: png.length,
+    webhookUrl,
+  });
+  if (!jobId) throw new Error('the job was not created');
+  return jobId;
 }

@@ -9,11 +9,10 @@
  */
 import { z } from 'zod';
 import type { FormatName } from '../../../src/formats/types.js';
+import { memoizeSchema } from '../converter-kit.js';
 import { isColourString } from './colour.js';
 
-/** Formats the sharp converter writes. */
-export const IMAGE_TARGETS = ['jpg', 'png', 'webp', 'avif', 'gif', 'tiff', 'bmp', 'ico'] as const;
-export type ImageTarget = (typeof IMAGE_TARGETS)[number];
+export { IMAGE_TARGETS, type ImageTarget } from './image-edges.js';
 
 /** Largest width or height a caller may ask for; WebP itself stops at 16383. */
 export const MAX_DIMENSION = 16_384;
@@ -156,6 +155,5 @@ function shapeFor(to: FormatName) {
  * The strict options schema for a conversion to `to`. Exported so hosts and the HTTP API can
  * validate and describe options without loading sharp.
  */
-export function imageOptionsSchema(to: FormatName): z.ZodType<ImageOptions & Record<string, unknown>> {
-  return z.strictObject(shapeFor(to));
-}
+export const imageOptionsSchema: (to: FormatName) => z.ZodType<ImageOptions & Record<string, unknown>> =
+  memoizeSchema((to: FormatName) => z.strictObject(shapeFor(to)));

@@ -13,6 +13,7 @@
  */
 import { z } from 'zod';
 import type { FormatName } from '../../../src/formats/types.js';
+import { memoizeSchema } from '../converter-kit.js';
 import {
   AUDIO_ENCODERS,
   type AudioCodec,
@@ -251,12 +252,23 @@ export function mediaOptionsSchema(
   limits: DimensionLimits = {},
   engine: RunnerKind = 'native',
 ): z.ZodType<MediaOptions & Record<string, unknown>> {
+  const maxWidth = limits.maxWidth ?? DEFAULT_MAX_DIMENSION;
+  const maxHeight = limits.maxHeight ?? DEFAULT_MAX_DIMENSION;
+  return cachedMediaSchema(`${to}|${engine}|${maxWidth}|${maxHeight}`);
+}
+
+const cachedMediaSchema = memoizeSchema((key: string) => {
+  const [to, engine, maxWidth, maxHeight] = key.split('|') as [FormatName, RunnerKind, string, string];
+  return buildMediaSchema(to, { maxWidth: Number(maxWidth), maxHeight: Number(maxHeight) }, engine);
+});
+
+function buildMediaSchema(
+  to: FormatName,
+  resolved: { maxWidth: number; maxHeight: number },
+  engine: RunnerKind,
+): z.ZodType<MediaOptions & Record<string, unknown>> {
   const container = containerOf(to);
   if (!container) return z.strictObject({});
-  const resolved = {
-    maxWidth: limits.maxWidth ?? DEFAULT_MAX_DIMENSION,
-    maxHeight: limits.maxHeight ?? DEFAULT_MAX_DIMENSION,
-  };
   const schema = z
     .strictObject(shapeFor(container, resolved, engine))
     .superRefine((options, ctx) => checkCombinations(container, engine, options as MediaOptions, ctx));

@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { FileconvError } from '../../../../src/errors.js';
 import type { FormatName } from '../../../../src/formats/types.js';
+import { memoizeSchema } from '../../converter-kit.js';
 import { isColourString } from '../../image/colour.js';
 import { MAX_DIMENSION } from '../../image/image-options.js';
 
@@ -75,7 +76,9 @@ const pageImageShape = {
     .describe("Colour under the page's content. Default 'white'; 'transparent' keeps PNG alpha."),
 };
 
-function pageImageSchema(to: PageImageTarget): z.ZodType<PageImageOptions> {
+const pageImageSchema = memoizeSchema(buildPageImageSchema);
+
+function buildPageImageSchema(to: PageImageTarget): z.ZodType<PageImageOptions> {
   const shape =
     to === 'jpg'
       ? {

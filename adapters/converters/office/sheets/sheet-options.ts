@@ -4,29 +4,9 @@
  */
 import { z } from 'zod';
 import type { FormatName } from '../../../../src/formats/types.js';
-import type { ConversionEdge } from '../../../../src/ports.js';
+import { memoizeSchema } from '../../converter-kit.js';
 
-/** Formats read and written as rows; xlsx is the only one with several sheets and cell types. */
-export type SheetFormat = 'xlsx' | 'csv' | 'tsv' | 'json' | 'html';
-const TEXT_ROWS = ['csv', 'tsv', 'json'] as const;
-
-/**
- * Every edge costs 1 (one streaming pass in-process). Lossy: xlsx -> anything (one sheet, values
- * only: formatting, formulas, other sheets are lost) and json -> csv/tsv (value types: true and
- * "TRUE", null and "" become the same text). csv/tsv -> json keeps every value (numbers typed by
- * the rule in cells.ts); csv/tsv/json -> xlsx keeps every value and its type.
- */
-export const SHEET_EDGES: readonly ConversionEdge[] = [
-  ...(['csv', 'tsv', 'json', 'html'] as const).map((to) => ({ from: 'xlsx', to, cost: 1, lossy: true })),
-  ...TEXT_ROWS.map((from) => ({ from, to: 'xlsx', cost: 1, lossy: false })),
-  ...TEXT_ROWS.flatMap((from) =>
-    TEXT_ROWS.filter((to) => to !== from).map((to) => ({ from, to, cost: 1, lossy: from === 'json' })),
-  ),
-];
-
-export function isSheetEdge(from: FormatName, to: FormatName): boolean {
-  return SHEET_EDGES.some((edge) => edge.from === from && edge.to === to);
-}
+export { isSheetEdge, SHEET_EDGES, type SheetFormat } from './sheet-edges.js';
 
 /** A sheet name or a 1-based position among the workbook's worksheets (xlsx sources only). */
 const sheetOption = z
@@ -67,7 +47,10 @@ export interface SheetOptions {
 export const SHEET_DEFAULTS = { delimiter: ',', bom: false, sheetName: 'Sheet1' } as const;
 
 /** The options a conversion to `to` accepts; unknown keys are refused. */
-export function sheetOptionsSchema(to: FormatName): z.ZodType<SheetOptions & Record<string, unknown>> {
+export const sheetOptionsSchema: (to: FormatName) => z.ZodType<SheetOptions & Record<string, unknown>> =
+  memoizeSchema(buildSheetOptionsSchema);
+
+function buildSheetOptionsSchema(to: FormatName): z.ZodType<SheetOptions & Record<string, unknown>> {
   switch (to) {
     case 'csv':
       return z.strictObject({

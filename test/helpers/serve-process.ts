@@ -1,0 +1,80 @@
+/**
+ * `fileconv serve` as a child process of a test (from the TypeScript sources, through tsx), on a
+ * port the OS chooses: the URL is read from the line the server prints once it listens. A fixed
+ * random port could be in use (the OS hands out ports from 32768 up to client connections), and
+ * a server that cannot start fails the test at once with what it printed, not after a minute of
+ * polling.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { join } from 'node:path';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+/** Node arguments that run the CLI from its sources. */
+export const CLI_ARGS = ['--import', 'tsx', join(ROOT, 'test/helpers/run-cli.ts')];
+
+export interface ServeProcess {
+  child: ChildProcess;
+  url: string;
+  /** What the server wrote to stderr so far. */
+  stderr(): string;
+}
+
+/** Starts `fileconv serve <args> --port 0 --host 127.0.0.1`; resolves with its URL once it listens. */
+export function startServeProcess(
+  args: readonly string[],
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<ServeProcess> {
+  const child = spawn(
+    process.execPath,
+    [...CLI_ARGS, 'serve', ...args, '--port', '0', '--host', '127.0.0.1'],
+    {
+      cwd: ROOT,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  let stdout = '';
+  let stderr = '';
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`fileconv serve did not start within 60 s: ${stderr}`));
+    }, 60_000);
+    child.stderr?.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    child.stdout?.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+      const listening = /serving on (http:\/\/\S+?)[\s(]/.exec(stdout);
+      if (!listening) return;
+      clearTimeout(timer);
+      child.stdout?.removeAllListeners('data');
+      child.stdout?.resume(); // the rest (a request log) is not read, and must not block the server
+      resolve({ child, url: listening[1]!.replace('localhost', '127.0.0.1'), stderr: () => stderr });
+    });
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      reject(new Error(`fileconv serve exited (${code ?? signal}) before it listened: ${stderr}`));
+    });
+  });
+}
+
+/** Any other CLI command (`worker`, ...) as a child process, its stdout ignored. */
+export function startCliProcess(
+  args: readonly string[],
+  env: NodeJS.ProcessEnv = process.env,
+  stderr: 'inherit' | 'ignore' = 'inherit',
+): ChildProcess {
+  return spawn(process.execPath, [...CLI_ARGS, ...args], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'ignore', stderr],
+  });
+}
+
+/** Resolves once `child` has exited (at once if it already has). */
+export function exited(child: ChildProcess): Promise<void> {
+  return child.exitCode !== null || child.signalCode !== null
+    ? Promise.resolve()
+    : new Promise((resolve) => child.once('exit', () => resolve()));
+}
