@@ -31,12 +31,12 @@ import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { Agent } from 'node:http';
 import { tmpdir } from 'node:os';
+import { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import type { Request, Response } from 'express';
 import express from 'express';
 import { createSharpConverter } from '../adapters/converters/sharp.js';
 import { createMemoryCounterStore } from '../adapters/counters/memory.js';
-import { type AccessSettings, accessMiddleware, compileTrust } from '../adapters/http/access.js';
+import { type AccessSettings, admit, anonymousCall, compileTrust } from '../adapters/http/access.js';
 import { createHttpRouter } from '../adapters/http/express.js';
 import { createMemoryJobStore } from '../adapters/jobs/memory.js';
 import { createMemoryKeyStore } from '../adapters/keys/memory.js';
@@ -92,41 +92,39 @@ async function block(
   return times;
 }
 
-/** Median time of one middleware call, ms, over `batches` batches of MIDDLEWARE_BATCH calls. */
+/** Median time of one access-control call, ms, over `batches` batches of MIDDLEWARE_BATCH calls. */
 async function middlewareMedian(
   settings: AccessSettings,
   headers: Record<string, string>,
   batches: number,
   tick: () => void,
 ): Promise<number> {
-  const middleware = accessMiddleware(settings);
-  const socket = { remoteAddress: '127.0.0.1' };
-  const req = {
+  const exchange = {
     method: 'GET',
     path: '/api/jobs/bench',
-    url: '/api/jobs/bench',
-    headers,
-    socket,
-    connection: socket,
-  };
-  let failure: unknown;
-  const next = (error?: unknown) => {
-    if (error) failure = error;
+    mountPath: '',
+    query: new URLSearchParams(),
+    header: (name: string) => headers[name],
+    protocol: 'http',
+    remoteAddress: '127.0.0.1',
+    body: () => Readable.from([]),
+    signal: new AbortController().signal,
+    clientGone: () => false,
+    raw: null,
   };
   const perCall: number[] = [];
-  let locals: { fileconv?: { entries: unknown[] } } = {};
+  let call = anonymousCall(settings, exchange, undefined);
   for (let batch = -1; batch < batches; batch++) {
     const started = performance.now();
     for (let n = 0; n < MIDDLEWARE_BATCH; n++) {
       tick();
-      locals = {};
-      const res = { locals, set: () => res };
-      await middleware(req as unknown as Request, res as unknown as Response, next);
+      call = anonymousCall(settings, exchange, undefined);
+      await admit(settings, call);
     }
-    if (failure) throw failure;
     // Sanity: the limited settings applied both policies (rate limit and API calls), the plain none.
-    const applied = locals.fileconv?.entries.length ?? 0;
-    if (applied !== (settings.counters ? 2 : 0)) throw new Error(`middleware applied ${applied} policies`);
+    const applied = call.entries.length;
+    if (applied !== (settings.counters ? 2 : 0))
+      throw new Error(`access control applied ${applied} policies`);
     if (batch >= 0) perCall.push((performance.now() - started) / MIDDLEWARE_BATCH);
   }
   return median(perCall);
@@ -199,7 +197,7 @@ export async function benchLimits(rounds: number): Promise<void> {
     const bare = await middlewareMedian(settings(false), {}, batches, () => {});
     const checked = await middlewareMedian(settings(true), auth, batches, tick);
     console.log(
-      `${'limits: access middleware alone'.padEnd(40)} plain: ${bare.toFixed(4)} ms   limited (keyed): ${checked.toFixed(4)} ms   added: ${(checked - bare).toFixed(4)} ms   (median of ${batches} x ${MIDDLEWARE_BATCH} calls)`,
+      `${'limits: access control alone'.padEnd(40)} plain: ${bare.toFixed(4)} ms   limited (keyed): ${checked.toFixed(4)} ms   added: ${(checked - bare).toFixed(4)} ms   (median of ${batches} x ${MIDDLEWARE_BATCH} calls)`,
     );
   } finally {
     for (const agent of agents) agent.destroy();

@@ -4,7 +4,6 @@
  * sign-in), the per-IP rate limit of the request's class, and the monthly API-call quota of
  * keyed requests. Every limited response carries RateLimit headers; refusals are 401 or 429.
  */
-import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import proxyAddr from 'proxy-addr';
 import { FileconvError, isFileconvError } from '../../src/errors.js';
 import { authenticate, bearerChallenge } from '../../src/policy/api-keys.js';
@@ -13,6 +12,7 @@ import { type RateLimitHeaderEntry, rateLimitHeaders } from '../../src/policy/he
 import { clientKeyOf, type QuotaKind, rateLimitClassOf } from '../../src/policy/limits.js';
 import { FREE_PLAN, getPlan, hasPlan, type Plan, type PlanTable } from '../../src/policy/plans.js';
 import type { CounterStore, KeyStore } from '../../src/ports.js';
+import type { HttpExchange } from './exchange.js';
 
 /** The caller of one request, as the routes see it. */
 export interface Client {
@@ -24,9 +24,20 @@ export interface Client {
   owner: string;
 }
 
+/** What a host's sign-in sees of a request: its method, path, headers and the framework's own object. */
+export interface AuthRequest {
+  method: string;
+  /** The path below the mount point. */
+  path: string;
+  /** A request header by lower-case name. */
+  header(name: string): string | undefined;
+  /** The framework's own request (express.Request, IncomingMessage, a web Request). */
+  raw: unknown;
+}
+
 /** A host's own sign-in (the specification's Flow B "sign in with the account"). */
 export type Authenticator = (
-  req: Request,
+  request: AuthRequest,
 ) => Promise<{ accountId: string; plan: string } | null> | { accountId: string; plan: string } | null;
 
 export interface AccessSettings {
@@ -38,21 +49,16 @@ export interface AccessSettings {
   now(): number;
 }
 
-interface ClientState {
+/** One request on its way through the service: who calls, and the headers every answer carries. */
+export interface Call {
+  exchange: HttpExchange;
+  /** The service's public base URL as this client reached it, for the links the API hands out. */
+  baseUrl: string;
   client: Client;
   /** Header entries of the policies applied so far, merged into one set of headers. */
   entries: RateLimitHeaderEntry[];
-}
-
-function stateOf(res: Response): ClientState {
-  const state = res.locals.fileconv as ClientState | undefined;
-  if (!state) throw new FileconvError('INTERNAL', 'The access middleware did not run for this route.');
-  return state;
-}
-
-/** The client of a request the access middleware has seen. */
-export function clientOf(res: Response): Client {
-  return stateOf(res).client;
+  /** RateLimit-* and WWW-Authenticate: set on the answer whatever it is. */
+  headers: Record<string, string>;
 }
 
 /** Compiles the `trustProxy` option: false (default: the socket address), true, a hop count, or addresses/subnets. */
@@ -65,73 +71,137 @@ export function compileTrust(trustProxy: boolean | number | string | readonly st
   );
 }
 
-function setLimitHeaders(res: Response, state: ClientState, now: number): void {
-  if (state.entries.length > 0) res.set(rateLimitHeaders(state.entries, now));
+/**
+ * The client address: the socket's, or, through proxies the host trusts, the nearest untrusted
+ * X-Forwarded-For entry. A runtime that does not tell the socket address (a fetch handler given
+ * none) yields 'unknown', which no address list trusts.
+ */
+export function clientAddress(exchange: HttpExchange, trust: AccessSettings['trust']): string {
+  const forwardedFor = exchange.header('x-forwarded-for');
+  const socket = { remoteAddress: exchange.remoteAddress ?? 'unknown' };
+  // proxy-addr reads only these fields of a Node request.
+  const request = {
+    headers: forwardedFor === undefined ? {} : { 'x-forwarded-for': forwardedFor },
+    socket,
+    connection: socket,
+  };
+  return proxyAddr(request as unknown as Parameters<typeof proxyAddr>[0], trust);
 }
 
-export function accessMiddleware(settings: AccessSettings): RequestHandler {
-  return async (req: Request, res: Response, next: NextFunction) => {
-    const now = settings.now();
-    const ip = proxyAddr(req, settings.trust);
-    const state: ClientState = {
-      client: { ip, accountId: null, plan: getPlan(settings.plans, FREE_PLAN), owner: `ip:${ip}` },
-      entries: [],
-    };
-    res.locals.fileconv = state;
-    try {
+function setLimitHeaders(call: Call, now: number): void {
+  if (call.entries.length > 0)
+    Object.assign(call.headers, lowerCaseKeys(rateLimitHeaders(call.entries, now)));
+}
+
+function lowerCaseKeys(headers: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]));
+}
+
+/**
+ * Identifies the caller and applies the per-IP rate limit and the API-call quota; throws
+ * RATE_LIMITED, UNAUTHORIZED or QUOTA_EXCEEDED with the call's headers already set.
+ */
+export async function admit(settings: AccessSettings, call: Call): Promise<void> {
+  const now = settings.now();
+  const { exchange } = call;
+  const ip = call.client.ip;
+  try {
+    if (settings.counters) {
+      // Rate limits come first and are per IP, so a flood of guessed keys is throttled too.
+      const rate = await enforceRateLimit(settings.counters, {
+        rule: rateLimitClassOf(exchange.method, exchange.path),
+        clientKey: `ip:${ip}`,
+        now,
+      });
+      call.entries.push(rate.entry);
+      if (rate.error) throw rate.error;
+    }
+    const identity = await identify(settings, exchange);
+    if (identity) {
+      if (!hasPlan(settings.plans, identity.plan)) {
+        throw new FileconvError(
+          'INTERNAL',
+          `The account's plan "${identity.plan}" is not in the plan table.`,
+        );
+      }
+      call.client = {
+        ip,
+        accountId: identity.accountId,
+        plan: getPlan(settings.plans, identity.plan),
+        owner: `account:${identity.accountId}`,
+      };
       if (settings.counters) {
-        // Rate limits come first and are per IP, so a flood of guessed keys is throttled too.
-        const rate = await enforceRateLimit(settings.counters, {
-          rule: rateLimitClassOf(req.method, req.path),
-          clientKey: `ip:${ip}`,
+        const calls = await consumeQuota(settings.counters, {
+          plan: call.client.plan,
+          kind: 'apiCalls',
+          clientKey: clientKeyOf(identity, ip),
           now,
         });
-        state.entries.push(rate.entry);
-        if (rate.error) throw rate.error;
+        if (calls.entry) call.entries.push(calls.entry);
+        if (calls.error) throw calls.error;
       }
-      const identity = await identify(settings, req);
-      if (identity) {
-        if (!hasPlan(settings.plans, identity.plan)) {
-          throw new FileconvError(
-            'INTERNAL',
-            `The account's plan "${identity.plan}" is not in the plan table.`,
-          );
-        }
-        state.client = {
-          ip,
-          accountId: identity.accountId,
-          plan: getPlan(settings.plans, identity.plan),
-          owner: `account:${identity.accountId}`,
-        };
-        if (settings.counters) {
-          const calls = await consumeQuota(settings.counters, {
-            plan: state.client.plan,
-            kind: 'apiCalls',
-            clientKey: clientKeyOf(identity, ip),
-            now,
-          });
-          if (calls.entry) state.entries.push(calls.entry);
-          if (calls.error) throw calls.error;
-        }
-      }
-      setLimitHeaders(res, state, now);
-      next();
-    } catch (error) {
-      setLimitHeaders(res, state, now);
-      if (isFileconvError(error, 'UNAUTHORIZED')) res.set('WWW-Authenticate', bearerChallenge(error));
-      next(error);
     }
+    setLimitHeaders(call, now);
+  } catch (error) {
+    setLimitHeaders(call, now);
+    if (isFileconvError(error, 'UNAUTHORIZED')) call.headers['www-authenticate'] = bearerChallenge(error);
+    throw error;
+  }
+}
+
+/**
+ * The service's base URL: the configured public one, or the mount as the client reached it (the
+ * scheme from X-Forwarded-Proto when the peer is a trusted proxy).
+ */
+export function baseUrlOf(
+  exchange: HttpExchange,
+  settings: AccessSettings,
+  publicUrl: string | undefined,
+): string {
+  if (publicUrl) return publicUrl;
+  let protocol = exchange.protocol;
+  const forwarded = exchange.header('x-forwarded-proto')?.split(',', 1)[0]?.trim().toLowerCase();
+  if (
+    (forwarded === 'https' || forwarded === 'http') &&
+    settings.trust(exchange.remoteAddress ?? 'unknown', 0)
+  ) {
+    protocol = forwarded;
+  }
+  return `${protocol}://${exchange.header('host') ?? 'localhost'}${exchange.mountPath}`;
+}
+
+/** A call from an anonymous client on the Free plan, before admit() identifies it. */
+export function anonymousCall(
+  settings: AccessSettings,
+  exchange: HttpExchange,
+  publicUrl: string | undefined,
+): Call {
+  const ip = clientAddress(exchange, settings.trust);
+  return {
+    exchange,
+    baseUrl: baseUrlOf(exchange, settings, publicUrl),
+    client: { ip, accountId: null, plan: getPlan(settings.plans, FREE_PLAN), owner: `ip:${ip}` },
+    entries: [],
+    headers: {},
   };
 }
 
 async function identify(
   settings: AccessSettings,
-  req: Request,
+  exchange: HttpExchange,
 ): Promise<{ accountId: string; plan: string } | null> {
-  const signedIn = settings.authenticate ? await settings.authenticate(req) : null;
+  const signedIn = settings.authenticate
+    ? await settings.authenticate({
+        method: exchange.method,
+        path: exchange.path,
+        header: (name) => exchange.header(name.toLowerCase()),
+        raw: exchange.raw,
+      })
+    : null;
   if (signedIn) return signedIn;
-  if (settings.keys) return authenticate(settings.keys, req.headers.authorization);
-  if (req.headers.authorization !== undefined) {
+  const authorization = exchange.header('authorization');
+  if (settings.keys) return authenticate(settings.keys, authorization);
+  if (authorization !== undefined) {
     throw new FileconvError('UNAUTHORIZED', 'This service does not accept API keys.', {
       details: { reason: 'unknown_key' },
     });
@@ -140,20 +210,19 @@ async function identify(
 }
 
 /**
- * Charges `amount` units of a plan quota (daily conversions, hourly files) to the request's
+ * Charges `amount` units of a plan quota (daily conversions, hourly files) to the call's
  * client, setting the quota's headers; throws QUOTA_EXCEEDED when it does not fit. Returns the
  * ticket to store with the job (null when the plan is unlimited or no counters are configured).
  */
 export async function chargeQuota(
   settings: AccessSettings,
-  res: Response,
+  call: Call,
   kind: QuotaKind,
   amount = 1,
 ): Promise<QuotaTicket | null> {
   if (!settings.counters) return null;
-  const state = stateOf(res);
   const now = settings.now();
-  const { client } = state;
+  const { client } = call;
   const outcome = await consumeQuota(settings.counters, {
     plan: client.plan,
     kind,
@@ -161,8 +230,8 @@ export async function chargeQuota(
     now,
     amount,
   });
-  if (outcome.entry) state.entries.push(outcome.entry);
-  setLimitHeaders(res, state, now);
+  if (outcome.entry) call.entries.push(outcome.entry);
+  setLimitHeaders(call, now);
   if (outcome.error) throw outcome.error;
   return outcome.ticket;
 }

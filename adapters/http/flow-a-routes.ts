@@ -2,11 +2,12 @@
  * Flow A of the specification: upload grant, the signed PUT (the local stand-in for a presigned
  * storage URL), job creation (one or a batch), polling, cancel, and the signed result GET.
  */
-import type { Response, Router } from 'express';
 import { FileconvError } from '../../src/errors.js';
 import { assertBatchAllowed, assertFileSize } from '../../src/policy/plans.js';
 import { fileIdFromKey } from '../../src/upload-operations.js';
-import { chargeQuota, clientOf } from './access.js';
+import { type Call, chargeQuota } from './access.js';
+import { emptyAnswer, jsonAnswer } from './exchange.js';
+import { readJsonBody } from './json-body.js';
 import { downloadUrlFor, uploadUrlFor, verifyDownloadUrl, verifyUploadUrl } from './links.js';
 import { batchRequest, type CreateJobBody, createJobRequest, uploadUrlRequest } from './request-schemas.js';
 import {
@@ -14,70 +15,17 @@ import {
   mediaType,
   parse,
   type RouteContext,
-  sendResult,
+  resultAnswer,
   UPLOAD_URL_EXPIRES_IN,
   withCharge,
 } from './route-context.js';
+import type { Route } from './routes.js';
 import { jobView } from './views.js';
 
-export function addFlowARoutes(router: Router, ctx: RouteContext): void {
-  router.post('/api/files/get-upload-url', ctx.json, async (req, res) => {
-    const client = clientOf(res);
-    const body = parse(uploadUrlRequest, req.body);
-    assertFileSize(client.plan, body.fileSize);
-    await chargeQuota(ctx.access, res, 'files');
-    const file = await ctx.engine.createUploadGrant({
-      owner: client.owner,
-      fileName: body.fileName,
-      size: body.fileSize,
-      contentType: body.contentType,
-      expiresInSeconds: UPLOAD_URL_EXPIRES_IN,
-    });
-    const uploadUrl = await uploadUrlFor(ctx.links, req, file, UPLOAD_URL_EXPIRES_IN);
-    res.json({ uploadUrl, fileKey: file.key, fileId: file.id, expiresIn: UPLOAD_URL_EXPIRES_IN });
-  });
-
-  // The local stand-in for a presigned storage PUT: the signature is the credential.
-  router.put('/api/files/:fileId/content', async (req, res) => {
-    const file = await ctx.engine.getFile(req.params.fileId).catch(() => {
-      throw new FileconvError('SIGNATURE_INVALID', 'The URL signature is not valid for this request.');
-    });
-    verifyUploadUrl(ctx.links, file, req.query);
-    const sent = mediaType(req.get('content-type'));
-    if (sent !== mediaType(file.contentType)) {
-      throw new FileconvError(
-        'SIGNATURE_INVALID',
-        `The URL was signed for Content-Type ${file.contentType}.`,
-        {
-          details: { expected: file.contentType, received: req.get('content-type') ?? null },
-        },
-      );
-    }
-    const length = req.get('content-length');
-    await ctx.engine.receiveUpload({
-      fileId: file.id,
-      body: req,
-      contentLength: length === undefined ? undefined : Number(length),
-    });
-    res.status(200).end();
-  });
-
-  router.post('/api/jobs/create', ctx.json, async (req, res) => {
-    const [job] = await createCharged(res, [parse(createJobRequest, req.body)]);
-    res.json({ jobId: job!.id });
-  });
-
-  router.post('/api/jobs/batch', ctx.json, async (req, res) => {
-    const { plan } = clientOf(res);
-    const body = parse(batchRequest, req.body);
-    assertBatchAllowed(plan, body.jobs.length);
-    const jobs = await createCharged(res, body.jobs);
-    res.json({ jobIds: jobs.map((job) => job.id) });
-  });
-
+export function flowARoutes(ctx: RouteContext): Route[] {
   /** Creates Flow A jobs all-or-nothing, charged to the daily quota; a refusal charges nothing. */
-  async function createCharged(res: Response, requests: readonly CreateJobBody[]) {
-    const client = clientOf(res);
+  async function createCharged(call: Call, requests: readonly CreateJobBody[]) {
+    const { client } = call;
     const inputs = requests.map((body, index) => {
       const fileId = fileIdFromKey(body.fileKey);
       if (!fileId) {
@@ -95,27 +43,108 @@ export function addFlowARoutes(router: Router, ctx: RouteContext): void {
         ...(body.webhookUrl === undefined ? {} : { webhookUrl: body.webhookUrl }),
       };
     });
-    return withCharge(ctx, res, inputs.length, (charge) =>
+    return withCharge(ctx, call, inputs.length, (charge) =>
       ctx.engine.createJobs(inputs.map((input) => ({ ...input, charge }))),
     );
   }
 
-  router.get('/api/jobs/:jobId', async (req, res) => {
-    const client = clientOf(res);
-    const job = await ctx.engine.getJob(parse(jobIdParam, req.params.jobId, 'job id'), client.owner);
-    res.set('Cache-Control', 'no-store');
-    res.json(jobView(job, await downloadUrlFor(ctx.links, req, job)));
-  });
-
-  router.delete('/api/jobs/:jobId', async (req, res) => {
-    const client = clientOf(res);
-    const job = await ctx.engine.discardJob(parse(jobIdParam, req.params.jobId, 'job id'), client.owner);
-    res.json(jobView(job, null));
-  });
-
-  // The local stand-in for a presigned storage GET.
-  router.get('/api/jobs/:jobId/result', async (req, res) => {
-    verifyDownloadUrl(ctx.links, req.params.jobId, req.query);
-    await sendResult(res, ctx.engine, req.params.jobId);
-  });
+  return [
+    {
+      method: 'POST',
+      path: '/api/files/get-upload-url',
+      async handle(call) {
+        const { client, exchange } = call;
+        const body = parse(uploadUrlRequest, await readJsonBody(exchange));
+        assertFileSize(client.plan, body.fileSize);
+        await chargeQuota(ctx.access, call, 'files');
+        const file = await ctx.engine.createUploadGrant({
+          owner: client.owner,
+          fileName: body.fileName,
+          size: body.fileSize,
+          contentType: body.contentType,
+          expiresInSeconds: UPLOAD_URL_EXPIRES_IN,
+        });
+        const uploadUrl = await uploadUrlFor(ctx.links, call.baseUrl, file, UPLOAD_URL_EXPIRES_IN);
+        return jsonAnswer(200, {
+          uploadUrl,
+          fileKey: file.key,
+          fileId: file.id,
+          expiresIn: UPLOAD_URL_EXPIRES_IN,
+        });
+      },
+    },
+    {
+      // The local stand-in for a presigned storage PUT: the signature is the credential.
+      method: 'PUT',
+      path: '/api/files/:fileId/content',
+      async handle({ exchange }, params) {
+        const file = await ctx.engine.getFile(params.fileId!).catch(() => {
+          throw new FileconvError('SIGNATURE_INVALID', 'The URL signature is not valid for this request.');
+        });
+        verifyUploadUrl(ctx.links, file, exchange.query);
+        const sent = exchange.header('content-type');
+        if (mediaType(sent) !== mediaType(file.contentType)) {
+          throw new FileconvError(
+            'SIGNATURE_INVALID',
+            `The URL was signed for Content-Type ${file.contentType}.`,
+            {
+              details: { expected: file.contentType, received: sent ?? null },
+            },
+          );
+        }
+        const length = exchange.header('content-length');
+        await ctx.engine.receiveUpload({
+          fileId: file.id,
+          body: exchange.body(),
+          contentLength: length === undefined ? undefined : Number(length),
+        });
+        return emptyAnswer(200);
+      },
+    },
+    {
+      method: 'POST',
+      path: '/api/jobs/create',
+      async handle(call) {
+        const [job] = await createCharged(call, [parse(createJobRequest, await readJsonBody(call.exchange))]);
+        return jsonAnswer(200, { jobId: job!.id });
+      },
+    },
+    {
+      method: 'POST',
+      path: '/api/jobs/batch',
+      async handle(call) {
+        const body = parse(batchRequest, await readJsonBody(call.exchange));
+        assertBatchAllowed(call.client.plan, body.jobs.length);
+        const jobs = await createCharged(call, body.jobs);
+        return jsonAnswer(200, { jobIds: jobs.map((job) => job.id) });
+      },
+    },
+    {
+      method: 'GET',
+      path: '/api/jobs/:jobId',
+      async handle({ client, baseUrl }, params) {
+        const job = await ctx.engine.getJob(parse(jobIdParam, params.jobId, 'job id'), client.owner);
+        return jsonAnswer(200, jobView(job, await downloadUrlFor(ctx.links, baseUrl, job)), {
+          'cache-control': 'no-store',
+        });
+      },
+    },
+    {
+      method: 'DELETE',
+      path: '/api/jobs/:jobId',
+      async handle({ client }, params) {
+        const job = await ctx.engine.discardJob(parse(jobIdParam, params.jobId, 'job id'), client.owner);
+        return jsonAnswer(200, jobView(job, null));
+      },
+    },
+    {
+      // The local stand-in for a presigned storage GET.
+      method: 'GET',
+      path: '/api/jobs/:jobId/result',
+      async handle({ exchange }, params) {
+        verifyDownloadUrl(ctx.links, params.jobId!, exchange.query);
+        return resultAnswer(ctx.engine, params.jobId!);
+      },
+    },
+  ];
 }

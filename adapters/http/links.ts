@@ -3,11 +3,11 @@
  * can presign (S3) gets its own URLs; otherwise they point back at this router and carry an
  * HMAC signature bound to the file or job, the content type and size, and an expiry.
  */
-import type { Request } from 'express';
 import { FileconvError } from '../../src/errors.js';
 import type { FileRecord, Job } from '../../src/jobs/types.js';
 import type { Storage } from '../../src/ports.js';
 import { sign, verify } from '../../src/signing.js';
+import { singleQueryValue } from './exchange.js';
 
 export interface LinkSettings {
   storage: Storage | undefined;
@@ -17,12 +17,6 @@ export interface LinkSettings {
   publicUrl: string | undefined;
   downloadExpiresIn: number;
   nowSeconds(): number;
-}
-
-/** The router's base URL as the client reached it (scheme, host and mount path). */
-export function baseUrlOf(req: Request, publicUrl: string | undefined): string {
-  if (publicUrl) return publicUrl;
-  return `${req.protocol}://${req.get('host') ?? 'localhost'}${req.baseUrl}`;
 }
 
 function requireKey(settings: LinkSettings): Buffer {
@@ -38,7 +32,8 @@ function uploadClaims(file: FileRecord, expires: number) {
 
 export async function uploadUrlFor(
   settings: LinkSettings,
-  req: Request,
+  /** The service's public base URL for this request (Call.baseUrl). */
+  baseUrl: string,
   file: FileRecord,
   expiresIn: number,
 ): Promise<string> {
@@ -51,21 +46,26 @@ export async function uploadUrlFor(
   }
   const expires = Math.floor(Date.parse(file.expiresAt) / 1000);
   const signature = sign(requireKey(settings), uploadClaims(file, expires));
-  return `${baseUrlOf(req, settings.publicUrl)}/api/files/${file.id}/content?expires=${expires}&signature=${signature}`;
+  return `${baseUrl}/api/files/${file.id}/content?expires=${expires}&signature=${signature}`;
 }
 
 /** Checks a local upload URL's query against the file it names. */
-export function verifyUploadUrl(settings: LinkSettings, file: FileRecord, query: Request['query']): void {
-  const expires = Number(query.expires);
+export function verifyUploadUrl(settings: LinkSettings, file: FileRecord, query: URLSearchParams): void {
+  const expires = Number(singleQueryValue(query, 'expires'));
   verify(
     requireKey(settings),
     uploadClaims(file, Number.isSafeInteger(expires) ? expires : -1),
-    query.signature,
+    singleQueryValue(query, 'signature'),
     settings.nowSeconds(),
   );
 }
 
-export async function downloadUrlFor(settings: LinkSettings, req: Request, job: Job): Promise<string | null> {
+export async function downloadUrlFor(
+  settings: LinkSettings,
+  /** The service's public base URL for this request (Call.baseUrl). */
+  baseUrl: string,
+  job: Job,
+): Promise<string | null> {
   if (job.status !== 'completed' || !job.outputKey) return null;
   if (settings.storage?.presignGet) {
     return settings.storage.presignGet(job.outputKey, {
@@ -85,7 +85,7 @@ export async function downloadUrlFor(settings: LinkSettings, req: Request, job: 
   const signature = cachedSignature(settings, `${job.id}:${expires}`, () =>
     sign(requireKey(settings), { purpose: 'download', id: job.id, expires }),
   );
-  return `${baseUrlOf(req, settings.publicUrl)}/api/jobs/${job.id}/result?expires=${expires}&signature=${signature}`;
+  return `${baseUrl}/api/jobs/${job.id}/result?expires=${expires}&signature=${signature}`;
 }
 
 const SIGNATURE_CACHE_SIZE = 1000;
@@ -109,12 +109,12 @@ function cachedSignature(settings: LinkSettings, key: string, compute: () => str
   return signature;
 }
 
-export function verifyDownloadUrl(settings: LinkSettings, jobId: string, query: Request['query']): void {
-  const expires = Number(query.expires);
+export function verifyDownloadUrl(settings: LinkSettings, jobId: string, query: URLSearchParams): void {
+  const expires = Number(singleQueryValue(query, 'expires'));
   verify(
     requireKey(settings),
     { purpose: 'download', id: jobId, expires: Number.isSafeInteger(expires) ? expires : -1 },
-    query.signature,
+    singleQueryValue(query, 'signature'),
     settings.nowSeconds(),
   );
 }

@@ -5,8 +5,8 @@
  */
 import type { Readable } from 'node:stream';
 import busboy from 'busboy';
-import type { Request } from 'express';
 import { FileconvError } from '../../src/errors.js';
+import type { HttpExchange } from './exchange.js';
 
 export interface IncomingFile {
   stream: Readable;
@@ -27,12 +27,13 @@ export interface MultipartOptions<T> {
  * Reads a multipart request that must carry exactly one file, in the field named `file`.
  * INVALID_REQUEST for anything else (not multipart, no file, two files, a broken body).
  */
-export function receiveSingleFile<T>(req: Request, options: MultipartOptions<T>): Promise<T> {
+export function receiveSingleFile<T>(exchange: HttpExchange, options: MultipartOptions<T>): Promise<T> {
   return new Promise<T>((resolve, reject) => {
+    const body = exchange.body();
     let parser: busboy.Busboy;
     try {
       parser = busboy({
-        headers: req.headers,
+        headers: { 'content-type': exchange.header('content-type') },
         // Browsers, fetch and curl send file names as raw UTF-8 (busboy's default is latin1).
         defParamCharset: 'utf8',
         // One byte over the limit is how we learn the limit was crossed.
@@ -116,7 +117,7 @@ export function receiveSingleFile<T>(req: Request, options: MultipartOptions<T>)
         },
         (error: unknown) => {
           // Stop reading the body: the response goes out now and the connection is closed.
-          req.unpipe(parser);
+          body.unpipe(parser);
           finish(() => reject(failure ?? error));
         },
       );
@@ -140,10 +141,10 @@ export function receiveSingleFile<T>(req: Request, options: MultipartOptions<T>)
       else maybeFinish();
     });
     // A client that goes away mid-upload must not leave the storage write waiting forever.
-    req.on('close', () => {
-      if (!req.complete) fail(new FileconvError('INVALID_REQUEST', 'The upload was interrupted.'));
+    body.on('close', () => {
+      if (!body.readableEnded) fail(new FileconvError('INVALID_REQUEST', 'The upload was interrupted.'));
     });
 
-    req.pipe(parser);
+    body.pipe(parser);
   });
 }

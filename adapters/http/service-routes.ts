@@ -1,34 +1,58 @@
 /** The additive endpoints: GET /api/usage, GET /api/formats, GET /api/health. */
-import type { Router } from 'express';
-import { clientOf } from './access.js';
+import { jsonAnswer } from './exchange.js';
 import { describeFormats } from './formats-view.js';
 import type { RouteContext } from './route-context.js';
+import type { Route } from './routes.js';
 import { usageView } from './usage-view.js';
 
-export function addServiceRoutes(router: Router, ctx: RouteContext): void {
-  router.get('/api/usage', async (_req, res) => {
-    res.set('Cache-Control', 'no-store');
-    res.json(await usageView(ctx.access, clientOf(res)));
-  });
-
-  let formatsBody: Promise<unknown> | undefined;
-  router.get('/api/formats', async (_req, res) => {
-    formatsBody ??= describeFormats(ctx.engine);
-    res.set('Cache-Control', 'public, max-age=300');
-    res.json(await formatsBody);
-  });
-
-  router.get('/api/health', async (_req, res) => {
-    const converters = await ctx.engine.converters();
-    res.set('Cache-Control', 'no-store');
-    res.json({
-      status: 'ok',
-      engines: converters.map(({ name, ok, version, reason }) => ({
-        name,
-        ok,
-        version: version ?? null,
-        reason: reason ?? null,
-      })),
-    });
-  });
+export function serviceRoutes(ctx: RouteContext): Route[] {
+  let formatsBody: Promise<string> | undefined;
+  return [
+    {
+      method: 'GET',
+      path: '/api/usage',
+      async handle({ client }) {
+        return jsonAnswer(200, await usageView(ctx.access, client), { 'cache-control': 'no-store' });
+      },
+    },
+    {
+      method: 'GET',
+      path: '/api/formats',
+      async handle() {
+        // Serialised once: the list only changes when the process does.
+        formatsBody ??= describeFormats(ctx.engine).then((body) => JSON.stringify(body));
+        formatsBody.catch(() => {
+          formatsBody = undefined;
+        });
+        return {
+          status: 200,
+          headers: {
+            'content-type': 'application/json; charset=utf-8',
+            'cache-control': 'public, max-age=300',
+          },
+          body: await formatsBody,
+        };
+      },
+    },
+    {
+      method: 'GET',
+      path: '/api/health',
+      async handle() {
+        const converters = await ctx.engine.converters();
+        return jsonAnswer(
+          200,
+          {
+            status: 'ok',
+            engines: converters.map(({ name, ok, version, reason }) => ({
+              name,
+              ok,
+              version: version ?? null,
+              reason: reason ?? null,
+            })),
+          },
+          { 'cache-control': 'no-store' },
+        );
+      },
+    },
+  ];
 }

@@ -7,9 +7,10 @@ import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import type { Request, Response, Router } from 'express';
 import { FileconvError } from '../../src/errors.js';
+import { type HttpAnswer, type HttpExchange, singleQueryValue } from './exchange.js';
 import type { RouteContext } from './route-context.js';
+import type { Route } from './routes.js';
 
 const ASSETS = {
   'page.html': 'text/html; charset=utf-8',
@@ -21,6 +22,8 @@ type AssetName = keyof typeof ASSETS;
 interface Asset {
   body: Buffer;
   type: string;
+  /** A strong validator: the body's hash. */
+  etag: string;
 }
 
 /**
@@ -44,10 +47,14 @@ async function loadAssets(): Promise<Record<AssetName, Asset>> {
   const read = async (name: AssetName): Promise<Asset> => ({
     body: await readFile(`${dir}${name}`),
     type: ASSETS[name],
+    etag: '',
   });
   const [page, app, style] = await Promise.all([read('page.html'), read('app.js'), read('style.css')]);
   const version = createHash('sha256').update(app.body).update(style.body).digest('hex').slice(0, 12);
   page.body = Buffer.from(page.body.toString('utf8').replaceAll('__VERSION__', version));
+  for (const asset of [page, app, style]) {
+    asset.etag = `"${createHash('sha256').update(asset.body).digest('base64url').slice(0, 27)}"`;
+  }
   return { 'page.html': page, 'app.js': app, 'style.css': style };
 }
 
@@ -73,10 +80,9 @@ async function connectSources(ctx: RouteContext): Promise<string> {
   }
 }
 
-function securityHeaders(res: Response, connectSrc: string): void {
-  res.set(
-    'Content-Security-Policy',
-    [
+function securityHeaders(connectSrc: string): Record<string, string> {
+  return {
+    'content-security-policy': [
       "default-src 'self'",
       "script-src 'self'",
       "style-src 'self'",
@@ -87,14 +93,21 @@ function securityHeaders(res: Response, connectSrc: string): void {
       "form-action 'none'",
       "frame-ancestors 'none'",
     ].join('; '),
-  );
-  res.set('X-Content-Type-Options', 'nosniff');
-  // Signed upload and download URLs carry their credential in the query: never leak it in Referer.
-  res.set('Referrer-Policy', 'no-referrer');
-  res.set('X-Frame-Options', 'DENY');
+    'x-content-type-options': 'nosniff',
+    // Signed upload and download URLs carry their credential in the query: never leak it in Referer.
+    'referrer-policy': 'no-referrer',
+    'x-frame-options': 'DENY',
+  };
 }
 
-export function addWebConverterRoutes(router: Router, ctx: RouteContext): void {
+/** Whether an If-None-Match header names this entity tag (weak comparison, as for GET). */
+function notModified(ifNoneMatch: string | undefined, etag: string): boolean {
+  if (ifNoneMatch === undefined) return false;
+  if (ifNoneMatch.trim() === '*') return true;
+  return ifNoneMatch.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
+}
+
+export function webConverterRoutes(ctx: RouteContext): Route[] {
   let loaded: Promise<{ assets: Record<AssetName, Asset>; connectSrc: string }> | undefined;
   const load = () => {
     loaded ??= Promise.all([loadAssets(), connectSources(ctx)]).then(([assets, connectSrc]) => ({
@@ -108,31 +121,49 @@ export function addWebConverterRoutes(router: Router, ctx: RouteContext): void {
     return loaded;
   };
 
-  const send = async (req: Request, res: Response, name: AssetName) => {
+  const send = async (exchange: HttpExchange, name: AssetName): Promise<HttpAnswer> => {
     const { assets, connectSrc } = await load();
     const asset = assets[name];
-    securityHeaders(res, connectSrc);
-    res.type(asset.type);
     // The page revalidates (ETag) so a new version is picked up at once; it names the script
     // and stylesheet with a content hash, so those may be cached for a year. A request without
     // the current hash (someone typing the URL, an old page) gets a short cache instead.
-    if (name === 'page.html') res.set('Cache-Control', 'no-cache');
-    else if (req.query.v !== undefined) res.set('Cache-Control', 'public, max-age=31536000, immutable');
-    else res.set('Cache-Control', 'public, max-age=300');
-    res.send(asset.body);
+    const cacheControl =
+      name === 'page.html'
+        ? 'no-cache'
+        : singleQueryValue(exchange.query, 'v') !== undefined
+          ? 'public, max-age=31536000, immutable'
+          : 'public, max-age=300';
+    const headers = { ...securityHeaders(connectSrc), 'cache-control': cacheControl, etag: asset.etag };
+    if (notModified(exchange.header('if-none-match'), asset.etag))
+      return { status: 304, headers, body: null };
+    return {
+      status: 200,
+      headers: { ...headers, 'content-type': asset.type, 'content-length': String(asset.body.length) },
+      body: asset.body,
+    };
   };
 
-  router.get('/', async (req, res) => {
-    // Mounted at /v1, the page must be /v1/ so its relative links (web/app.js, api/...) resolve
-    // under the mount path rather than at the host's root.
-    const path = req.originalUrl.split('?', 1)[0]!;
-    if (!path.endsWith('/')) {
-      const query = req.originalUrl.slice(path.length);
-      res.redirect(301, `${path}/${query}`);
-      return;
-    }
-    await send(req, res, 'page.html');
-  });
-  router.get('/web/app.js', (req, res) => send(req, res, 'app.js'));
-  router.get('/web/style.css', (req, res) => send(req, res, 'style.css'));
+  return [
+    {
+      method: 'GET',
+      path: '/',
+      public: true,
+      async handle({ exchange }) {
+        // Mounted at /v1, the page must be /v1/ so its relative links (web/app.js, api/...)
+        // resolve under the mount path rather than at the host's root.
+        if (exchange.path === '') {
+          const query = exchange.query.size > 0 ? `?${exchange.query}` : '';
+          return { status: 301, headers: { location: `${exchange.mountPath}/${query}` }, body: null };
+        }
+        return send(exchange, 'page.html');
+      },
+    },
+    { method: 'GET', path: '/web/app.js', public: true, handle: ({ exchange }) => send(exchange, 'app.js') },
+    {
+      method: 'GET',
+      path: '/web/style.css',
+      public: true,
+      handle: ({ exchange }) => send(exchange, 'style.css'),
+    },
+  ];
 }

@@ -1,45 +1,23 @@
 /**
  * The OpenAPI description (adapters/http/openapi.ts): a valid OpenAPI 3.1 document, describing
- * exactly the /api routes the router serves (read from the Express router itself, so a route
+ * exactly the /api routes the router serves (read from the service's own route table, so a route
  * added without a row in the operations table fails here), served as JSON and as a page.
  */
 import { Validator } from '@seriousme/openapi-schema-validator';
-import type { Router } from 'express';
 import { describe, expect, it } from 'vitest';
 import { createMemoryCounterStore } from '../../adapters/counters/memory.js';
 import { renderDocsPage } from '../../adapters/http/docs-page.js';
-import { createHttpRouter } from '../../adapters/http/express.js';
 import { buildOpenApiDocument } from '../../adapters/http/openapi.js';
+import { createHttpService, type HttpService } from '../../adapters/http/service.js';
 import { createMemoryJobStore } from '../../adapters/jobs/memory.js';
 import { createMemoryQueue } from '../../adapters/queue/memory.js';
 import { createMemoryStorage } from '../../adapters/storage/memory.js';
 import { createEngine } from '../../src/index.js';
 import { call, PREFIX, SECRET, startServer } from './harness.js';
 
-interface RouteLayer {
-  route?: { path: unknown; methods: Record<string, boolean | undefined> };
-  handle?: { stack?: unknown };
-}
-
-/** `METHOD path` of every route on the router, Express `:param` written as OpenAPI `{param}`. */
-function servedRoutes(router: Router): string[] {
-  const routes: string[] = [];
-  for (const layer of router.stack as RouteLayer[]) {
-    if (!layer.route) {
-      // Middleware (access, error handler) is not a route; a nested router would hide its routes
-      // from this check (Express 5 keeps no mount path to read back): register routes directly.
-      expect(layer.handle?.stack, 'a nested router on the API router').toBeUndefined();
-      continue;
-    }
-    const { path, methods } = layer.route;
-    expect(typeof path, 'route paths are plain strings, so they can be described').toBe('string');
-    const template = (path as string).replace(/:(\w+)/g, '{$1}');
-    for (const [method, on] of Object.entries(methods)) {
-      // Express answers HEAD with the GET handler; `_all` would be app.all(): describe it explicitly.
-      if (on && method !== 'head') routes.push(`${method.toUpperCase()} ${template}`);
-    }
-  }
-  return routes.sort();
+/** `METHOD path` of every route of the service, `:param` written as OpenAPI `{param}`. */
+function servedRoutes(service: HttpService): string[] {
+  return service.routes.map(({ method, path }) => `${method} ${path.replace(/:(\w+)/g, '{$1}')}`).sort();
 }
 
 function documentedRoutes(): string[] {
@@ -49,15 +27,15 @@ function documentedRoutes(): string[] {
     .sort();
 }
 
-/** A router with every optional route switched on; it is only inspected, never served. */
-function fullRouter(): Router {
+/** A service with every optional route switched on; it is only inspected, never served. */
+function fullService(): HttpService {
   const engine = createEngine({
     storage: createMemoryStorage(),
     jobs: createMemoryJobStore(),
     queue: createMemoryQueue(),
     converters: [],
   });
-  return createHttpRouter(engine, { signingSecret: SECRET, webConverter: true });
+  return createHttpService(engine, { signingSecret: SECRET, webConverter: true });
 }
 
 describe('OpenAPI document', () => {
@@ -70,7 +48,7 @@ describe('OpenAPI document', () => {
   });
 
   it('describes exactly the /api routes the router serves', () => {
-    const served = servedRoutes(fullRouter());
+    const served = servedRoutes(fullService());
     // Only /api/* is the API. Anything else on the router (the web converter page at GET / and its
     // static assets under /web/) is a browser UI, not an interface for clients to program against,
     // so it is left out of the description; every /api route must be described and vice versa.

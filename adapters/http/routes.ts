@@ -1,0 +1,87 @@
+/**
+ * The route table of the HTTP service and its matcher. Matching follows what the Express router
+ * did before the layer became framework-neutral, so no client sees a difference: static segments
+ * are case-insensitive, one trailing slash is allowed, a `:name` segment matches one
+ * percent-decoded path segment, and HEAD is answered by the GET route.
+ */
+import { FileconvError } from '../../src/errors.js';
+import type { Call } from './access.js';
+import type { HttpAnswer } from './exchange.js';
+
+export type RouteMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
+
+export interface Route {
+  method: RouteMethod;
+  /** '/api/jobs/:jobId': static segments and `:name` parameters. */
+  path: string;
+  /** Served before access control: no key needed, no rate limit spent (the web page's files). */
+  public?: boolean;
+  handle(call: Call, params: Record<string, string>): Promise<HttpAnswer>;
+}
+
+interface CompiledRoute {
+  route: Route;
+  pattern: RegExp;
+  names: string[];
+}
+
+export interface RouteMatch {
+  route: Route;
+  params: Record<string, string>;
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+function compile(route: Route): CompiledRoute {
+  const names: string[] = [];
+  const source = route.path
+    .split('/')
+    .map((segment) => {
+      if (!segment.startsWith(':')) return escapeRegExp(segment);
+      names.push(segment.slice(1));
+      return '([^/]+)';
+    })
+    .join('/');
+  // '/' itself must also match the mount point without its slash (path '').
+  const pattern = route.path === '/' ? /^\/?$/ : new RegExp(`^${source}/?$`, 'i');
+  return { route, pattern, names };
+}
+
+function decodeParam(value: string): string {
+  try {
+    return decodeURIComponent(value);
+  } catch (cause) {
+    throw new FileconvError('INVALID_REQUEST', 'The request path is not valid percent-encoding.', { cause });
+  }
+}
+
+export interface RouteTable {
+  /** The route for a method and path, or null; `allowed` lists the methods the path has. */
+  match(method: string, path: string): { found: RouteMatch | null; allowed: RouteMethod[] };
+}
+
+export function routeTable(routes: readonly Route[]): RouteTable {
+  const compiled = routes.map(compile);
+  return {
+    match(method, path) {
+      const wanted = method === 'HEAD' ? 'GET' : method;
+      const allowed: RouteMethod[] = [];
+      for (const { route, pattern, names } of compiled) {
+        const groups = pattern.exec(path);
+        if (!groups) continue;
+        if (route.method !== wanted) {
+          allowed.push(route.method);
+          continue;
+        }
+        const params: Record<string, string> = {};
+        names.forEach((name, index) => {
+          params[name] = decodeParam(groups[index + 1]!);
+        });
+        return { found: { route, params }, allowed };
+      }
+      return { found: null, allowed };
+    },
+  };
+}

@@ -1,0 +1,190 @@
+/**
+ * The HTTP API of the service specification, written once against the framework-neutral
+ * HttpExchange: Flow A (upload grant, PUT, job, polling), Flow B (multipart upload, convert,
+ * download), GET /api/formats, /api/usage, /api/health, the OpenAPI document and docs page, and
+ * the web converter page. It owns access (client IP, API keys, a host's sign-in, rate limits and
+ * quotas), quota charge and refund, signed and presigned URLs, multipart, and error mapping.
+ * The adapters (node:http, Express, Fastify, the fetch handler) only translate requests and
+ * answers; none of them holds a rule of its own.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Engine } from '../../src/engine.js';
+import { FileconvError } from '../../src/errors.js';
+import { DEFAULT_PLANS, type PlanTable } from '../../src/policy/plans.js';
+import type { CounterStore, KeyStore } from '../../src/ports.js';
+import { signingKey } from '../../src/signing.js';
+import { type AccessSettings, type Authenticator, admit, anonymousCall, compileTrust } from './access.js';
+import { docsRoutes } from './docs-routes.js';
+import type { HttpAnswer, HttpExchange } from './exchange.js';
+import { flowARoutes } from './flow-a-routes.js';
+import { flowBRoutes } from './flow-b-routes.js';
+import { errorAnswer, toHttpError } from './http-errors.js';
+import type { LinkSettings } from './links.js';
+import type { RouteContext } from './route-context.js';
+import { routeTable } from './routes.js';
+import { serviceRoutes } from './service-routes.js';
+import { webConverterRoutes } from './web-routes.js';
+
+export type { Authenticator, AuthRequest } from './access.js';
+export { UPLOAD_URL_EXPIRES_IN } from './route-context.js';
+
+export interface HttpServiceOptions {
+  /**
+   * Secret (>= 32 bytes) that signs local upload and download URLs. Required unless the storage
+   * presigns both (S3). Keep it stable across restarts and shared by every API node.
+   */
+  signingSecret?: string | Uint8Array;
+  /** The service's public base URL (e.g. https://api.example.com/convert) for links behind a proxy. Default: from each request. */
+  publicUrl?: string;
+  /** The plans: limits, priorities, batch. Default DEFAULT_PLANS (the specification's values). */
+  plans?: PlanTable;
+  /** Where API keys live; without it, requests with an Authorization header are refused (401). */
+  keys?: KeyStore;
+  /** Counters for rate limits and quotas; without it nothing is rate-limited or counted. */
+  counters?: CounterStore;
+  /** A host's own sign-in, tried before API keys: request -> { accountId, plan } or null. */
+  authenticate?: Authenticator;
+  /**
+   * Which proxies to believe about the client IP (X-Forwarded-For): false (default: the socket
+   * address, so a spoofed header changes nothing), true, a hop count, or addresses/subnets.
+   */
+  trustProxy?: boolean | number | string | readonly string[];
+  /** Lifetime of download URLs, seconds. Default 3600. */
+  downloadUrlExpiresIn?: number;
+  /** How long POST /api/convert waits for its conversion, ms. Default 600000. */
+  convertTimeoutMs?: number;
+  /** Clock for limit windows, epoch ms (tests). Default Date.now. */
+  now?: () => number;
+  /** Called with every unexpected (5xx) error and its cause, for the host's log. Default: console.error. */
+  onError?: (error: unknown) => void;
+  /** Called once per answered request (logs, metrics). Must not throw. */
+  onRequest?: (event: RequestEvent) => void;
+  /**
+   * Serve the web converter page at the service's root (GET /, plus GET /web/app.js and
+   * /web/style.css): pick or drop a file, choose a target, watch upload and conversion progress,
+   * download the result, all through Flow A. Default false: an embedded API stays API-only.
+   */
+  webConverter?: boolean;
+}
+
+/** One answered request, as `onRequest` sees it. */
+export interface RequestEvent {
+  requestId: string;
+  method: string;
+  /** The route's pattern ('/api/jobs/:jobId'), or null when no route matched. */
+  route: string | null;
+  status: number;
+  /** The error code of a refused or failed request. */
+  code: string | undefined;
+  durationMs: number;
+  /** The caller as the service saw it (set once access control ran). */
+  owner: string | undefined;
+}
+
+export interface HttpService {
+  /** Every route the service answers (`:name` marks a path parameter). */
+  readonly routes: readonly { method: string; path: string }[];
+  /** The answer to one request, or null when no route of the service matches it (the host's next handler may). */
+  handle(exchange: HttpExchange): Promise<HttpAnswer | null>;
+  /** For adapters: a failure while streaming an answer's body (the status is already sent). */
+  reportError(error: unknown): void;
+}
+
+/** Request ids accepted from a client or proxy: short, printable, no separators a log could split on. */
+const REQUEST_ID = /^[\w.:@/+=-]{1,128}$/;
+
+export function createHttpService(engine: Engine, options: HttpServiceOptions = {}): HttpService {
+  const now = options.now ?? Date.now;
+  const access: AccessSettings = {
+    plans: options.plans ?? DEFAULT_PLANS,
+    keys: options.keys,
+    counters: options.counters,
+    authenticate: options.authenticate,
+    trust: compileTrust(options.trustProxy),
+    now,
+  };
+  const links: LinkSettings = {
+    storage: engine.storage,
+    key: options.signingSecret === undefined ? undefined : signingKey(options.signingSecret),
+    publicUrl: options.publicUrl?.replace(/\/+$/, ''),
+    downloadExpiresIn: options.downloadUrlExpiresIn ?? 3600,
+    nowSeconds: () => Math.floor(now() / 1000),
+  };
+  if (!links.key && !(engine.storage?.presignPut && engine.storage.presignGet)) {
+    throw new FileconvError(
+      'INVALID_OPTIONS',
+      'fileconv HTTP: signingSecret is required unless storage presigns URLs.',
+    );
+  }
+  const ctx: RouteContext = {
+    engine,
+    access,
+    links,
+    convertTimeoutMs: options.convertTimeoutMs ?? 600_000,
+    now,
+  };
+  const routeList = [
+    ...(options.webConverter ? webConverterRoutes(ctx) : []),
+    ...flowARoutes(ctx),
+    ...flowBRoutes(ctx),
+    ...serviceRoutes(ctx),
+    ...docsRoutes(),
+  ];
+  const routes = routeTable(routeList);
+  const onError = options.onError ?? ((error: unknown) => console.error(error));
+  const onRequest = options.onRequest;
+
+  return {
+    routes: routeList.map(({ method, path }) => ({ method, path })),
+    reportError: onError,
+    async handle(exchange) {
+      const started = performance.now();
+      const given = exchange.header('x-request-id');
+      const requestId = given !== undefined && REQUEST_ID.test(given) ? given : randomUUID();
+      const call = anonymousCall(access, exchange, links.publicUrl);
+      let pattern: string | null = null;
+      let answer: HttpAnswer;
+      try {
+        const { found, allowed } = routes.match(exchange.method, exchange.path);
+        if (!found) {
+          // Not ours: a host mounting the service beside its own routes gets the request back.
+          if (allowed.length === 0) return null;
+          call.headers.allow = [
+            ...new Set(allowed.flatMap((m) => (m === 'GET' ? ['GET', 'HEAD'] : [m]))),
+          ].join(', ');
+          throw new FileconvError('NOT_FOUND', `No such endpoint: ${exchange.method} is not allowed here.`);
+        }
+        pattern = found.route.path;
+        if (!found.route.public) await admit(access, call);
+        answer = await found.route.handle(call, found.params);
+        answer.headers = { ...answer.headers, ...call.headers };
+      } catch (error) {
+        answer = failure(error, call.headers);
+      }
+      if (exchange.method === 'HEAD' && answer.body !== null) {
+        if (typeof answer.body === 'object' && 'destroy' in answer.body) answer.body.destroy();
+        answer.body = null;
+      }
+      answer.headers['x-request-id'] = requestId;
+      onRequest?.({
+        requestId,
+        method: exchange.method,
+        route: pattern,
+        status: answer.status,
+        code: answer.code,
+        durationMs: performance.now() - started,
+        owner: call.client.owner,
+      });
+      return answer;
+
+      function failure(error: unknown, headers: Record<string, string>): HttpAnswer {
+        // The client went away mid-body (an aborted upload): not a fault of ours, and nobody is
+        // left to answer. Whatever the body was being stored into has already cleaned up.
+        if (exchange.clientGone()) return { status: 499, headers: {}, body: null, gone: true };
+        const httpError = toHttpError(error);
+        if (httpError.status >= 500) onError(error);
+        return errorAnswer(httpError, headers);
+      }
+    },
+  };
+}
