@@ -16,6 +16,7 @@ import type { Engine } from '../../src/engine.js';
 import { FileconvError } from '../../src/errors.js';
 import type { HttpAnswer, HttpExchange } from './exchange.js';
 import { errorAnswer } from './http-errors.js';
+import { normalizeBasePath, pathBelow } from './mount.js';
 import { createHttpService, type HttpService, type HttpServiceOptions } from './service.js';
 
 export type { HttpService, HttpServiceOptions, RequestEvent } from './service.js';
@@ -52,28 +53,11 @@ export function createNodeHandler(engine: Engine, options: NodeHandlerOptions = 
   };
 }
 
-/** '/files/' -> '/files'; '' or '/' -> ''. */
-export function normalizeBasePath(basePath: string | undefined): string {
-  const trimmed = (basePath ?? '').replace(/\/+$/, '');
-  if (trimmed !== '' && !trimmed.startsWith('/')) return `/${trimmed}`;
-  return trimmed;
-}
-
 function splitUrl(url: string): { pathname: string; search: string } {
   const at = url.indexOf('?');
   return at === -1
     ? { pathname: url, search: '' }
     : { pathname: url.slice(0, at), search: url.slice(at + 1) };
-}
-
-/** The path below `basePath` ('' for the mount point itself), or null when the request is not under it. */
-function pathBelow(pathname: string, basePath: string): string | null {
-  if (basePath === '') return pathname;
-  const head = pathname.slice(0, basePath.length);
-  // Mount points match case-insensitively, like Express's app.use(path).
-  if (head.toLowerCase() !== basePath.toLowerCase()) return null;
-  const rest = pathname.slice(basePath.length);
-  return rest === '' || rest.startsWith('/') ? rest : null;
 }
 
 function notOurs(res: ServerResponse, next: ((error?: unknown) => void) | undefined): void {

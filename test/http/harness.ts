@@ -1,21 +1,33 @@
 /**
- * End-to-end harness for the HTTP API: a real Express app with createHttpRouter mounted under
- * `/v1`, listening on a real port, backed by a real engine (fs storage, fs or memory job store,
+ * End-to-end harness for the HTTP API: the service mounted under `/v1` through one of its
+ * adapters (FILECONV_HTTP_ADAPTER: express (default), node, fetch through @hono/node-server, or
+ * fastify; `npm test` runs the HTTP suites once per adapter), listening on a real port, backed by a real engine (fs storage, fs or memory job store,
  * memory queue, the sharp converter) in private temp dirs. Helpers drive it with global fetch
  * (JSON, multipart) and node:http (raw bodies and headers), and list what storage kept.
  * Every server started here is closed, and every temp dir removed, after each test.
  */
 import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
-import { request as httpRequest, type IncomingHttpHeaders, type Server } from 'node:http';
+import {
+  createServer,
+  request as httpRequest,
+  type IncomingHttpHeaders,
+  type Server,
+} from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
-import express, { type Request } from 'express';
+import { createAdaptorServer } from '@hono/node-server';
+import express from 'express';
+import Fastify from 'fastify';
 import { afterEach, expect } from 'vitest';
 import { createSharpConverter } from '../../adapters/converters/sharp.js';
-import { createHttpRouter, type HttpRouterOptions } from '../../adapters/http/express.js';
+import { createHttpRouter } from '../../adapters/http/express.js';
+import { createFastifyPlugin } from '../../adapters/http/fastify.js';
+import { createFetchHandler } from '../../adapters/http/fetch.js';
+import { createNodeHandler } from '../../adapters/http/node.js';
+import type { AuthRequest, HttpServiceOptions } from '../../adapters/http/service.js';
 import { createFsJobStore } from '../../adapters/jobs/fs.js';
 import { createMemoryJobStore } from '../../adapters/jobs/memory.js';
 import { createMemoryQueue } from '../../adapters/queue/memory.js';
@@ -39,7 +51,7 @@ export interface StartOptions {
   clients?: boolean;
   /** The Free plan's upload limit, bytes (the plans' default otherwise). */
   maxFileBytes?: number;
-  router?: Omit<HttpRouterOptions, 'signingSecret'>;
+  router?: Omit<HttpServiceOptions, 'signingSecret' | 'authenticate'>;
   engine?: Partial<EngineOptions>;
   /**
    * A hand-moved clock for both the router (`now`: limit windows, URL signatures) and the engine
@@ -132,32 +144,26 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
     ...options.engine,
   });
   const serverErrors: unknown[] = [];
-  const app = express();
-  app.use(
-    PREFIX,
-    createHttpRouter(engine, {
-      signingSecret: SECRET,
-      ...(options.maxFileBytes === undefined
-        ? {}
-        : { plans: definePlans({ free: { maxFileBytes: options.maxFileBytes } }) }),
-      onError: (error) => serverErrors.push(error),
-      ...(options.clock ? { now: options.clock.now } : {}),
-      ...(options.clients
-        ? {
-            // Each x-test-client value is an account of its own, on the Free plan.
-            authenticate: (req: Request) => ({
-              accountId: `client-${req.get('x-test-client') ?? 'anonymous'}`,
-              plan: 'free',
-            }),
-          }
-        : {}),
-      ...options.router,
-    }),
-  );
+  const serviceOptions: HttpServiceOptions = {
+    signingSecret: SECRET,
+    ...(options.maxFileBytes === undefined
+      ? {}
+      : { plans: definePlans({ free: { maxFileBytes: options.maxFileBytes } }) }),
+    onError: (error) => serverErrors.push(error),
+    ...(options.clock ? { now: options.clock.now } : {}),
+    ...(options.clients
+      ? {
+          // Each x-test-client value is an account of its own, on the Free plan.
+          authenticate: (request: AuthRequest) => ({
+            accountId: `client-${request.header('x-test-client') ?? 'anonymous'}`,
+            plan: 'free',
+          }),
+        }
+      : {}),
+    ...options.router,
+  };
   if (options.start !== false) await engine.start();
-  const server: Server = await new Promise((resolve) => {
-    const listening = app.listen(0, '127.0.0.1', () => resolve(listening));
-  });
+  const server = await listen(mountService(engine, serviceOptions));
   const { port } = server.address() as AddressInfo;
 
   let stopped: Promise<void> | undefined;
@@ -211,6 +217,77 @@ async function listFiles(dir: string): Promise<string[]> {
 
 export function fixture(name: string): Promise<Buffer> {
   return readFile(join(FIXTURES, name));
+}
+
+// ---- Adapters -------------------------------------------------------------------------------
+
+export type AdapterName = 'express' | 'node' | 'fetch' | 'fastify';
+const ADAPTERS: readonly AdapterName[] = ['express', 'node', 'fetch', 'fastify'];
+
+/** The adapter these tests run through: FILECONV_HTTP_ADAPTER, default express. */
+export const HTTP_ADAPTER: AdapterName = (() => {
+  const chosen = process.env.FILECONV_HTTP_ADAPTER ?? 'express';
+  if (!ADAPTERS.includes(chosen as AdapterName))
+    throw new Error(`FILECONV_HTTP_ADAPTER=${chosen}: use ${ADAPTERS.join(', ')}`);
+  return chosen as AdapterName;
+})();
+
+type Mounted = { kind: 'server'; server: Server } | { kind: 'fastify'; app: ReturnType<typeof Fastify> };
+
+/** The service mounted at PREFIX through HTTP_ADAPTER, not yet listening. */
+function mountService(engine: Engine, options: HttpServiceOptions): Mounted {
+  switch (HTTP_ADAPTER) {
+    case 'express': {
+      const { authenticate, ...rest } = options;
+      const app = express();
+      app.use(
+        PREFIX,
+        createHttpRouter(engine, {
+          ...rest,
+          ...(authenticate
+            ? {
+                authenticate: (req) =>
+                  authenticate({
+                    method: req.method,
+                    path: req.path,
+                    header: (name) => req.get(name),
+                    raw: req,
+                  }),
+              }
+            : {}),
+        }),
+      );
+      return { kind: 'server', server: createServer(app) };
+    }
+    case 'node':
+      return {
+        kind: 'server',
+        server: createServer(createNodeHandler(engine, { ...options, basePath: PREFIX })),
+      };
+    case 'fetch': {
+      const handler = createFetchHandler(engine, { ...options, basePath: PREFIX });
+      const server = createAdaptorServer({
+        fetch: (request: Request, env: { incoming: { socket: { remoteAddress?: string | undefined } } }) =>
+          handler(request, { remoteAddress: env.incoming.socket.remoteAddress }),
+      }) as Server;
+      return { kind: 'server', server };
+    }
+    case 'fastify': {
+      const app = Fastify();
+      app.register(createFastifyPlugin(engine, options), { prefix: PREFIX });
+      return { kind: 'fastify', app };
+    }
+  }
+}
+
+async function listen(mounted: Mounted): Promise<Server> {
+  if (mounted.kind === 'fastify') {
+    await mounted.app.listen({ port: 0, host: '127.0.0.1' });
+    return mounted.app.server;
+  }
+  const { server } = mounted;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return server;
 }
 
 // ---- HTTP helpers ---------------------------------------------------------------------------

@@ -1,0 +1,49 @@
+/**
+ * `fileconv/http/fastify`: the HTTP service as a Fastify plugin, mounted under the prefix it is
+ * registered with:
+ *
+ *   app.register(createFastifyPlugin(engine, { signingSecret }), { prefix: '/files' });
+ *
+ * Inside its own encapsulated scope the plugin removes Fastify's body parsers (uploads stream
+ * straight from the socket into storage, and JSON bodies are read by the service with its own
+ * limits), so the host's parsers and routes elsewhere are untouched. Requests are handed to the
+ * same framework-neutral service as every other adapter (the Node fast path: no copies).
+ */
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { Engine } from '../../src/engine.js';
+import { normalizeBasePath, pathBelow } from './mount.js';
+import { nodeExchange, serveNode } from './node.js';
+import { createHttpService, type HttpService, type HttpServiceOptions } from './service.js';
+
+export type { AuthRequest, HttpServiceOptions, RequestEvent } from './service.js';
+
+export function createFastifyPlugin(engine: Engine, options: HttpServiceOptions = {}): FastifyPluginAsync {
+  return fastifyPluginFor(createHttpService(engine, options));
+}
+
+/** The Fastify plugin of an existing service. */
+export function fastifyPluginFor(service: HttpService): FastifyPluginAsync {
+  return async (fastify) => {
+    fastify.removeAllContentTypeParsers();
+    // Any body, of any type, is left unread for the service.
+    fastify.addContentTypeParser('*', (_request, _payload, done) => done(null));
+    const mountPath = normalizeBasePath(fastify.prefix);
+    const handler = async (request: FastifyRequest, reply: FastifyReply) => {
+      const url = request.raw.url ?? '/';
+      const at = url.indexOf('?');
+      const path = pathBelow(at === -1 ? url : url.slice(0, at), mountPath) ?? '/';
+      // The service writes the answer itself (streaming, draining refused bodies).
+      reply.hijack();
+      const exchange = nodeExchange(request.raw, reply.raw, {
+        path,
+        mountPath,
+        search: at === -1 ? '' : url.slice(at + 1),
+        protocol: request.protocol,
+        raw: request,
+      });
+      await serveNode(service, exchange, reply.raw);
+    };
+    fastify.all('/', handler);
+    fastify.all('/*', handler);
+  };
+}

@@ -1,0 +1,132 @@
+/**
+ * `fileconv/http`: the HTTP service as a web-standard fetch handler,
+ * `(request: Request) => Promise<Response>`, for Hono, Next.js route handlers, Bun, Deno and
+ * anything else that speaks Request/Response. Requests outside `basePath` or matching no route
+ * get a 404 NOT_FOUND (check `response.status` to fall through to your own routes).
+ *
+ *   const handler = createFetchHandler(engine, { signingSecret, basePath: '/files' });
+ *   Bun.serve({ fetch: (request, server) => handler(request, { remoteAddress: server.requestIP(request)?.address }) });
+ *
+ * A Request does not carry the client's address: pass it as `remoteAddress` where the runtime
+ * tells it (Bun's server.requestIP, Deno's info.remoteAddr, @hono/node-server's
+ * getConnInfo), or set `trustProxy` behind a proxy that sends X-Forwarded-For. Without either,
+ * every anonymous client shares one per-IP budget ('unknown').
+ */
+import { Readable } from 'node:stream';
+import type { Engine } from '../../src/engine.js';
+import { FileconvError } from '../../src/errors.js';
+import type { AnswerBody, HttpAnswer, HttpExchange } from './exchange.js';
+import { errorAnswer } from './http-errors.js';
+import { normalizeBasePath, pathBelow } from './mount.js';
+import { createHttpService, type HttpService, type HttpServiceOptions } from './service.js';
+
+export { UPLOAD_URL_EXPIRES_IN } from './route-context.js';
+export type { Authenticator, AuthRequest, HttpService, HttpServiceOptions, RequestEvent } from './service.js';
+export { createHttpService } from './service.js';
+
+export interface FetchHandlerOptions extends HttpServiceOptions {
+  /** The path the service is mounted at, e.g. '/files'. Default '' (the root). */
+  basePath?: string;
+}
+
+/** What the runtime knows about the connection that a Request does not carry. */
+export interface FetchConnectionInfo {
+  /** The peer's IP address. */
+  remoteAddress?: string | undefined;
+}
+
+export type FetchHandler = (request: Request, connection?: FetchConnectionInfo) => Promise<Response>;
+
+export function createFetchHandler(engine: Engine, options: FetchHandlerOptions = {}): FetchHandler {
+  return fetchHandlerFor(createHttpService(engine, options), options.basePath);
+}
+
+/** The fetch handler of an existing service (one service can back several adapters). */
+export function fetchHandlerFor(service: HttpService, basePath?: string): FetchHandler {
+  const mountPath = normalizeBasePath(basePath);
+  return async (request, connection) => {
+    const url = new URL(request.url);
+    const path = pathBelow(url.pathname, mountPath);
+    const answer =
+      path === null
+        ? null
+        : await service.handle(fetchExchange(request, url, path, mountPath, connection?.remoteAddress));
+    if (answer === null)
+      return toResponse(service, errorAnswer(new FileconvError('NOT_FOUND', 'No such endpoint.')));
+    return toResponse(service, answer);
+  };
+}
+
+function fetchExchange(
+  request: Request,
+  url: URL,
+  path: string,
+  mountPath: string,
+  remoteAddress: string | undefined,
+): HttpExchange {
+  let body: Readable | undefined;
+  return {
+    method: request.method.toUpperCase(),
+    path,
+    mountPath,
+    query: url.searchParams,
+    header(name) {
+      const value = request.headers.get(name);
+      if (value !== null) return value;
+      return name === 'host' ? url.host : undefined;
+    },
+    protocol: url.protocol.replace(/:$/, ''),
+    remoteAddress,
+    body() {
+      body ??= request.body
+        ? Readable.fromWeb(request.body as import('node:stream/web').ReadableStream<Uint8Array>)
+        : Readable.from([]);
+      return body;
+    },
+    signal: request.signal,
+    clientGone: () => request.signal.aborted,
+    raw: request,
+  };
+}
+
+/** Statuses whose response must not have a body. */
+const NO_BODY = new Set([101, 204, 205, 304]);
+
+function toResponse(service: HttpService, answer: HttpAnswer): Response {
+  // A Response cannot be withheld: a client that left gets an empty answer nobody reads.
+  if (answer.gone) return new Response(null, { status: 400 });
+  const body = NO_BODY.has(answer.status) ? destroyed(answer.body) : webBody(service, answer.body);
+  return new Response(body, { status: answer.status, headers: answer.headers });
+}
+
+function destroyed(body: AnswerBody): null {
+  if (body instanceof Readable) body.destroy();
+  return null;
+}
+
+/**
+ * A Node stream as a web stream that pulls one chunk at a time (backpressure), reports a
+ * storage failure mid-download, and closes the source when the client cancels.
+ */
+function webBody(service: HttpService, body: AnswerBody): ConstructorParameters<typeof Response>[0] {
+  if (!(body instanceof Readable)) return body;
+  const chunks = body[Symbol.asyncIterator]();
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        try {
+          const { value, done } = await chunks.next();
+          if (done) controller.close();
+          else controller.enqueue(value as Uint8Array);
+        } catch (error) {
+          service.reportError(error);
+          controller.error(error);
+        }
+      },
+      cancel() {
+        body.destroy();
+      },
+    },
+    { highWaterMark: 0 },
+  );
+}
