@@ -15,7 +15,20 @@ export default defineConfig({
     ],
   },
   test: {
-    include: ['test/**/*.test.ts'],
+    // Every test once (the HTTP suites through the Express adapter), then the HTTP and web
+    // suites again through each other adapter of the same service: no adapter may answer
+    // differently (test/http/harness.ts picks the adapter from FILECONV_HTTP_ADAPTER).
+    projects: [
+      { extends: true, test: { name: 'all', include: ['test/**/*.test.ts'] } },
+      ...(['node', 'fetch', 'fastify'] as const).map((adapter) => ({
+        extends: true as const,
+        test: {
+          name: `http-${adapter}`,
+          include: ['test/http/**/*.test.ts', 'test/web/**/*.test.ts'],
+          env: { FILECONV_HTTP_ADAPTER: adapter },
+        },
+      })),
+    ],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     // Conversions are CPU-heavy and the machine has 2 cores: more forks only add contention.

@@ -86,7 +86,8 @@ export function buildProgram(): Command {
       '--trust-proxy <proxies>',
       "believe X-Forwarded-For from these proxies: 'loopback', addresses, subnets or a hop count ($FILECONV_TRUST_PROXY)",
     )
-    .option('--no-log', 'no request log')
+    .option('--no-log', 'no request log lines (job events and errors are still logged)')
+    .option('--log-format <format>', 'json or pretty (default: pretty on a terminal, json otherwise)')
     .option('--no-web', 'API only: no web converter page at the root URL')
     .action(async (options) => {
       const { runServe } = await import('./commands/serve.js');

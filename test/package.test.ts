@@ -34,7 +34,11 @@ describe('package.json', () => {
   it('names adapter subpaths after their source files', () => {
     for (const [subpath, target] of entries) {
       if (subpath === '.' || subpath === './testing' || subpath === './client') continue;
-      expect(target.import).toBe(`./dist/adapters${subpath.slice(1)}.js`);
+      // A subpath is a file of that name, or a folder's index (fileconv/http).
+      expect([
+        `./dist/adapters${subpath.slice(1)}.js`,
+        `./dist/adapters${subpath.slice(1)}/index.js`,
+      ]).toContain(target.import);
     }
   });
 

@@ -59,6 +59,8 @@ export interface Call {
   entries: RateLimitHeaderEntry[];
   /** RateLimit-* and WWW-Authenticate: set on the answer whatever it is. */
   headers: Record<string, string>;
+  /** The job the request created or asked about, for the request's log line. */
+  jobIds?: string[];
 }
 
 /** Compiles the `trustProxy` option: false (default: the socket address), true, a hop count, or addresses/subnets. */

@@ -1,5 +1,5 @@
 /**
- * `fileconv/http`: the HTTP service as a web-standard fetch handler,
+ * The HTTP service as a web-standard fetch handler (exported from `fileconv/http`),
  * `(request: Request) => Promise<Response>`, for Hono, Next.js route handlers, Bun, Deno and
  * anything else that speaks Request/Response. Requests outside `basePath` or matching no route
  * get a 404 NOT_FOUND (check `response.status` to fall through to your own routes).
@@ -111,6 +111,7 @@ function destroyed(body: AnswerBody): null {
 function webBody(service: HttpService, body: AnswerBody): ConstructorParameters<typeof Response>[0] {
   if (!(body instanceof Readable)) return body;
   const chunks = body[Symbol.asyncIterator]();
+  let canceled = false;
   return new ReadableStream<Uint8Array>(
     {
       async pull(controller) {
@@ -119,11 +120,13 @@ function webBody(service: HttpService, body: AnswerBody): ConstructorParameters<
           if (done) controller.close();
           else controller.enqueue(value as Uint8Array);
         } catch (error) {
-          service.reportError(error);
+          // A read cut short because the client left is no failure of ours.
+          if (!canceled) service.reportError(error);
           controller.error(error);
         }
       },
       cancel() {
+        canceled = true;
         body.destroy();
       },
     },

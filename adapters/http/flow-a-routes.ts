@@ -43,9 +43,11 @@ export function flowARoutes(ctx: RouteContext): Route[] {
         ...(body.webhookUrl === undefined ? {} : { webhookUrl: body.webhookUrl }),
       };
     });
-    return withCharge(ctx, call, inputs.length, (charge) =>
+    const jobs = await withCharge(ctx, call, inputs.length, (charge) =>
       ctx.engine.createJobs(inputs.map((input) => ({ ...input, charge }))),
     );
+    call.jobIds = jobs.map((job) => job.id);
+    return jobs;
   }
 
   return [
@@ -122,8 +124,10 @@ export function flowARoutes(ctx: RouteContext): Route[] {
     {
       method: 'GET',
       path: '/api/jobs/:jobId',
-      async handle({ client, baseUrl }, params) {
+      async handle(call, params) {
+        const { client, baseUrl } = call;
         const job = await ctx.engine.getJob(parse(jobIdParam, params.jobId, 'job id'), client.owner);
+        call.jobIds = [job.id];
         return jsonAnswer(200, jobView(job, await downloadUrlFor(ctx.links, baseUrl, job)), {
           'cache-control': 'no-store',
         });
@@ -132,8 +136,9 @@ export function flowARoutes(ctx: RouteContext): Route[] {
     {
       method: 'DELETE',
       path: '/api/jobs/:jobId',
-      async handle({ client }, params) {
-        const job = await ctx.engine.discardJob(parse(jobIdParam, params.jobId, 'job id'), client.owner);
+      async handle(call, params) {
+        const job = await ctx.engine.discardJob(parse(jobIdParam, params.jobId, 'job id'), call.client.owner);
+        call.jobIds = [job.id];
         return jsonAnswer(200, jobView(job, null));
       },
     },
@@ -141,8 +146,9 @@ export function flowARoutes(ctx: RouteContext): Route[] {
       // The local stand-in for a presigned storage GET.
       method: 'GET',
       path: '/api/jobs/:jobId/result',
-      async handle({ exchange }, params) {
-        verifyDownloadUrl(ctx.links, params.jobId!, exchange.query);
+      async handle(call, params) {
+        verifyDownloadUrl(ctx.links, params.jobId!, call.exchange.query);
+        call.jobIds = [params.jobId!];
         return resultAnswer(ctx.engine, params.jobId!);
       },
     },

@@ -68,6 +68,7 @@ export function flowBRoutes(ctx: RouteContext): Route[] {
             charge,
           }),
         );
+        call.jobIds = [job.id];
         // The conversion goes on if the client leaves; only the waiting stops.
         const done = await ctx.engine.waitForJob(job.id, {
           timeoutMs: ctx.convertTimeoutMs,
@@ -86,8 +87,10 @@ export function flowBRoutes(ctx: RouteContext): Route[] {
     {
       method: 'GET',
       path: '/api/download',
-      async handle({ client, exchange }) {
+      async handle(call) {
+        const { client, exchange } = call;
         const id = parse(jobIdParam, singleQueryValue(exchange.query, 'id'), 'download id');
+        call.jobIds = [id];
         await ctx.engine.getJob(id, client.owner);
         return resultAnswer(ctx.engine, id);
       },

@@ -73,12 +73,18 @@ export interface RequestEvent {
   method: string;
   /** The route's pattern ('/api/jobs/:jobId'), or null when no route matched. */
   route: string | null;
+  /** The request's path and query as sent (mount included), URL signatures redacted. */
+  url: string;
+  /** The client address, as access control determined it (proxies the host trusts applied). */
+  ip: string;
   status: number;
   /** The error code of a refused or failed request. */
   code: string | undefined;
   durationMs: number;
-  /** The caller as the service saw it (set once access control ran). */
-  owner: string | undefined;
+  /** The caller: `account:<id>` or `ip:<address>`. */
+  owner: string;
+  /** Jobs the request created or read (their ids tie the request to the job's own log lines). */
+  jobIds: string[];
 }
 
 export interface HttpService {
@@ -170,10 +176,13 @@ export function createHttpService(engine: Engine, options: HttpServiceOptions = 
         requestId,
         method: exchange.method,
         route: pattern,
+        url: loggableUrl(exchange),
+        ip: call.client.ip,
         status: answer.status,
         code: answer.code,
         durationMs: performance.now() - started,
         owner: call.client.owner,
+        jobIds: call.jobIds ?? [],
       });
       return answer;
 
@@ -187,4 +196,17 @@ export function createHttpService(engine: Engine, options: HttpServiceOptions = 
       }
     },
   };
+}
+
+/** Query parameters that are credentials: never written to a log. */
+const SECRET_PARAMS = new Set(['signature', 'x-amz-signature', 'x-amz-credential', 'x-amz-security-token']);
+
+function loggableUrl(exchange: HttpExchange): string {
+  const path = `${exchange.mountPath}${exchange.path}`;
+  if (exchange.query.size === 0) return path;
+  const query = new URLSearchParams();
+  for (const [name, value] of exchange.query) {
+    query.append(name, SECRET_PARAMS.has(name.toLowerCase()) ? 'REDACTED' : value);
+  }
+  return `${path}?${query}`;
 }

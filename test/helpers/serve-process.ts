@@ -17,7 +17,11 @@ export interface ServeProcess {
   url: string;
   /** What the server wrote to stderr so far. */
   stderr(): string;
+  /** What the server wrote to stdout so far (its log; the first 4 MiB). */
+  stdout(): string;
 }
+
+const KEPT_STDOUT = 4 * 1024 * 1024;
 
 /** Starts `fileconv serve <args> --port 0 --host 127.0.0.1`; resolves with its URL once it listens. */
 export function startServeProcess(
@@ -43,14 +47,21 @@ export function startServeProcess(
     child.stderr?.on('data', (chunk: Buffer) => {
       stderr += chunk.toString();
     });
+    let started = false;
+    // Always read, so a long request log cannot block the server on a full pipe.
     child.stdout?.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
+      if (stdout.length < KEPT_STDOUT) stdout += chunk.toString();
+      if (started) return;
       const listening = /serving on (http:\/\/\S+?)[\s(]/.exec(stdout);
       if (!listening) return;
+      started = true;
       clearTimeout(timer);
-      child.stdout?.removeAllListeners('data');
-      child.stdout?.resume(); // the rest (a request log) is not read, and must not block the server
-      resolve({ child, url: listening[1]!.replace('localhost', '127.0.0.1'), stderr: () => stderr });
+      resolve({
+        child,
+        url: listening[1]!.replace('localhost', '127.0.0.1'),
+        stderr: () => stderr,
+        stdout: () => stdout,
+      });
     });
     child.once('exit', (code, signal) => {
       clearTimeout(timer);
