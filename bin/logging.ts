@@ -27,13 +27,19 @@ export function logFormatOf(flag: string | undefined): LogFormat {
   return process.stdout.isTTY ? 'pretty' : 'json';
 }
 
-export async function createServiceLog(options: { format: LogFormat; requests: boolean }): Promise<ServiceLog> {
+export async function createServiceLog(options: {
+  format: LogFormat;
+  requests: boolean;
+}): Promise<ServiceLog> {
   const { pino } = await import('pino');
   const destination =
     options.format === 'pretty'
       ? (await import('pino-pretty')).default({ sync: true, colorize: true, translateTime: 'SYS:HH:MM:ss' })
       : pino.destination({ sync: false });
-  const logger = pino({ base: { service: 'fileconv' }, timestamp: pino.stdTimeFunctions.isoTime }, destination);
+  const logger = pino(
+    { base: { service: 'fileconv' }, timestamp: pino.stdTimeFunctions.isoTime },
+    destination,
+  );
   // Flushed on exit so a stop does not lose the last lines.
   process.once('beforeExit', () => logger.flush());
 

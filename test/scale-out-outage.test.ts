@@ -182,8 +182,15 @@ describeWithRedis(
 
         // Both ends of a job met the outage: inputs being read and results being stored.
         const messages = waitMessages(reported);
-        expect(messages.some((message) => message.startsWith('Reading "uploads/'))).toBe(true);
-        expect(messages.some((message) => message.startsWith('Storing "results/'))).toBe(true);
+        const seen = JSON.stringify(messages);
+        expect(
+          messages.some((message) => message.startsWith('Reading "uploads/')),
+          seen,
+        ).toBe(true);
+        expect(
+          messages.some((message) => message.startsWith('Storing "results/')),
+          seen,
+        ).toBe(true);
         await expectAllCorrect();
       } finally {
         await s3.resume(); // for the next test, should this one have failed midway

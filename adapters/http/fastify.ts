@@ -9,8 +9,10 @@
  * limits), so the host's parsers and routes elsewhere are untouched. Requests are handed to the
  * same framework-neutral service as every other adapter (the Node fast path: no copies).
  */
-import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { Engine } from '../../src/engine.js';
+import { FileconvError } from '../../src/errors.js';
+import { errorAnswer } from './http-errors.js';
 import { normalizeBasePath, pathBelow } from './mount.js';
 import { nodeExchange, serveNode } from './node.js';
 import { createHttpService, type HttpService, type HttpServiceOptions } from './service.js';
@@ -46,4 +48,22 @@ export function fastifyPluginFor(service: HttpService): FastifyPluginAsync {
     fastify.all('/', handler);
     fastify.all('/*', handler);
   };
+}
+
+/**
+ * Fastify answers a few malformed requests before any route runs (a path that is not valid
+ * percent-encoding: FST_ERR_BAD_URL). Pass this as the server's `frameworkErrors` so those get
+ * fileconv's error body too: `Fastify({ frameworkErrors: fileconvFrameworkErrors })`.
+ */
+export function fileconvFrameworkErrors(
+  error: FastifyError,
+  _request: FastifyRequest,
+  reply: FastifyReply,
+): void {
+  const message =
+    error.code === 'FST_ERR_BAD_URL'
+      ? 'The request path is not valid percent-encoding.'
+      : 'The request is malformed.';
+  const answer = errorAnswer(new FileconvError('INVALID_REQUEST', message));
+  reply.code(answer.status).headers(answer.headers).send(answer.body);
 }

@@ -25,6 +25,13 @@ export { testCounterStore } from './counters.js';
 export { createFakeConverter, type FakeConverterOptions, fakeOutputHeader } from './fake-converter.js';
 export { encryptedFixtures, FIXTURES_DIR, fixturePath, fixtures } from './fixtures.js';
 export type { AdapterFactory, AdapterInstance } from './fresh-instance.js';
+export {
+  type HttpMountSetup,
+  type HttpSuiteOptions,
+  type HttpSuiteServiceOptions,
+  type MountedHttpService,
+  testHttpService,
+} from './http.js';
 export { sampleFile, sampleJob, testJobStore } from './job-store.js';
 export { sampleApiKeyRecord, testKeyStore } from './key-store.js';
 export { sampleDelivery, testWebhookOutbox } from './outbox.js';

@@ -7,12 +7,7 @@
  * Every server started here is closed, and every temp dir removed, after each test.
  */
 import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
-import {
-  createServer,
-  request as httpRequest,
-  type IncomingHttpHeaders,
-  type Server,
-} from 'node:http';
+import { createServer, request as httpRequest, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
@@ -24,7 +19,7 @@ import Fastify from 'fastify';
 import { afterEach, expect } from 'vitest';
 import { createSharpConverter } from '../../adapters/converters/sharp.js';
 import { createHttpRouter } from '../../adapters/http/express.js';
-import { createFastifyPlugin } from '../../adapters/http/fastify.js';
+import { createFastifyPlugin, fileconvFrameworkErrors } from '../../adapters/http/fastify.js';
 import { createFetchHandler } from '../../adapters/http/fetch.js';
 import { createNodeHandler } from '../../adapters/http/node.js';
 import type { AuthRequest, HttpServiceOptions } from '../../adapters/http/service.js';
@@ -273,7 +268,7 @@ function mountService(engine: Engine, options: HttpServiceOptions): Mounted {
       return { kind: 'server', server };
     }
     case 'fastify': {
-      const app = Fastify();
+      const app = Fastify({ frameworkErrors: fileconvFrameworkErrors });
       app.register(createFastifyPlugin(engine, options), { prefix: PREFIX });
       return { kind: 'fastify', app };
     }
