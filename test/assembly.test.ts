@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { lazyConverter } from '../adapters/converters/lazy.js';
-import { defaultConverters } from '../bin/assembly.js';
+import { defaultConverters } from '../adapters/preset/converters.js';
 import { createEngine } from '../src/index.js';
 import { copyConverter } from './helpers/fake-converters.js';
 import { fixture, tempDir } from './helpers/temp.js';

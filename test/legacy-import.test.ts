@@ -10,7 +10,7 @@ import { createFsJobStore } from '../adapters/jobs/fs.js';
 import { createSqliteJobStore } from '../adapters/jobs/sqlite.js';
 import { createFsKeyStore } from '../adapters/keys/fs.js';
 import { createSqliteKeyStore } from '../adapters/keys/sqlite.js';
-import { openDataDirDatabase } from '../bin/backends.js';
+import { openDataDirDatabase } from '../adapters/preset/backends.js';
 import { sampleApiKeyRecord, sampleFile, sampleJob } from '../src/testing/index.js';
 import { tempDir } from './helpers/temp.js';
 

@@ -2,6 +2,7 @@
 import { rename } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
 import cliProgress from 'cli-progress';
+import { defaultConverters } from '../../adapters/preset/converters.js';
 import {
   createEngine,
   extensionOf,
@@ -10,7 +11,6 @@ import {
   requireFormat,
 } from '../../src/index.js';
 import { baseName } from '../../src/names.js';
-import { defaultConverters } from '../assembly.js';
 
 export interface ConvertFlags {
   to?: string;

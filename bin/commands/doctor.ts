@@ -1,6 +1,7 @@
 /** `fileconv doctor`: which conversion engines (and the embedded database) can run here, and how to install the missing ones. */
+
+import { defaultConverters } from '../../adapters/preset/converters.js';
 import { type ConverterStatus, createEngine } from '../../src/index.js';
-import { defaultConverters } from '../assembly.js';
 import { table } from './formats.js';
 
 /** Prints the report; returns 0 when every engine is available, 1 otherwise. */

@@ -22,9 +22,9 @@ async function keyStoreOf(flags: DataFlags): Promise<KeyStore> {
   }
   const [{ createSqliteKeyStore }, { openDataDirDatabase }] = await Promise.all([
     import('../../adapters/keys/sqlite.js'),
-    import('../backends.js'),
+    import('../../adapters/preset/backends.js'),
   ]);
-  const database = await openDataDirDatabase(dataDirOf(flags));
+  const database = await openDataDirDatabase(dataDirOf(flags.data));
   const keys = createSqliteKeyStore({ database });
   return {
     ...keys,

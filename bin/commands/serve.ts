@@ -5,22 +5,14 @@
  * it is one API node of many, with or without its own workers (--no-worker). SIGTERM/SIGINT stop
  * taking requests, let running conversions finish within a grace period, leave the rest queued.
  */
-import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
-import { join, resolve } from 'node:path';
 import { createNodeHandler } from '../../adapters/http/node.js';
-import { createWebhookDispatcher, type WebhookDispatcher } from '../../adapters/webhooks/http.js';
-import {
-  createEngine,
-  type Engine,
-  FileconvError,
-  refundFailedConversions,
-  type WebhookOutbox,
-} from '../../src/index.js';
-import { defaultConverters } from '../assembly.js';
-import { type BackendFlags, createBackends, processTempDir, requireShared } from '../backends.js';
+import type { BackendFlags } from '../../adapters/preset/backends.js';
+import { createFileconv, dataDirOf } from '../../adapters/preset/index.js';
+import { type Engine, FileconvError } from '../../src/index.js';
 import { createServiceLog, logFormatOf } from '../logging.js';
+
+export { dataDirOf, loadOrCreateSecret } from '../../adapters/preset/index.js';
 
 export interface ServeFlags extends BackendFlags {
   port?: number;
@@ -50,79 +42,25 @@ export interface RunningService {
   description: string;
 }
 
-/**
- * The signing secret: $FILECONV_SIGNING_SECRET (shared by every API node of a deployment), else
- * the one kept in the data dir, created (0600) on first start.
- */
-export async function loadOrCreateSecret(dataDir: string): Promise<Buffer> {
-  const fromEnv = process.env.FILECONV_SIGNING_SECRET;
-  if (fromEnv) return Buffer.from(fromEnv, 'utf8');
-  const path = join(dataDir, 'signing-secret');
-  try {
-    const secret = Buffer.from((await readFile(path, 'utf8')).trim(), 'base64url');
-    if (secret.length >= 32) return secret;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-  }
-  const secret = randomBytes(32);
-  await writeFile(path, `${secret.toString('base64url')}\n`, { mode: 0o600 });
-  return secret;
-}
-
-/**
- * Webhook delivery when $FILECONV_WEBHOOK_SECRET (32+ bytes, the same on every node) is set:
- * without a secret receivers could not verify deliveries, so jobs' webhooks are then not sent.
- * Every node runs one: API nodes send job.canceled, workers job.completed and job.failed.
- * FILECONV_WEBHOOK_ALLOW_PRIVATE=1 lets them reach private addresses (receivers on an intranet).
- */
-export function webhooksFromEnv(engine: Engine, outbox: WebhookOutbox): WebhookDispatcher | undefined {
-  const secret = process.env.FILECONV_WEBHOOK_SECRET;
-  return secret
-    ? createWebhookDispatcher(engine, {
-        secret,
-        outbox,
-        allowPrivateAddresses: process.env.FILECONV_WEBHOOK_ALLOW_PRIVATE === '1',
-        onDelivery: (report) => {
-          if (!report.ok) console.error(`fileconv: webhook for job ${report.jobId} failed: ${report.error}`);
-        },
-      })
-    : undefined;
-}
-
-/** The data dir from --data, $FILECONV_DATA or ./data. */
-export function dataDirOf(flags: { data?: string }): string {
-  return resolve(flags.data ?? process.env.FILECONV_DATA ?? 'data');
-}
-
 export async function startService(flags: ServeFlags): Promise<RunningService> {
-  const dataDir = dataDirOf(flags);
-  await mkdir(dataDir, { recursive: true });
-  const secret = await loadOrCreateSecret(dataDir);
-  const backends = await createBackends(dataDir, flags);
-  if (flags.worker === false) requireShared(backends, 'fileconv serve --no-worker');
-  const { counters, keys } = backends;
-  const engine = createEngine({
-    converters: defaultConverters(),
-    storage: backends.storage,
-    jobs: backends.jobs,
-    queue: backends.queue,
-    tempDir: await processTempDir(dataDir),
+  // The same assembly a host gets from fileconv/preset: every converter, the embedded stores (or
+  // Redis + S3), counters, keys, the signing secret, refunds and webhooks.
+  const fileconv = await createFileconv({
+    dataDir: dataDirOf(flags.data),
+    ...(flags.redisUrl === undefined ? {} : { redisUrl: flags.redisUrl }),
+    ...(flags.s3Bucket === undefined ? {} : { s3Bucket: flags.s3Bucket }),
+    worker: flags.worker !== false,
     concurrency: flags.concurrency,
     resultTtlMs: flags.retentionHours === undefined ? undefined : flags.retentionHours * 3_600_000,
-    onError: (error, context) => console.error(`fileconv: ${context}:`, error),
-    onJobSettled: refundFailedConversions(counters),
   });
-  const webhooks = webhooksFromEnv(engine, backends.outbox);
-  await engine.start({ worker: flags.worker !== false });
+  const { engine } = fileconv;
 
   const log = await createServiceLog({ format: logFormatOf(flags.logFormat), requests: flags.log !== false });
   const unwatch = log.watch(engine);
   // The node:http adapter: of the adapters that pass the HTTP suite, the fastest (npm run bench).
   const handler = createNodeHandler(engine, {
-    signingSecret: secret,
+    ...fileconv.http,
     publicUrl: flags.publicUrl ?? process.env.FILECONV_PUBLIC_URL,
-    counters,
-    keys,
     trustProxy: parseTrustProxy(flags.trustProxy ?? process.env.FILECONV_TRUST_PROXY),
     webConverter: flags.web !== false,
     onRequest: (event) => log.request(event),
@@ -142,6 +80,11 @@ export async function startService(flags: ServeFlags): Promise<RunningService> {
           : error,
       );
     });
+  }).catch(async (error: unknown) => {
+    // Nothing was served: give the data dir (and its lock) back at once.
+    await fileconv.close({ graceMs: 0 });
+    unwatch();
+    throw error;
   });
   const address = server.address();
   const boundPort = typeof address === 'object' && address ? address.port : port;
@@ -152,17 +95,14 @@ export async function startService(flags: ServeFlags): Promise<RunningService> {
     stopping ??= (async () => {
       const closed = new Promise<void>((done) => server.close(() => done()));
       server.closeIdleConnections();
-      // Before the engine closes its job store, which records delivery outcomes.
-      await webhooks?.close();
-      await engine.close({ graceMs: (flags.graceSeconds ?? 30) * 1000 });
+      await fileconv.close({ graceMs: (flags.graceSeconds ?? 30) * 1000 });
       unwatch();
-      await backends.close();
       server.closeAllConnections();
       await closed;
     })();
     return stopping;
   };
-  return { server, engine, url, stop, description: backends.description };
+  return { server, engine, url, stop, description: fileconv.backends.description };
 }
 
 /** `--trust-proxy` as typed: 'true', a hop count ('1'), or addresses/subnets/names ('loopback, 10.0.0.0/8'). */

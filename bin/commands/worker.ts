@@ -3,10 +3,10 @@
  * reads and writes files in the shared storage (S3_BUCKET), so any number of workers can run
  * beside the API nodes (`fileconv serve --no-worker`).
  */
-import { createEngine, type Engine, refundFailedConversions } from '../../src/index.js';
-import { defaultConverters } from '../assembly.js';
-import { type BackendFlags, createBackends, processTempDir, requireShared } from '../backends.js';
-import { dataDirOf, untilSignal, webhooksFromEnv } from './serve.js';
+import type { BackendFlags } from '../../adapters/preset/backends.js';
+import { createFileconv, dataDirOf } from '../../adapters/preset/index.js';
+import { type Engine, FileconvError } from '../../src/index.js';
+import { untilSignal } from './serve.js';
 
 export interface WorkerFlags extends BackendFlags {
   concurrency?: number;
@@ -21,36 +21,25 @@ export interface RunningWorker {
 }
 
 export async function startWorker(flags: WorkerFlags): Promise<RunningWorker> {
-  const dataDir = dataDirOf(flags);
-  const backends = await createBackends(dataDir, flags);
-  requireShared(backends, 'fileconv worker');
-  const tempDir = await processTempDir(dataDir);
-  const engine = createEngine({
-    converters: defaultConverters(),
-    storage: backends.storage,
-    jobs: backends.jobs,
-    queue: backends.queue,
-    tempDir,
+  const redisUrl = flags.redisUrl ?? process.env.REDIS_URL;
+  if (!redisUrl) {
+    throw new FileconvError(
+      'INVALID_REQUEST',
+      'fileconv worker needs a queue shared with the other processes: set REDIS_URL (and S3_BUCKET for files).',
+    );
+  }
+  const fileconv = await createFileconv({
+    dataDir: dataDirOf(flags.data),
+    redisUrl,
+    ...(flags.s3Bucket === undefined ? {} : { s3Bucket: flags.s3Bucket }),
     concurrency: flags.concurrency,
     resultTtlMs: flags.retentionHours === undefined ? undefined : flags.retentionHours * 3_600_000,
     onError: (error, context) => console.error(`fileconv worker: ${context}:`, error),
-    onJobSettled: refundFailedConversions(backends.counters),
   });
-  const webhooks = webhooksFromEnv(engine, backends.outbox);
-  await engine.start({ worker: true });
-  let stopping: Promise<void> | undefined;
   return {
-    engine,
-    description: backends.description,
-    stop() {
-      stopping ??= (async () => {
-        // Before the engine closes its job store, which records delivery outcomes.
-        await webhooks?.close();
-        await engine.close({ graceMs: (flags.graceSeconds ?? 30) * 1000 });
-        await backends.close();
-      })();
-      return stopping;
-    },
+    engine: fileconv.engine,
+    description: fileconv.backends.description,
+    stop: () => fileconv.close({ graceMs: (flags.graceSeconds ?? 30) * 1000 }),
   };
 }
 

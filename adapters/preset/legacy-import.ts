@@ -8,11 +8,11 @@
 import { existsSync } from 'node:fs';
 import { rename } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createFsJobStore } from '../adapters/jobs/fs.js';
-import { instantMs } from '../adapters/jobs/record-rules.js';
-import { createFsKeyStore } from '../adapters/keys/fs.js';
-import type { SqliteDatabase } from '../adapters/sqlite/database.js';
-import { JOB_STATUSES } from '../src/index.js';
+import { JOB_STATUSES } from '../../src/index.js';
+import { createFsJobStore } from '../jobs/fs.js';
+import { instantMs } from '../jobs/record-rules.js';
+import { createFsKeyStore } from '../keys/fs.js';
+import type { SqliteDatabase } from '../sqlite/database.js';
 
 export interface ImportReport {
   jobs: number;

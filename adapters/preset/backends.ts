@@ -6,9 +6,8 @@
  */
 import { mkdir, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { SqliteDatabase } from '../adapters/sqlite/database.js';
-import type { CounterStore, JobStore, KeyStore, Queue, Storage, WebhookOutbox } from '../src/index.js';
-import { FileconvError } from '../src/index.js';
+import type { CounterStore, JobStore, KeyStore, Queue, Storage, WebhookOutbox } from '../../src/index.js';
+import type { SqliteDatabase } from '../sqlite/database.js';
 
 export interface BackendFlags {
   data?: string;
@@ -45,7 +44,7 @@ export async function createBackends(dataDir: string, flags: BackendFlags): Prom
   let storage: Storage;
   let storageText: string;
   if (bucket) {
-    const { createS3Storage } = await import('../adapters/storage/s3.js');
+    const { createS3Storage } = await import('../storage/s3.js');
     const endpoint = env('S3_ENDPOINT');
     storage = createS3Storage({
       bucket,
@@ -56,7 +55,7 @@ export async function createBackends(dataDir: string, flags: BackendFlags): Prom
     });
     storageText = `s3://${bucket}${endpoint ? ` at ${endpoint}` : ''}`;
   } else {
-    const { createFsStorage } = await import('../adapters/storage/fs.js');
+    const { createFsStorage } = await import('../storage/fs.js');
     storage = createFsStorage({ dir: join(dataDir, 'files') });
     storageText = `files in ${join(dataDir, 'files')}`;
   }
@@ -69,11 +68,11 @@ export async function createBackends(dataDir: string, flags: BackendFlags): Prom
       { createRedisKeyStore },
       { createRedisOutbox },
     ] = await Promise.all([
-      import('../adapters/jobs/redis.js'),
-      import('../adapters/queue/bullmq.js'),
-      import('../adapters/counters/redis.js'),
-      import('../adapters/keys/redis.js'),
-      import('../adapters/outbox/redis.js'),
+      import('../jobs/redis.js'),
+      import('../queue/bullmq.js'),
+      import('../counters/redis.js'),
+      import('../keys/redis.js'),
+      import('../outbox/redis.js'),
     ]);
     const jobs = createRedisJobStore({ url: redisUrl });
     // How fast a dead worker's job is handed to another: BullMQ's lock and stalled check.
@@ -112,12 +111,12 @@ export async function createBackends(dataDir: string, flags: BackendFlags): Prom
     { createMemoryQueue },
     { lockDataDir },
   ] = await Promise.all([
-    import('../adapters/jobs/sqlite.js'),
-    import('../adapters/keys/sqlite.js'),
-    import('../adapters/counters/sqlite.js'),
-    import('../adapters/outbox/sqlite.js'),
-    import('../adapters/queue/memory.js'),
-    import('./serve-lock.js'),
+    import('../jobs/sqlite.js'),
+    import('../keys/sqlite.js'),
+    import('../counters/sqlite.js'),
+    import('../outbox/sqlite.js'),
+    import('../queue/memory.js'),
+    import('./data-dir-lock.js'),
   ]);
   const lock = await lockDataDir(dataDir);
   let database: SqliteDatabase;
@@ -153,7 +152,7 @@ export function databasePathOf(dataDir: string): string {
 /** Opens the data dir's database, bringing in the records of an older fileconv's JSON stores. */
 export async function openDataDirDatabase(dataDir: string): Promise<SqliteDatabase> {
   const [{ openSqliteDatabase }, { importLegacyStores }] = await Promise.all([
-    import('../adapters/sqlite/database.js'),
+    import('../sqlite/database.js'),
     import('./legacy-import.js'),
   ]);
   const database = await openSqliteDatabase(databasePathOf(dataDir));
@@ -164,16 +163,6 @@ export async function openDataDirDatabase(dataDir: string): Promise<SqliteDataba
     throw error;
   }
   return database;
-}
-
-/** API-only and worker-only processes only make sense with a queue they share. */
-export function requireShared(backends: Backends, what: string): void {
-  if (!backends.shared) {
-    throw new FileconvError(
-      'INVALID_REQUEST',
-      `${what} needs a queue shared with the other processes: set REDIS_URL (and S3_BUCKET for files).`,
-    );
-  }
 }
 
 function redactUrl(url: string): string {

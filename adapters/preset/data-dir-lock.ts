@@ -8,8 +8,8 @@
 import { rmSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { loadSqlite } from '../adapters/sqlite/sqlite-package.js';
-import { FileconvError } from '../src/index.js';
+import { FileconvError } from '../../src/index.js';
+import { loadSqlite } from '../sqlite/sqlite-package.js';
 
 export interface DataDirLock {
   release(): void;

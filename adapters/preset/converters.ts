@@ -1,0 +1,58 @@
+/**
+ * The CLI's assembly of core and adapters: which converters a command-line engine gets.
+ * Every converter is listed even when its engine is missing here; the engine routes around
+ * unavailable ones and `fileconv doctor` says how to install them. Each converter's module is
+ * imported only when a conversion needs it (lazyConverter), so `fileconv convert photo.jpg
+ * photo.webp` starts without loading pdf.js, exceljs or the LibreOffice pool; LibreOffice starts
+ * its warm workers only on the first document, and the engine's close() stops them.
+ */
+
+import type { Converter } from '../../src/index.js';
+import { buildImageEdges } from '../converters/image/image-edges.js';
+import { lazyConverter } from '../converters/lazy.js';
+import { buildMediaEdges } from '../converters/media/media-edges.js';
+import { buildEdges as buildOfficeEdges } from '../converters/office/libreoffice-filters.js';
+import { PDF_EDGES } from '../converters/office/pdf/pdf-edges.js';
+import { SHEET_EDGES } from '../converters/office/sheets/sheet-edges.js';
+import { MAMMOTH_EDGES } from '../converters/office/text/mammoth-edges.js';
+import { TEXT_EDGES } from '../converters/office/text/text-edges.js';
+
+export function defaultConverters(): Converter[] {
+  return [
+    lazyConverter({
+      name: 'sharp',
+      edges: buildImageEdges(true),
+      load: async () => (await import('../converters/sharp.js')).createSharpConverter(),
+    }),
+    lazyConverter({
+      name: 'ffmpeg',
+      edges: buildMediaEdges(),
+      load: async () => (await import('../converters/ffmpeg.js')).createFfmpegConverter(),
+    }),
+    lazyConverter({
+      name: 'pdf',
+      edges: PDF_EDGES,
+      load: async () => (await import('../converters/pdf.js')).createPdfConverter(),
+    }),
+    lazyConverter({
+      name: 'exceljs',
+      edges: SHEET_EDGES,
+      load: async () => (await import('../converters/exceljs.js')).createSpreadsheetConverter(),
+    }),
+    lazyConverter({
+      name: 'mammoth',
+      edges: MAMMOTH_EDGES,
+      load: async () => (await import('../converters/mammoth.js')).createMammothConverter(),
+    }),
+    lazyConverter({
+      name: 'text',
+      edges: TEXT_EDGES,
+      load: async () => (await import('../converters/text.js')).createTextConverter(),
+    }),
+    lazyConverter({
+      name: 'libreoffice',
+      edges: buildOfficeEdges(),
+      load: async () => (await import('../converters/libreoffice.js')).createLibreOfficeConverter(),
+    }),
+  ];
+}

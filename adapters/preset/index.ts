@@ -1,0 +1,186 @@
+/**
+ * `fileconv/preset`: the whole service `fileconv serve` runs, in one call, for a host that mounts
+ * it in its own server:
+ *
+ *   const fileconv = await createFileconv({ dataDir: './data' });
+ *   app.use('/files', createHttpRouter(fileconv.engine, fileconv.http));
+ *   // ... on shutdown: await fileconv.close();
+ *
+ * Every converter (each loaded on first use, so a missing engine only removes its formats), the
+ * embedded stores (one SQLite file in the data dir: jobs, uploads, keys, counters, webhook
+ * outbox), the rate-limit and quota counters, the signing secret (created in the data dir on
+ * first start), refunds of service-fault failures, and webhook delivery when a secret is given.
+ * With a Redis URL (and an S3 bucket) it is one node of a scale-out deployment instead. The
+ * engine is started: its workers take jobs from the first call on.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import type { Engine, EngineOptions } from '../../src/engine.js';
+import { createEngine } from '../../src/engine.js';
+import { FileconvError } from '../../src/errors.js';
+import { refundFailedConversions } from '../../src/policy/refunds.js';
+import type { Converter } from '../../src/ports.js';
+import type { HttpServiceOptions } from '../http/service.js';
+import type { WebhookDeliveryReport, WebhookDispatcher } from '../webhooks/http.js';
+import { type Backends, createBackends, processTempDir } from './backends.js';
+import { defaultConverters } from './converters.js';
+
+export { defaultConverters } from './converters.js';
+
+export interface FileconvWebhookOptions {
+  /** Signs every delivery (32+ bytes, the same on every node of a deployment). */
+  secret: string;
+  /** Let deliveries reach private addresses (receivers on an intranet). Default false. */
+  allowPrivateAddresses?: boolean;
+  onDelivery?: (report: WebhookDeliveryReport) => void;
+}
+
+export interface FileconvOptions {
+  /** Files, the database and the signing secret. Default $FILECONV_DATA, else ./data. */
+  dataDir?: string;
+  /** Redis for jobs, queue, counters, keys and webhooks (scale-out). Default $REDIS_URL. */
+  redisUrl?: string;
+  /** S3 bucket for files (S3_ENDPOINT, S3_REGION, S3_FORCE_PATH_STYLE, S3_PREFIX apply). Default $S3_BUCKET. */
+  s3Bucket?: string;
+  /**
+   * Signs upload and download URLs (32+ bytes). Default $FILECONV_SIGNING_SECRET, else a secret
+   * kept in the data dir (created on first start, mode 0600). Every API node must share it.
+   */
+  signingSecret?: string | Uint8Array;
+  /** Default: every converter fileconv ships (see `defaultConverters`). */
+  converters?: Converter[];
+  /** Convert in this process. Default true; false needs Redis (workers run elsewhere). */
+  worker?: boolean;
+  /** Conversions at once in this process. Default 2. */
+  concurrency?: number;
+  /** How long results are kept, ms. Default one hour. */
+  resultTtlMs?: number;
+  /** Webhook delivery. Default: on when $FILECONV_WEBHOOK_SECRET is set; false turns it off. */
+  webhooks?: FileconvWebhookOptions | false;
+  /** Background errors (a failed sweep, a store away). Default: console.error. */
+  onError?: EngineOptions['onError'];
+  /**
+   * More HTTP service options (publicUrl, plans, trustProxy, onRequest...), passed on in `http`.
+   * A host's own sign-in (`authenticate`) is typed per framework: give it to the adapter.
+   */
+  http?: Omit<FileconvHttpOptions, 'signingSecret' | 'counters' | 'keys'>;
+}
+
+/** The HTTP service's options every adapter takes as they are (sign-in aside: see `http`). */
+export type FileconvHttpOptions = Omit<HttpServiceOptions, 'authenticate'>;
+
+export interface Fileconv {
+  /** Started; convert with it directly or mount it. */
+  engine: Engine;
+  /** The HTTP service's options for any adapter: `createHttpRouter(engine, http)`, `createFetchHandler(engine, http)`... */
+  http: FileconvHttpOptions;
+  /** The stores it runs on. */
+  backends: Backends;
+  /** Webhook delivery, when on. */
+  webhooks: WebhookDispatcher | undefined;
+  /** Stops taking jobs, gives running conversions `graceMs` (default 30 s), closes every store. */
+  close(options?: { graceMs?: number }): Promise<void>;
+}
+
+function env(name: string): string | undefined {
+  const value = process.env[name];
+  return value === undefined || value === '' ? undefined : value;
+}
+
+/** The data dir: the option, else $FILECONV_DATA, else ./data (absolute). */
+export function dataDirOf(dataDir?: string): string {
+  return resolve(dataDir ?? env('FILECONV_DATA') ?? 'data');
+}
+
+/**
+ * The signing secret: $FILECONV_SIGNING_SECRET (shared by every API node of a deployment), else
+ * the one kept in the data dir, created (0600) on first start.
+ */
+export async function loadOrCreateSecret(dataDir: string): Promise<Buffer> {
+  const fromEnv = env('FILECONV_SIGNING_SECRET');
+  if (fromEnv) return Buffer.from(fromEnv, 'utf8');
+  const path = join(dataDir, 'signing-secret');
+  try {
+    const secret = Buffer.from((await readFile(path, 'utf8')).trim(), 'base64url');
+    if (secret.length >= 32) return secret;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  const secret = randomBytes(32);
+  await writeFile(path, `${secret.toString('base64url')}\n`, { mode: 0o600 });
+  return secret;
+}
+
+/** Webhooks as the options say, else from $FILECONV_WEBHOOK_SECRET (and ..._ALLOW_PRIVATE=1). */
+function webhookOptionsOf(option: FileconvOptions['webhooks']): FileconvWebhookOptions | undefined {
+  if (option === false) return undefined;
+  if (option) return option;
+  const secret = env('FILECONV_WEBHOOK_SECRET');
+  return secret
+    ? {
+        secret,
+        allowPrivateAddresses: env('FILECONV_WEBHOOK_ALLOW_PRIVATE') === '1',
+        onDelivery: (report) => {
+          if (!report.ok) console.error(`fileconv: webhook for job ${report.jobId} failed: ${report.error}`);
+        },
+      }
+    : undefined;
+}
+
+export async function createFileconv(options: FileconvOptions = {}): Promise<Fileconv> {
+  const dataDir = dataDirOf(options.dataDir);
+  await mkdir(dataDir, { recursive: true });
+  const signingSecret = options.signingSecret ?? (await loadOrCreateSecret(dataDir));
+  const backends = await createBackends(dataDir, {
+    ...(options.redisUrl === undefined ? {} : { redisUrl: options.redisUrl }),
+    ...(options.s3Bucket === undefined ? {} : { s3Bucket: options.s3Bucket }),
+  });
+  let engine: Engine;
+  let webhooks: WebhookDispatcher | undefined;
+  try {
+    if (options.worker === false && !backends.shared) {
+      throw new FileconvError(
+        'INVALID_REQUEST',
+        'An API node without workers needs a queue shared with them: set REDIS_URL (and S3_BUCKET for files).',
+      );
+    }
+    engine = createEngine({
+      converters: options.converters ?? defaultConverters(),
+      storage: backends.storage,
+      jobs: backends.jobs,
+      queue: backends.queue,
+      tempDir: await processTempDir(dataDir),
+      concurrency: options.concurrency,
+      resultTtlMs: options.resultTtlMs,
+      onError: options.onError ?? ((error, context) => console.error(`fileconv: ${context}:`, error)),
+      // A conversion that failed through the service's fault does not count against the quota.
+      onJobSettled: refundFailedConversions(backends.counters),
+    });
+    const webhookOptions = webhookOptionsOf(options.webhooks);
+    if (webhookOptions) {
+      const { createWebhookDispatcher } = await import('../webhooks/http.js');
+      webhooks = createWebhookDispatcher(engine, { ...webhookOptions, outbox: backends.outbox });
+    }
+    await engine.start({ worker: options.worker !== false });
+  } catch (error) {
+    await backends.close();
+    throw error;
+  }
+  let closing: Promise<void> | undefined;
+  return {
+    engine,
+    http: { ...options.http, signingSecret, counters: backends.counters, keys: backends.keys },
+    backends,
+    webhooks,
+    close(closeOptions = {}) {
+      closing ??= (async () => {
+        // Before the engine closes its job store, which records delivery outcomes.
+        await webhooks?.close();
+        await engine.close({ graceMs: closeOptions.graceMs ?? 30_000 });
+        await backends.close();
+      })();
+      return closing;
+    },
+  };
+}
