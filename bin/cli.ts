@@ -89,6 +89,10 @@ export function buildProgram(): Command {
     .option('--no-log', 'no request log lines (job events and errors are still logged)')
     .option('--log-format <format>', 'json or pretty (default: pretty on a terminal, json otherwise)')
     .option('--no-web', 'API only: no web converter page at the root URL')
+    .option(
+      '--ready-engines <names>',
+      'engines GET /api/ready requires, comma-separated, e.g. sharp,libreoffice ($FILECONV_READY_ENGINES)',
+    )
     .action(async (options) => {
       const { runServe } = await import('./commands/serve.js');
       await runServe(options);

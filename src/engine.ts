@@ -40,6 +40,7 @@ import { recordWebhookOutcome, type WebhookOutcome } from './job-webhook.js';
 import type { FileRecord, Job } from './jobs/types.js';
 import { planConversion } from './planning.js';
 import type { Availability, Storage } from './ports.js';
+import { checkReadiness, type ReadinessOptions, type ReadinessReport } from './readiness.js';
 import {
   createUploadGrant,
   deleteFile,
@@ -123,6 +124,11 @@ export interface Engine {
   optionsSchema(from: string, to: string): Promise<ZodType<Record<string, unknown>> | undefined>;
   /** Each converter and whether its engine can run here. */
   converters(): Promise<ConverterStatus[]>;
+  /**
+   * Whether this process can work right now: each port answers a cheap read within the deadline,
+   * the required converters are available, and the engine is not closing (src/readiness.ts).
+   */
+  readiness(options?: ReadinessOptions): Promise<ReadinessReport>;
 
   /**
    * Recovers interrupted jobs, starts this process's worker (unless `worker: false`, for API-only
@@ -189,6 +195,8 @@ export function createEngine(options: EngineOptions): Engine {
         ...(availability.get(converter.name) ?? { ok: false }),
       }));
     },
+
+    readiness: (readinessOptions) => checkReadiness(context, readinessOptions),
 
     async start(startOptions = {}) {
       if (started) return;

@@ -36,6 +36,7 @@ export { FILE_STATUSES, JOB_STATUSES, WEBHOOK_STATUSES } from './jobs/types.js';
 export { outputNameFor, sanitizeFileName } from './names.js';
 export * from './policy/index.js';
 export type * from './ports.js';
+export type { ReadinessCheck, ReadinessOptions, ReadinessReport } from './readiness.js';
 export { MIN_SECRET_BYTES, type SignedClaims, sign, signingKey, verify } from './signing.js';
 export type { ReceiveUploadInput, UploadFileInput, UploadGrantInput } from './upload-operations.js';
 export { fileIdFromKey, uploadKeyOf } from './upload-operations.js';

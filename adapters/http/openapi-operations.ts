@@ -230,6 +230,26 @@ export const OPERATIONS: readonly ApiOperation[] = [
   },
   {
     method: 'get',
+    path: '/api/ready',
+    operationId: 'ready',
+    tag: 'Service',
+    summary: 'Readiness: storage, job store, queue and required engines answer in time',
+    description:
+      'For load balancers and orchestrators: needs no key and spends no rate limit. 503 while a check fails or the service is shutting down.',
+    ok: { description: 'Ready.', content: { schema: 'Readiness' } },
+    errors: [],
+    rateLimit: null,
+    otherAnswers: [
+      {
+        status: 503,
+        description: 'Not ready: the failing checks say why.',
+        content: { schema: 'Readiness' },
+        headers: ['Retry-After'],
+      },
+    ],
+  },
+  {
+    method: 'get',
     path: '/api/openapi.json',
     operationId: 'getOpenApiDocument',
     tag: 'Service',

@@ -15,6 +15,7 @@ import {
   formatsResponse,
   healthResponse,
   jobResponse,
+  readinessResponse,
   uploadedFileResponse,
   uploadGrantResponse,
   usageResponse,
@@ -35,6 +36,7 @@ export const SCHEMAS = {
   Usage: usageResponse,
   Formats: formatsResponse,
   Health: healthResponse,
+  Readiness: readinessResponse,
   Error: errorResponse,
 } as const satisfies Record<string, z.ZodType>;
 
@@ -66,5 +68,13 @@ export interface ApiOperation {
   ok: { description: string; content?: ContentSpec; headers?: readonly string[] };
   /** Codes beyond the ones every request can meet (COMMON_ERRORS in openapi.ts). */
   errors: readonly ErrorCode[];
-  rateLimit: RateLimitClass;
+  /** The per-IP limit it counts against; null for a public route (no key, no limit, no errors). */
+  rateLimit: RateLimitClass | null;
+  /** Answers other than 200 and the error envelope (GET /api/ready's 503 with its checks). */
+  otherAnswers?: readonly {
+    status: number;
+    description: string;
+    content: ContentSpec;
+    headers?: readonly string[];
+  }[];
 }

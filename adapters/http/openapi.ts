@@ -129,8 +129,10 @@ function errorResponses(operation: ApiOperation): Record<string, JsonObject> {
 }
 
 function operationObject(operation: ApiOperation): JsonObject {
-  const rule = RATE_LIMITS[operation.rateLimit];
+  const rule = operation.rateLimit === null ? null : RATE_LIMITS[operation.rateLimit];
   const { ok, body } = operation;
+  // A public route is answered before access control: no limit headers, no common errors.
+  const limitHeaders = rule ? LIMIT_HEADERS : [];
   return {
     operationId: operation.operationId,
     tags: [operation.tag],
@@ -154,13 +156,25 @@ function operationObject(operation: ApiOperation): JsonObject {
     responses: {
       '200': {
         description: ok.description,
-        headers: headerRefs([...LIMIT_HEADERS, ...(ok.headers ?? [])]),
+        headers: headerRefs([...limitHeaders, ...(ok.headers ?? [])]),
         ...(ok.content ? { content: contentOf(ok.content) } : {}),
       },
-      ...errorResponses(operation),
+      ...(rule ? errorResponses(operation) : {}),
+      ...Object.fromEntries(
+        (operation.otherAnswers ?? []).map((answer) => [
+          String(answer.status),
+          {
+            description: answer.description,
+            headers: headerRefs([...limitHeaders, ...(answer.headers ?? [])]),
+            content: contentOf(answer.content),
+          },
+        ]),
+      ),
     },
     // Which per-IP rate limit the request counts against (policy/limits.ts).
-    'x-rate-limit': { policy: rule.name, limit: rule.limit, windowSeconds: rule.windowMs / 1000 },
+    ...(rule
+      ? { 'x-rate-limit': { policy: rule.name, limit: rule.limit, windowSeconds: rule.windowMs / 1000 } }
+      : {}),
   };
 }
 

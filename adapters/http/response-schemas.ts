@@ -137,6 +137,20 @@ export const formatsResponse = z.object({
 });
 
 /** GET /api/health. */
+export const readinessResponse = z.object({
+  status: z.enum(['ready', 'not_ready']),
+  checks: z.array(
+    z.object({
+      name: z
+        .string()
+        .meta({ description: "'accepting', 'storage', 'jobs', 'queue' or 'converter:<name>'." }),
+      ok: z.boolean(),
+      ms: z.number().meta({ description: 'How long the check took (its deadline when it did not answer).' }),
+      error: z.object({ code: z.string(), message: z.string() }).optional(),
+    }),
+  ),
+});
+
 export const healthResponse = z.object({
   status: z.literal('ok'),
   engines: z.array(

@@ -3,10 +3,12 @@
  * counters), the link settings (signing), and small helpers used by both flows (request
  * parsing, charging conversions, streaming a result).
  */
+
 import { create as contentDisposition } from 'content-disposition';
 import { z } from 'zod';
 import type { Engine } from '../../src/engine.js';
 import { type QuotaTicket, refundQuota } from '../../src/policy/enforce.js';
+import type { ReadinessOptions } from '../../src/readiness.js';
 import { type AccessSettings, type Call, chargeQuota } from './access.js';
 import type { HttpAnswer } from './exchange.js';
 import { invalidRequest } from './http-errors.js';
@@ -17,6 +19,7 @@ export interface RouteContext {
   access: AccessSettings;
   links: LinkSettings;
   convertTimeoutMs: number;
+  readiness: ReadinessOptions;
   now(): number;
 }
 

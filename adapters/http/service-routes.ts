@@ -1,4 +1,4 @@
-/** The additive endpoints: GET /api/usage, GET /api/formats, GET /api/health. */
+/** The additive endpoints: GET /api/usage, GET /api/formats, GET /api/health, GET /api/ready. */
 import { jsonAnswer } from './exchange.js';
 import { describeFormats } from './formats-view.js';
 import type { RouteContext } from './route-context.js';
@@ -51,6 +51,21 @@ export function serviceRoutes(ctx: RouteContext): Route[] {
             })),
           },
           { 'cache-control': 'no-store' },
+        );
+      },
+    },
+    {
+      // For load balancers and orchestrators: probed every few seconds, so it spends no rate
+      // limit and needs no key. 503 while a port does not answer or the engine is stopping.
+      method: 'GET',
+      path: '/api/ready',
+      public: true,
+      async handle() {
+        const { ready, checks } = await ctx.engine.readiness(ctx.readiness);
+        return jsonAnswer(
+          ready ? 200 : 503,
+          { status: ready ? 'ready' : 'not_ready', checks },
+          { 'cache-control': 'no-store', ...(ready ? {} : { 'retry-after': '5' }) },
         );
       },
     },

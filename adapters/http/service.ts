@@ -7,11 +7,13 @@
  * The adapters (node:http, Express, Fastify, the fetch handler) only translate requests and
  * answers; none of them holds a rule of its own.
  */
+
 import { randomUUID } from 'node:crypto';
 import type { Engine } from '../../src/engine.js';
 import { FileconvError } from '../../src/errors.js';
 import { DEFAULT_PLANS, type PlanTable } from '../../src/policy/plans.js';
 import type { CounterStore, KeyStore } from '../../src/ports.js';
+import type { ReadinessOptions } from '../../src/readiness.js';
 import { signingKey } from '../../src/signing.js';
 import { type AccessSettings, type Authenticator, admit, anonymousCall, compileTrust } from './access.js';
 import { docsRoutes } from './docs-routes.js';
@@ -65,6 +67,11 @@ export interface HttpServiceOptions {
    * download the result, all through Flow A. Default false: an embedded API stays API-only.
    */
   webConverter?: boolean;
+  /**
+   * GET /api/ready (readiness; no key, no rate limit): each check's deadline and the converters
+   * that must be available. Default: 2 s, none required.
+   */
+  readiness?: ReadinessOptions;
 }
 
 /** One answered request, as `onRequest` sees it. */
@@ -127,6 +134,7 @@ export function createHttpService(engine: Engine, options: HttpServiceOptions = 
     access,
     links,
     convertTimeoutMs: options.convertTimeoutMs ?? 600_000,
+    readiness: options.readiness ?? {},
     now,
   };
   const routeList = [

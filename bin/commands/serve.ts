@@ -30,6 +30,8 @@ export interface ServeFlags extends BackendFlags {
   logFormat?: string;
   /** The web converter page at the service's root URL; false with --no-web. Default on. */
   web?: boolean;
+  /** Engines GET /api/ready requires, comma-separated. */
+  readyEngines?: string;
 }
 
 export interface RunningService {
@@ -63,6 +65,7 @@ export async function startService(flags: ServeFlags): Promise<RunningService> {
     publicUrl: flags.publicUrl ?? process.env.FILECONV_PUBLIC_URL,
     trustProxy: parseTrustProxy(flags.trustProxy ?? process.env.FILECONV_TRUST_PROXY),
     webConverter: flags.web !== false,
+    readiness: { requiredConverters: namesOf(flags.readyEngines ?? process.env.FILECONV_READY_ENGINES) },
     onRequest: (event) => log.request(event),
     onError: (error) => log.error('request failed', error),
   });
@@ -103,6 +106,14 @@ export async function startService(flags: ServeFlags): Promise<RunningService> {
     return stopping;
   };
   return { server, engine, url, stop, description: fileconv.backends.description };
+}
+
+/** 'sharp, libreoffice' -> ['sharp', 'libreoffice']. */
+function namesOf(list: string | undefined): string[] {
+  return (list ?? '')
+    .split(',')
+    .map((name) => name.trim())
+    .filter(Boolean);
 }
 
 /** `--trust-proxy` as typed: 'true', a hop count ('1'), or addresses/subnets/names ('loopback, 10.0.0.0/8'). */
