@@ -22,6 +22,7 @@ import { FileconvError } from '../../src/errors.js';
 import { refundFailedConversions } from '../../src/policy/refunds.js';
 import type { Converter } from '../../src/ports.js';
 import type { HttpServiceOptions } from '../http/service.js';
+import { loadTracing } from '../telemetry/opentelemetry.js';
 import type { WebhookDeliveryReport, WebhookDispatcher } from '../webhooks/http.js';
 import { type Backends, createBackends, processTempDir } from './backends.js';
 import { defaultConverters } from './converters.js';
@@ -60,6 +61,12 @@ export interface FileconvOptions {
   webhooks?: FileconvWebhookOptions | false;
   /** Background errors (a failed sweep, a store away). Default: console.error. */
   onError?: EngineOptions['onError'];
+  /**
+   * OpenTelemetry spans (requests, job runs, conversion steps; see fileconv/telemetry). Default
+   * 'auto': on when @opentelemetry/api is installed (spans go wherever the host's SDK sends them;
+   * without an SDK they cost next to nothing). false: never loaded.
+   */
+  tracing?: 'auto' | false;
   /**
    * More HTTP service options (publicUrl, plans, trustProxy, onRequest...), passed on in `http`.
    * A host's own sign-in (`authenticate`) is typed per framework: give it to the adapter.
@@ -137,6 +144,8 @@ export async function createFileconv(options: FileconvOptions = {}): Promise<Fil
     ...(options.s3Bucket === undefined ? {} : { s3Bucket: options.s3Bucket }),
   });
   let engine: Engine;
+  let onRequest: HttpServiceOptions['onRequest'];
+  let unwatchTracing: (() => void) | undefined;
   let webhooks: WebhookDispatcher | undefined;
   try {
     if (options.worker === false && !backends.shared) {
@@ -145,11 +154,13 @@ export async function createFileconv(options: FileconvOptions = {}): Promise<Fil
         'An API node without workers needs a queue shared with them: set REDIS_URL (and S3_BUCKET for files).',
       );
     }
+    const tracing = options.tracing === false ? undefined : await loadTracing();
+    const converters = options.converters ?? defaultConverters();
     engine = createEngine({
-      converters: options.converters ?? defaultConverters(),
+      converters: tracing ? converters.map((converter) => tracing.traceConverter(converter)) : converters,
       storage: backends.storage,
       jobs: backends.jobs,
-      queue: backends.queue,
+      queue: tracing ? tracing.traceQueue(backends.queue) : backends.queue,
       tempDir: await processTempDir(dataDir),
       concurrency: options.concurrency,
       resultTtlMs: options.resultTtlMs,
@@ -157,6 +168,14 @@ export async function createFileconv(options: FileconvOptions = {}): Promise<Fil
       // A conversion that failed through the service's fault does not count against the quota.
       onJobSettled: refundFailedConversions(backends.counters),
     });
+    unwatchTracing = tracing?.watch(engine);
+    const hostOnRequest = options.http?.onRequest;
+    onRequest = tracing
+      ? (event) => {
+          tracing.onRequest(event);
+          hostOnRequest?.(event);
+        }
+      : hostOnRequest;
     const webhookOptions = webhookOptionsOf(options.webhooks);
     if (webhookOptions) {
       const { createWebhookDispatcher } = await import('../webhooks/http.js');
@@ -170,7 +189,13 @@ export async function createFileconv(options: FileconvOptions = {}): Promise<Fil
   let closing: Promise<void> | undefined;
   return {
     engine,
-    http: { ...options.http, signingSecret, counters: backends.counters, keys: backends.keys },
+    http: {
+      ...options.http,
+      ...(onRequest ? { onRequest } : {}),
+      signingSecret,
+      counters: backends.counters,
+      keys: backends.keys,
+    },
     backends,
     webhooks,
     close(closeOptions = {}) {
@@ -178,6 +203,7 @@ export async function createFileconv(options: FileconvOptions = {}): Promise<Fil
         // Before the engine closes its job store, which records delivery outcomes.
         await webhooks?.close();
         await engine.close({ graceMs: closeOptions.graceMs ?? 30_000 });
+        unwatchTracing?.();
         await backends.close();
       })();
       return closing;

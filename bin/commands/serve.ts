@@ -66,7 +66,10 @@ export async function startService(flags: ServeFlags): Promise<RunningService> {
     trustProxy: parseTrustProxy(flags.trustProxy ?? process.env.FILECONV_TRUST_PROXY),
     webConverter: flags.web !== false,
     readiness: { requiredConverters: namesOf(flags.readyEngines ?? process.env.FILECONV_READY_ENGINES) },
-    onRequest: (event) => log.request(event),
+    onRequest: (event) => {
+      fileconv.http.onRequest?.(event); // OpenTelemetry spans, when @opentelemetry/api is installed
+      log.request(event);
+    },
     onError: (error) => log.error('request failed', error),
   });
 
