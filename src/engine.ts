@@ -17,6 +17,7 @@ import {
   type StreamConversion,
 } from './direct.js';
 import { createEngineContext, type EngineOptions, jobPorts } from './engine-context.js';
+import { collectStats, type EngineStats } from './engine-stats.js';
 import { FileconvError } from './errors.js';
 import { FORMATS, requireFormat } from './formats/index.js';
 import type { FormatDefinition, FormatName } from './formats/types.js';
@@ -54,6 +55,7 @@ import {
 import { processJob } from './worker.js';
 
 export type { EngineOptions } from './engine-context.js';
+export type { EngineStats } from './engine-stats.js';
 
 export interface FormatSupport extends FormatDefinition {
   /** Formats this one converts to with the converters available here. */
@@ -129,6 +131,11 @@ export interface Engine {
    * the required converters are available, and the engine is not closing (src/readiness.ts).
    */
   readiness(options?: ReadinessOptions): Promise<ReadinessReport>;
+  /**
+   * Queue depth, this process's running conversions and the converters' own stats: cheap enough
+   * for every metrics scrape (one Queue.size call; no job store reads, no engine checks).
+   */
+  stats(): Promise<EngineStats>;
 
   /**
    * Recovers interrupted jobs, starts this process's worker (unless `worker: false`, for API-only
@@ -197,6 +204,7 @@ export function createEngine(options: EngineOptions): Engine {
     },
 
     readiness: (readinessOptions) => checkReadiness(context, readinessOptions),
+    stats: () => collectStats(context),
 
     async start(startOptions = {}) {
       if (started) return;

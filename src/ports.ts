@@ -245,6 +245,22 @@ export interface Availability {
   version?: string;
 }
 
+/**
+ * What a converter that keeps engine processes (or threads) reports about them, for metrics:
+ * the LibreOffice pool's warm workers, the ffmpeg runs in flight. A converter fills in what it
+ * knows; a member it cannot tell is left out, never guessed.
+ */
+export interface ConverterStats {
+  /** Engine processes (or worker threads) alive now, idle ones included. */
+  processes?: number;
+  /** Of those, the ones converting now. */
+  busy?: number;
+  /** Conversions waiting for a free process. */
+  queued?: number;
+  /** Processes replaced since the converter was created: recycled, killed (timeout, abort) or died. */
+  restarts?: number;
+}
+
 /** How a result is wrapped: one file of the target format (undefined) or a zip of several. */
 export type OutputPackaging = 'zip';
 
@@ -268,6 +284,11 @@ export interface Converter {
    * engine calls it from its own close(), after running conversions have finished.
    */
   close?(): Promise<void>;
+  /**
+   * Its engine processes right now (Engine.stats, read on every metrics scrape): synchronous and
+   * cheap, no I/O. Undefined when there is nothing to report yet (no engine chosen).
+   */
+  stats?(): ConverterStats | undefined;
 }
 
 // ---------------------------------------------------------------------------------------------

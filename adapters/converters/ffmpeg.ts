@@ -234,6 +234,9 @@ export function createFfmpegConverter(options: FfmpegConverterOptions = {}): Con
     kind = runner.kind;
     return runner;
   };
+  // Conversions in flight, each running one ffprobe or ffmpeg at a time (a child process, or a
+  // worker thread for WebAssembly): what stats() reports as processes, all of them busy.
+  let running = 0;
 
   return {
     name: 'ffmpeg',
@@ -252,6 +255,7 @@ export function createFfmpegConverter(options: FfmpegConverterOptions = {}): Con
     async convert(ctx: ConvertContext): Promise<ConvertResult> {
       if (ctx.signal.aborted) throw abortError(ctx.signal);
       ctx.onProgress(0);
+      running++;
       try {
         const cpuMs = await runConversion(ctx, await select(), settings);
         ctx.onProgress(1);
@@ -259,7 +263,11 @@ export function createFfmpegConverter(options: FfmpegConverterOptions = {}): Con
       } catch (error) {
         if (ctx.signal.aborted) throw abortError(ctx.signal);
         throw mapRunnerError(error);
+      } finally {
+        running--;
       }
     },
+
+    stats: () => ({ processes: running, busy: running }),
   };
 }

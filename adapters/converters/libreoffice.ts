@@ -59,12 +59,15 @@ export interface LibreOfficeConverterOptions {
   onSpawn?: (pid: number, kind: SpawnKind) => void;
 }
 
-export type LibreOfficeConverter = Converter & {
+export interface LibreOfficeConverter extends Converter {
   /** Stops the pool: queued conversions fail (CANCELED), running ones are killed, workers end. */
   close(): Promise<void>;
-  /** The pool's workers and counters; undefined until the engine is chosen, or in cold mode. */
+  /**
+   * The pool's workers and counters (also what Engine.stats and the metrics read); undefined
+   * until the engine is chosen, or in cold mode.
+   */
   stats(): PoolStats | undefined;
-};
+}
 
 const factoryOptionsSchema = z.strictObject({
   mode: z.enum(['auto', 'pool', 'cold']).optional(),

@@ -61,6 +61,8 @@ export interface Call {
   headers: Record<string, string>;
   /** The job the request created or asked about, for the request's log line. */
   jobIds?: string[];
+  /** Bytes of the upload the request stored, for the request's metrics. */
+  uploadedBytes?: number;
 }
 
 /** Compiles the `trustProxy` option: false (default: the socket address), true, a hop count, or addresses/subnets. */

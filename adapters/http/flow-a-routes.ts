@@ -79,7 +79,8 @@ export function flowARoutes(ctx: RouteContext): Route[] {
       // The local stand-in for a presigned storage PUT: the signature is the credential.
       method: 'PUT',
       path: '/api/files/:fileId/content',
-      async handle({ exchange }, params) {
+      async handle(call, params) {
+        const { exchange } = call;
         const file = await ctx.engine.getFile(params.fileId!).catch(() => {
           throw new FileconvError('SIGNATURE_INVALID', 'The URL signature is not valid for this request.');
         });
@@ -95,11 +96,12 @@ export function flowARoutes(ctx: RouteContext): Route[] {
           );
         }
         const length = exchange.header('content-length');
-        await ctx.engine.receiveUpload({
+        const stored = await ctx.engine.receiveUpload({
           fileId: file.id,
           body: exchange.body(),
           contentLength: length === undefined ? undefined : Number(length),
         });
+        call.uploadedBytes = stored.size;
         return emptyAnswer(200);
       },
     },

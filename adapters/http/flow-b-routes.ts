@@ -43,6 +43,7 @@ export function flowBRoutes(ctx: RouteContext): Route[] {
           if (ctx.access.counters && ticket) await refundQuota(ctx.access.counters, ticket, ctx.now());
           throw error;
         });
+        call.uploadedBytes = file.size;
         return jsonAnswer(200, uploadedFileView(file));
       },
     },

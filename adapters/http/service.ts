@@ -92,6 +92,11 @@ export interface RequestEvent {
   owner: string;
   /** Jobs the request created or read (their ids tie the request to the job's own log lines). */
   jobIds: string[];
+  /**
+   * Bytes of the file the request stored (POST /api/upload, the upload PUT of Flow A); 0 for
+   * every other request and for an upload that was refused.
+   */
+  uploadedBytes: number;
 }
 
 export interface HttpService {
@@ -191,6 +196,7 @@ export function createHttpService(engine: Engine, options: HttpServiceOptions = 
         durationMs: performance.now() - started,
         owner: call.client.owner,
         jobIds: call.jobIds ?? [],
+        uploadedBytes: call.uploadedBytes ?? 0,
       });
       return answer;
 

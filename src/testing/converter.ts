@@ -4,7 +4,8 @@
  * an availability report, options schemas that reject unknown keys, and for each sample
  * conversion: the output appears only when complete, the temp dir is left empty, progress stays
  * in [0, 1] and never goes back, an abort is CANCELED, damaged input and undeclared pairs
- * fail with stable codes rather than raw errors, and close() may be called twice.
+ * fail with stable codes rather than raw errors, close() may be called twice, and stats(), when
+ * present, answers synchronously with counts.
  */
 import { watch } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
@@ -223,6 +224,26 @@ export function testConverter(
       for (const sample of options.samples) {
         const parsed = adapter.optionsSchema(sample.to).safeParse(sample.options ?? {});
         expect(parsed.success, `${sample.to}: ${JSON.stringify(sample.options ?? {})}`).toBe(true);
+      }
+    });
+
+    check('reports stats(), when it has them, synchronously as non-negative counts', async ({ skip }) => {
+      const adapter = converter();
+      if (!adapter.stats) return skip('the converter has no stats()');
+      // Metrics read stats() on every scrape: it must answer at once, before and after the engine is chosen.
+      for (const when of ['before available()', 'after available()']) {
+        if (when === 'after available()') await adapter.available();
+        const stats = adapter.stats();
+        if (stats === undefined) continue;
+        expect(typeof (stats as { then?: unknown }).then, `${when}: not a promise`).toBe('undefined');
+        for (const key of ['processes', 'busy', 'queued', 'restarts'] as const) {
+          const value = stats[key];
+          if (value !== undefined)
+            expect(Number.isInteger(value) && value >= 0, `${when}: ${key} ${value}`).toBe(true);
+        }
+        if (stats.busy !== undefined && stats.processes !== undefined) {
+          expect(stats.busy, `${when}: busy <= processes`).toBeLessThanOrEqual(stats.processes);
+        }
       }
     });
 

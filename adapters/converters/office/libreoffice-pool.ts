@@ -10,6 +10,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { abortError, raceAbort } from '../../../src/abort.js';
 import { FileconvError } from '../../../src/errors.js';
+import type { ConverterStats } from '../../../src/ports.js';
 import { clockTicks } from '../media/cpu-time.js';
 import { answerError, closedError, timeoutError } from './libreoffice-errors.js';
 import { guardPath, unguardPath } from './libreoffice-guard.js';
@@ -34,7 +35,14 @@ export interface PoolSettings {
   onSpawn?: ((pid: number, kind: SpawnKind) => void) | undefined;
 }
 
-export interface PoolStats {
+/** The pool's workers and counters; also the converter's ConverterStats (processes, busy, queued, restarts). */
+export interface PoolStats extends ConverterStats {
+  /** Live workers (each one soffice driven by one bridge). */
+  processes: number;
+  /** Live workers converting now. */
+  busy: number;
+  /** Workers replaced: recycled + killed + lost. */
+  restarts: number;
   /** Live workers: soffice and bridge pids, conversions done, busy or idle. */
   workers: { sofficePid: number; bridgePid: number | undefined; conversions: number; busy: boolean }[];
   queued: number;
@@ -99,19 +107,24 @@ export class LibreOfficePool {
   }
 
   stats(): PoolStats {
+    const workers = this.slots.flatMap(({ worker, busy }) =>
+      worker?.alive
+        ? [
+            {
+              sofficePid: worker.sofficePid,
+              bridgePid: worker.bridgePid,
+              conversions: worker.conversions,
+              busy,
+            },
+          ]
+        : [],
+    );
+    const { recycled, killed, lost } = this.counts;
     return {
-      workers: this.slots.flatMap(({ worker, busy }) =>
-        worker?.alive
-          ? [
-              {
-                sofficePid: worker.sofficePid,
-                bridgePid: worker.bridgePid,
-                conversions: worker.conversions,
-                busy,
-              },
-            ]
-          : [],
-      ),
+      processes: workers.length,
+      busy: workers.filter((worker) => worker.busy).length,
+      restarts: recycled + killed + lost,
+      workers,
       queued: this.queue.length,
       ...this.counts,
     };

@@ -1,0 +1,60 @@
+/**
+ * `--metrics-port` for `fileconv serve` and `fileconv worker`: Prometheus metrics of the
+ * process's engine (and, for serve, its HTTP requests) on a port of their own. Without the flag
+ * nothing is started and prom-client is never loaded: the endpoint is a no-op.
+ */
+import type { RequestEvent } from '../adapters/http/service.js';
+import type { Engine } from '../src/engine.js';
+import { FileconvError } from '../src/errors.js';
+
+export interface MetricsEndpoint {
+  /** Where Prometheus scrapes, for the start-up log; undefined without --metrics-port. */
+  url: string | undefined;
+  /** Feed the HTTP service's onRequest with it (serve); a worker has no requests. */
+  recordRequest(event: RequestEvent): void;
+  /** Stops the endpoint and the engine's instrumentation. */
+  close(): Promise<void>;
+}
+
+const DISABLED: MetricsEndpoint = {
+  url: undefined,
+  recordRequest() {},
+  close: async () => {},
+};
+
+/**
+ * Starts the metrics endpoint for `engine` on `port` (bound to `host`, default every address),
+ * or nothing when `port` is undefined. Fails (INVALID_REQUEST) when the port is taken, so a
+ * misconfigured process stops at start-up instead of running unobserved.
+ */
+export async function startMetricsEndpoint(
+  engine: Engine,
+  port: number | undefined,
+  host?: string,
+): Promise<MetricsEndpoint> {
+  if (port === undefined) return DISABLED;
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) {
+    throw new FileconvError(
+      'INVALID_OPTIONS',
+      `--metrics-port must be a port number (0-65535), not ${port}.`,
+    );
+  }
+  // Loaded here so that processes without --metrics-port never pay for prom-client.
+  const { createMetrics, instrumentEngine, serveMetrics } = await import('../adapters/metrics/prometheus.js');
+  const metrics = createMetrics();
+  const stopWatching = instrumentEngine(metrics, engine);
+  const server = await serveMetrics(metrics, { port, ...(host === undefined ? {} : { host }) }).catch(
+    (error: unknown) => {
+      stopWatching();
+      throw error;
+    },
+  );
+  return {
+    url: server.url,
+    recordRequest: metrics.recordRequest,
+    async close() {
+      stopWatching();
+      await server.close();
+    },
+  };
+}
