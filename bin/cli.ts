@@ -89,6 +89,7 @@ export function buildProgram(): Command {
     .option('--no-log', 'no request log lines (job events and errors are still logged)')
     .option('--log-format <format>', 'json or pretty (default: pretty on a terminal, json otherwise)')
     .option('--no-web', 'API only: no web converter page at the root URL')
+    .option('--metrics-port <port>', 'serve Prometheus metrics on this port (GET /metrics)', integer)
     .option(
       '--ready-engines <names>',
       'engines GET /api/ready requires, comma-separated, e.g. sharp,libreoffice ($FILECONV_READY_ENGINES)',
@@ -105,6 +106,7 @@ export function buildProgram(): Command {
     .option('-d, --data <dir>', 'where temp files live (default: $FILECONV_DATA or ./data)')
     .option('--redis-url <url>', "the deployment's Redis ($REDIS_URL)")
     .option('--s3-bucket <name>', "the deployment's bucket ($S3_BUCKET)")
+    .option('--metrics-port <port>', 'serve Prometheus metrics on this port (GET /metrics)', integer)
     .option('--retention-hours <h>', 'how long results are kept (default 24)', integer)
     .option(
       '--grace-seconds <s>',

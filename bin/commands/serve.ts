@@ -11,6 +11,7 @@ import type { BackendFlags } from '../../adapters/preset/backends.js';
 import { createFileconv, dataDirOf } from '../../adapters/preset/index.js';
 import { type Engine, FileconvError } from '../../src/index.js';
 import { createServiceLog, logFormatOf } from '../logging.js';
+import { startMetricsEndpoint } from '../metrics-flag.js';
 
 export { dataDirOf, loadOrCreateSecret } from '../../adapters/preset/index.js';
 
@@ -32,6 +33,8 @@ export interface ServeFlags extends BackendFlags {
   web?: boolean;
   /** Engines GET /api/ready requires, comma-separated. */
   readyEngines?: string;
+  /** Prometheus metrics (GET /metrics) on this port of their own. */
+  metricsPort?: number;
 }
 
 export interface RunningService {
@@ -42,6 +45,8 @@ export interface RunningService {
   stop(): Promise<void>;
   /** Which backends it runs on, for the start-up log. */
   description: string;
+  /** Where Prometheus scrapes, with --metrics-port. */
+  metricsUrl: string | undefined;
 }
 
 export async function startService(flags: ServeFlags): Promise<RunningService> {
@@ -59,6 +64,13 @@ export async function startService(flags: ServeFlags): Promise<RunningService> {
 
   const log = await createServiceLog({ format: logFormatOf(flags.logFormat), requests: flags.log !== false });
   const unwatch = log.watch(engine);
+  const metrics = await startMetricsEndpoint(engine, flags.metricsPort, flags.host).catch(
+    async (error: unknown) => {
+      unwatch();
+      await fileconv.close({ graceMs: 0 });
+      throw error;
+    },
+  );
   // The node:http adapter: of the adapters that pass the HTTP suite, the fastest (npm run bench).
   const handler = createNodeHandler(engine, {
     ...fileconv.http,
@@ -69,6 +81,7 @@ export async function startService(flags: ServeFlags): Promise<RunningService> {
     onRequest: (event) => {
       fileconv.http.onRequest?.(event); // OpenTelemetry spans, when @opentelemetry/api is installed
       log.request(event);
+      metrics.recordRequest(event);
     },
     onError: (error) => log.error('request failed', error),
   });
@@ -88,6 +101,7 @@ export async function startService(flags: ServeFlags): Promise<RunningService> {
     });
   }).catch(async (error: unknown) => {
     // Nothing was served: give the data dir (and its lock) back at once.
+    await metrics.close();
     await fileconv.close({ graceMs: 0 });
     unwatch();
     throw error;
@@ -103,12 +117,13 @@ export async function startService(flags: ServeFlags): Promise<RunningService> {
       server.closeIdleConnections();
       await fileconv.close({ graceMs: (flags.graceSeconds ?? 30) * 1000 });
       unwatch();
+      await metrics.close();
       server.closeAllConnections();
       await closed;
     })();
     return stopping;
   };
-  return { server, engine, url, stop, description: fileconv.backends.description };
+  return { server, engine, url, stop, description: fileconv.backends.description, metricsUrl: metrics.url };
 }
 
 /** 'sharp, libreoffice' -> ['sharp', 'libreoffice']. */
@@ -132,6 +147,7 @@ export async function runServe(flags: ServeFlags): Promise<void> {
   const workers = flags.worker === false ? 'no workers' : `${flags.concurrency ?? 2} conversions at once`;
   console.log(`fileconv: serving on ${service.url} (${service.description}; ${workers})`);
   if (flags.web !== false) console.log(`fileconv: web converter at ${service.url}/`);
+  if (service.metricsUrl) console.log(`fileconv: Prometheus metrics at ${service.metricsUrl}`);
   await untilSignal(service.stop, flags.graceSeconds ?? 30);
 }
 

@@ -6,9 +6,12 @@
 import type { BackendFlags } from '../../adapters/preset/backends.js';
 import { createFileconv, dataDirOf } from '../../adapters/preset/index.js';
 import { type Engine, FileconvError } from '../../src/index.js';
+import { startMetricsEndpoint } from '../metrics-flag.js';
 import { untilSignal } from './serve.js';
 
 export interface WorkerFlags extends BackendFlags {
+  /** Prometheus metrics (GET /metrics) on this port. */
+  metricsPort?: number;
   concurrency?: number;
   graceSeconds?: number;
   retentionHours?: number;
@@ -16,6 +19,8 @@ export interface WorkerFlags extends BackendFlags {
 
 export interface RunningWorker {
   engine: Engine;
+  /** Where Prometheus scrapes this worker, with --metrics-port. */
+  metricsUrl: string | undefined;
   description: string;
   stop(): Promise<void>;
 }
@@ -36,15 +41,26 @@ export async function startWorker(flags: WorkerFlags): Promise<RunningWorker> {
     resultTtlMs: flags.retentionHours === undefined ? undefined : flags.retentionHours * 3_600_000,
     onError: (error, context) => console.error(`fileconv worker: ${context}:`, error),
   });
+  const metrics = await startMetricsEndpoint(fileconv.engine, flags.metricsPort).catch(
+    async (error: unknown) => {
+      await fileconv.close({ graceMs: 0 });
+      throw error;
+    },
+  );
   return {
     engine: fileconv.engine,
     description: fileconv.backends.description,
-    stop: () => fileconv.close({ graceMs: (flags.graceSeconds ?? 30) * 1000 }),
+    metricsUrl: metrics.url,
+    async stop() {
+      await fileconv.close({ graceMs: (flags.graceSeconds ?? 30) * 1000 });
+      await metrics.close();
+    },
   };
 }
 
 export async function runWorker(flags: WorkerFlags): Promise<void> {
   const worker = await startWorker(flags);
   console.log(`fileconv worker: converting ${flags.concurrency ?? 2} at once (${worker.description})`);
+  if (worker.metricsUrl) console.log(`fileconv worker: Prometheus metrics at ${worker.metricsUrl}`);
   await untilSignal(worker.stop, flags.graceSeconds ?? 30);
 }
