@@ -1,0 +1,2 @@
+/** `fileconv/telemetry`: see opentelemetry.ts. */
+export * from './opentelemetry.js';
