@@ -1,11 +1,5 @@
-/**
- * Serving the metrics: the node:http listener (GET, HEAD, other paths and methods), the fetch
- * Response, serveMetrics on a port of its own, and the CLI's startMetricsEndpoint.
- */
-import { createServer, type RequestListener } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Gauge } from 'prom-client';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createMemoryJobStore } from '../../adapters/jobs/memory.js';
 import {
   createMetrics,
@@ -19,26 +13,9 @@ import { startMetricsEndpoint } from '../../bin/metrics-flag.js';
 import { createEngine, isFileconvError } from '../../src/index.js';
 import { createFakeConverter } from '../../src/testing/index.js';
 import { parseExposition, sampleValue } from './exposition.js';
+import { afterTest, listen } from './listen.js';
 
 const PROMETHEUS_TEXT = 'text/plain; version=0.0.4; charset=utf-8';
-
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-async function listen(listener: RequestListener): Promise<string> {
-  const server = createServer(listener);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  cleanups.push(
-    () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  );
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-}
 
 function memoryEngine() {
   const engine = createEngine({
@@ -47,7 +24,7 @@ function memoryEngine() {
     jobs: createMemoryJobStore(),
     queue: createMemoryQueue(),
   });
-  cleanups.push(() => engine.close());
+  afterTest(() => engine.close());
   return engine;
 }
 
@@ -117,7 +94,7 @@ describe('serveMetrics', () => {
     const metrics = createMetrics({ collectDefault: false });
     const served = await serveMetrics(metrics, { port: 0, host: '127.0.0.1' });
     let closed = false;
-    cleanups.push(async () => {
+    afterTest(async () => {
       if (!closed) await served.close();
     });
     expect(served.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/metrics$/);
@@ -159,7 +136,7 @@ describe('startMetricsEndpoint (--metrics-port)', () => {
     const engine = memoryEngine();
     const endpoint = await startMetricsEndpoint(engine, 0, '127.0.0.1');
     let closed = false;
-    cleanups.push(async () => {
+    afterTest(async () => {
       if (!closed) await endpoint.close();
     });
     endpoint.recordRequest({

@@ -5,10 +5,8 @@
  * createMetricsHandler. Every assertion is on counts in the scraped text, never on timing.
  */
 import { readFile } from 'node:fs/promises';
-import { createServer, type RequestListener } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createNodeHandler } from '../../adapters/http/node.js';
 import { createMemoryJobStore } from '../../adapters/jobs/memory.js';
 import { createMetrics, createMetricsHandler, instrumentEngine } from '../../adapters/metrics/prometheus.js';
@@ -18,26 +16,9 @@ import { createEngine, type Engine } from '../../src/index.js';
 import { createFakeConverter } from '../../src/testing/index.js';
 import { fixture, tempDir } from '../helpers/temp.js';
 import { type Exposition, parseExposition, sampleValue } from './exposition.js';
+import { afterTest, listen } from './listen.js';
 
 const SECRET = 'fileconv-metrics-test-signing-secret-0123456789';
-
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-async function listen(listener: RequestListener): Promise<string> {
-  const server = createServer(listener);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  cleanups.push(
-    () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  );
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-}
 
 async function startEngine(): Promise<Engine> {
   const dir = await tempDir('fileconv-metrics-');
@@ -59,7 +40,7 @@ async function startEngine(): Promise<Engine> {
     queue: createMemoryQueue(),
     tempDir: join(dir, 'tmp'),
   });
-  cleanups.push(() => engine.close());
+  afterTest(() => engine.close());
   await engine.start();
   return engine;
 }
@@ -76,7 +57,7 @@ describe('metrics of an engine and its HTTP service', () => {
     const engine = await startEngine();
     const metrics = createMetrics({ collectDefault: false });
     const uninstrument = instrumentEngine(metrics, engine);
-    cleanups.push(async () => uninstrument());
+    afterTest(async () => uninstrument());
     const api = await listen(
       createNodeHandler(engine, { signingSecret: SECRET, onRequest: metrics.recordRequest }),
     );
