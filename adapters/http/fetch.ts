@@ -78,9 +78,16 @@ function fetchExchange(
     protocol: url.protocol.replace(/:$/, ''),
     remoteAddress,
     body() {
-      body ??= request.body
-        ? Readable.fromWeb(request.body as import('node:stream/web').ReadableStream<Uint8Array>)
-        : Readable.from([]);
+      if (!body) {
+        body = request.body
+          ? Readable.fromWeb(request.body as import('node:stream/web').ReadableStream<Uint8Array>)
+          : Readable.from([]);
+        // A client that leaves mid-body fails this stream. Like node:http's IncomingMessage,
+        // which emits 'error' only to listeners, that must not take the process down when the
+        // consumer has none (busboy's pipe() adds none): consumers see it as a 'close' before
+        // the end, or through pipeline and for-await.
+        body.on('error', () => {});
+      }
       return body;
     },
     signal: request.signal,
