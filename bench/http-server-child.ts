@@ -5,7 +5,9 @@
  * - `fileconv`: the service (bench/http-app.ts) with the storage and job store asked for;
  * - `busboy`: the bare baseline for uploads: plain node:http, busboy piping the file into
  *   fs.createWriteStream, answering with the size once the file is closed;
- * - `express-json`: the bare baseline for job polling: one Express route answering `json`.
+ * - `express-json`: the bare baseline for job polling: one Express route answering `json`;
+ * - `adapter-fileconv`, `adapter-bare`: the adapter benchmark's servers (bench/http-adapters.ts):
+ *   fileconv mounted in `framework`, or the same routes written bare in it.
  *
  * It samples its own RSS every 50 ms and answers IPC messages: `rss` (baseline at start, peak
  * since start, current), `cpu` (CPU time used so far), `clean` (delete uploaded bytes), `stop`. It exits when the parent
@@ -18,10 +20,11 @@ import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import busboy from 'busboy';
+import type { Framework } from './http-adapters-bare.js';
 import type { ChildMessage } from './http-client.js';
 
 interface ChildConfig {
-  mode: 'fileconv' | 'busboy' | 'express-json';
+  mode: 'fileconv' | 'busboy' | 'express-json' | 'adapter-fileconv' | 'adapter-bare';
   storage?: 'fs' | 'memory';
   jobs?: 'memory' | 'fs' | 'sqlite';
   maxFileBytes?: number;
@@ -30,6 +33,10 @@ interface ChildConfig {
   sync?: SyncMode;
   /** express-json: the body every GET /api/jobs/:jobId answers. */
   json?: unknown;
+  /** adapter-*: the framework serving the routes. */
+  framework?: Framework;
+  /** adapter-bare: the body GET /api/health answers. */
+  health?: unknown;
 }
 
 const config = JSON.parse(process.argv[2] ?? '{}') as ChildConfig;
@@ -146,9 +153,15 @@ async function startExpressJson(body: unknown): Promise<{ server: Server; stop()
 
 async function main(): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), `fileconv-bench-${config.mode}-`));
-  let running: { server: Server; stop(): Promise<void> };
-  let clean: () => Promise<void>;
-  if (config.mode === 'fileconv') {
+  let running: { server: Server; stop(): Promise<void> } | { port: number; stop(): Promise<void> };
+  let clean = async () => {};
+  if (config.mode === 'adapter-fileconv') {
+    const { startFileconv } = await import('./http-adapters-mounts.js');
+    running = await startFileconv(config.framework ?? 'node', dir);
+  } else if (config.mode === 'adapter-bare') {
+    const { startBare } = await import('./http-adapters-bare.js');
+    running = await startBare(config.framework ?? 'node', { dir, health: config.health ?? {} });
+  } else if (config.mode === 'fileconv') {
     // Loaded only here, so the bare baselines' processes hold no fileconv code (nor sharp).
     const { startBenchService } = await import('./http-app.js');
     running = await startBenchService({
@@ -171,7 +184,6 @@ async function main(): Promise<void> {
     };
   } else {
     running = await startExpressJson(config.json ?? {});
-    clean = async () => {};
   }
 
   const stop = async () => {
@@ -202,9 +214,14 @@ async function main(): Promise<void> {
   await new Promise((resolve) => setTimeout(resolve, 200));
   baseline = process.memoryUsage().rss;
   peak = baseline;
+  reply({ type: 'ready', port: portOf(running), rss: baseline });
+}
+
+function portOf(running: { server: Server } | { port: number }): number {
+  if ('port' in running) return running.port;
   const address = running.server.address();
   if (!address || typeof address === 'string') throw new Error('server has no port');
-  reply({ type: 'ready', port: address.port, rss: baseline });
+  return address.port;
 }
 
 main().catch((error: unknown) => {

@@ -5,10 +5,12 @@
  * Set BENCH_ROUNDS to change the number of alternating rounds (default 7). The HTTP benchmarks
  * have their own knobs: BENCH_UPLOAD_MB (default 1024), BENCH_UPLOAD_ROUNDS (default 3),
  * BENCH_UPLOAD_DIAG=1, BENCH_JOBS_REQUESTS (default 2000), BENCH_JOBS_FS=0,
- * BENCH_HTTP_IMAGES_MEMORY=0, BENCH_QUEUE_JOBS (default 1000; queue needs redis-server);
- * BENCH_ONLY=service,cli,images,http-images,http-upload,http-jobs,limits,media,office,sheets,queue
- * picks some. `service` is the whole `fileconv serve` under 8 clients (see bench/service.ts for
- * its knobs); `cli` runs the built CLI, which `npm run bench` builds first.
+ * BENCH_HTTP_IMAGES_MEMORY=0, BENCH_ADAPTERS_REQUESTS (default 3000), BENCH_ADAPTERS_FLOWS (default
+ * 150), BENCH_ADAPTERS_ONLY, BENCH_ADAPTERS_CASES, BENCH_QUEUE_JOBS (default 1000; queue needs
+ * redis-server); BENCH_ONLY=service,cli,images,http-images,http-upload,http-jobs,http-adapters,
+ * limits,media,office,sheets,queue picks some. `service` is the whole `fileconv serve` under 8
+ * clients (see bench/service.ts for its knobs); `cli` runs the built CLI, which `npm run bench`
+ * builds first; `http-adapters` is each HTTP adapter against the same routes bare in its framework.
  */
 import { benchHttpImages } from './http-images.js';
 import { benchHttpJobs } from './http-jobs.js';
@@ -40,6 +42,10 @@ if (wanted('http-upload')) {
 if (wanted('http-jobs')) {
   console.log();
   await benchHttpJobs(rounds);
+}
+if (wanted('http-adapters')) {
+  console.log();
+  await (await import('./http-adapters.js')).benchHttpAdapters(rounds);
 }
 if (wanted('limits')) await (await import('./limits.js')).benchLimits(rounds);
 if (wanted('media')) await (await import('./media.js')).benchMedia(rounds);

@@ -53,7 +53,7 @@ export function fetchHandlerFor(service: HttpService, basePath?: string): FetchH
         : await service.handle(fetchExchange(request, url, path, mountPath, connection?.remoteAddress));
     if (answer === null)
       return toResponse(service, errorAnswer(new FileconvError('NOT_FOUND', 'No such endpoint.')));
-    return toResponse(service, answer);
+    return toResponse(service, await withSmallBodyRead(service, answer));
   };
 }
 
@@ -78,15 +78,81 @@ function fetchExchange(
     protocol: url.protocol.replace(/:$/, ''),
     remoteAddress,
     body() {
-      body ??= request.body
-        ? Readable.fromWeb(request.body as import('node:stream/web').ReadableStream<Uint8Array>)
-        : Readable.from([]);
+      body ??= requestBody(request);
       return body;
     },
-    signal: request.signal,
+    // Read when a route asks: @hono/node-server makes the signal's AbortController on first use.
+    get signal() {
+      return request.signal;
+    },
     clientGone: () => request.signal.aborted,
     raw: request,
   };
+}
+
+/**
+ * Bodies up to this many bytes (a declared Content-Length, or a result's size) are read whole
+ * rather than streamed: two web-stream conversions per request cost more than the bytes, and
+ * @hono/node-server reads a whole body straight from the socket without building a full Request.
+ */
+const SMALL_BODY_BYTES = 64 * 1024;
+
+/** The declared Content-Length when it is at most SMALL_BODY_BYTES, else undefined. */
+function smallLength(value: string | null | undefined): number | undefined {
+  if (value === null || value === undefined || !/^\d{1,6}$/.test(value)) return undefined;
+  const length = Number(value);
+  return length <= SMALL_BODY_BYTES ? length : undefined;
+}
+
+/** The request body as a Node stream: read whole when small (see SMALL_BODY_BYTES), else streamed. */
+function requestBody(request: Request): Readable {
+  const body =
+    smallLength(request.headers.get('content-length')) !== undefined
+      ? Readable.from(
+          (async function* () {
+            const bytes = await request.arrayBuffer();
+            if (bytes.byteLength > 0) yield Buffer.from(bytes);
+          })(),
+          { objectMode: false },
+        )
+      : request.body
+        ? Readable.fromWeb(request.body as import('node:stream/web').ReadableStream<Uint8Array>)
+        : Readable.from([]);
+  // A client that leaves mid-body fails this stream. Like node:http's IncomingMessage, which
+  // emits 'error' only to listeners, that must not take the process down when the consumer has
+  // none (busboy's pipe() adds none): consumers see it as a 'close' before the end, or through
+  // pipeline and for-await.
+  body.on('error', () => {});
+  return body;
+}
+
+/**
+ * An answer whose stream is small (a download of a small result) with its body read into
+ * memory, so the Response carries bytes instead of a web stream. A read that fails is reported
+ * and answered 500, before any byte was sent.
+ */
+async function withSmallBodyRead(service: HttpService, answer: HttpAnswer): Promise<HttpAnswer> {
+  const { body } = answer;
+  if (!(body instanceof Readable) || answer.gone || NO_BODY.has(answer.status)) return answer;
+  const length = smallLength(answer.headers['content-length']);
+  if (length === undefined) return answer;
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of body as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > length) throw new Error(`the body is longer than its Content-Length (${length})`);
+      chunks.push(chunk);
+    }
+  } catch (error) {
+    body.destroy();
+    service.reportError(error);
+    const failed = errorAnswer(new FileconvError('INTERNAL', 'Something went wrong on our side.'));
+    const requestId = answer.headers['x-request-id'];
+    if (requestId !== undefined) failed.headers['x-request-id'] = requestId;
+    return failed;
+  }
+  return { ...answer, body: Buffer.concat(chunks, size) };
 }
 
 /** Statuses whose response must not have a body. */
