@@ -2,7 +2,9 @@
  * Flow B of the specification: a streamed multipart upload, a conversion that answers once the
  * result is ready, and the download by id.
  */
+
 import { FileconvError } from '../../src/errors.js';
+import { sanitizeFileName } from '../../src/names.js';
 import { refundQuota } from '../../src/policy/enforce.js';
 import { assertFileSize } from '../../src/policy/plans.js';
 import { chargeQuota } from './access.js';
@@ -54,7 +56,8 @@ export function flowBRoutes(ctx: RouteContext): Route[] {
         const { client, exchange } = call;
         const body = parse(convertRequest, await readJsonBody(exchange));
         const file = await ctx.engine.getFile(body.fileId, client.owner);
-        if (body.fileName !== file.fileName) {
+        // The name the client uploaded is as good as the cleaned one the upload returned.
+        if (body.fileName !== file.fileName && sanitizeFileName(body.fileName) !== file.fileName) {
           throw new FileconvError('INVALID_REQUEST', 'fileName must be the name the upload returned.', {
             details: { expected: file.fileName },
           });

@@ -236,6 +236,36 @@ describe('Flow B: multipart upload, convert, download', () => {
     expect((await sharp(Buffer.from(await download.arrayBuffer())).metadata()).format).toBe('gif');
   });
 
+  it('removes a right-to-left override from the name, the outputName and the download header', async () => {
+    const server = await startServer();
+    // Shown by a browser as "invoicegpj.png" while it is a PNG named "...jpg.png" underneath.
+    const name = 'invoice\u202Egpj.png';
+    const uploaded = await uploadB(server, await fixture('fixture.png'), name);
+    expect(uploaded.status, uploaded.text).toBe(200);
+    expect(uploaded.body.fileName).toBe('invoicegpj.png');
+    const converted = await call(server, 'POST', '/api/convert', {
+      json: { fileId: uploaded.body.fileId, fileName: name, targetFormat: 'webp' },
+    });
+    expect(converted.status, converted.text).toBe(200);
+    expect(converted.body.outputName).toBe('invoicegpj.webp');
+    const download = await fetch(`${server.url}/api/download?id=${converted.body.downloadId}`);
+    const disposition = download.headers.get('content-disposition');
+    expect(disposition).toBe('attachment; filename=invoicegpj.webp');
+    await download.arrayBuffer();
+
+    // Flow A: the grant's name and the job view's outputName alike.
+    const bytes = await fixture('fixture.png');
+    const granted = await grant(server, { fileName: name, fileSize: bytes.length, contentType: 'image/png' });
+    expect((await put(granted.uploadUrl, bytes, 'image/png')).status).toBe(200);
+    const job = await call(server, 'POST', '/api/jobs/create', {
+      json: { fileKey: granted.fileKey, sourceFormat: 'png', targetFormat: 'jpg', fileSize: bytes.length },
+    });
+    expect(job.status, job.text).toBe(200);
+    const view = await call(server, 'GET', `/api/jobs/${job.body.jobId}`);
+    expect(view.body.fileName).toBe('invoicegpj.png');
+    expect(view.body.outputName).toBe('invoicegpj.jpg');
+  });
+
   it('strips paths from uploaded names; control characters make the part header invalid', async () => {
     const server = await startServer();
     const png = await fixture('fixture.png');
