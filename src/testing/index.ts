@@ -26,6 +26,7 @@ export { createFakeConverter, type FakeConverterOptions, fakeOutputHeader } from
 export { encryptedFixtures, FIXTURES_DIR, fixturePath, fixtures } from './fixtures.js';
 export type { AdapterFactory, AdapterInstance } from './fresh-instance.js';
 export {
+  type HttpFrameworkLimits,
   type HttpMountSetup,
   type HttpSuiteOptions,
   type HttpSuiteServiceOptions,
