@@ -1,19 +1,29 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+import pkg from './package.json' with { type: 'json' };
+
+/**
+ * Code written as a user writes it (the docs example, examples/) imports the package by name:
+ * `fileconv`, `fileconv/testing`, `fileconv/http/express`... In this repository that means the
+ * sources, not a possibly stale dist/: every subpath export maps to the file it is built from
+ * (./dist/X.js -> ./X.ts, as tsup.config.ts derives its entries). Anchored, so 'fileconv' does
+ * not also catch 'fileconv/testing', nor 'fileconv/http' catch 'fileconv/http/node'.
+ */
+const sourceAliases = Object.entries(pkg.exports).flatMap(([subpath, target]) =>
+  typeof target === 'string'
+    ? []
+    : [
+        {
+          find: new RegExp(`^fileconv${subpath.slice(1)}$`),
+          replacement: fileURLToPath(
+            new URL(target.import.replace(/^\.\/dist\//, './').replace(/\.js$/, '.ts'), import.meta.url),
+          ),
+        },
+      ],
+);
 
 export default defineConfig({
-  // The docs example imports the package by name, as a user would; in this repository that
-  // means the sources, not a possibly stale dist/. Anchored, so 'fileconv' does not also catch
-  // 'fileconv/testing'.
-  resolve: {
-    alias: [
-      {
-        find: /^fileconv\/testing$/,
-        replacement: fileURLToPath(new URL('./src/testing/index.ts', import.meta.url)),
-      },
-      { find: /^fileconv$/, replacement: fileURLToPath(new URL('./src/index.ts', import.meta.url)) },
-    ],
-  },
+  resolve: { alias: sourceAliases },
   test: {
     // Every test once (the HTTP suites through the Express adapter), then the HTTP and web
     // suites again through each other adapter of the same service: no adapter may answer
