@@ -10,11 +10,13 @@ import pkg from './package.json' with { type: 'json' };
  */
 function entriesFromExports(): string[] {
   // Plus files loaded by path at run time rather than imported: the worker threads of the HEIC
-  // decoder and of ffmpeg.wasm (image/heic.ts and media/wasm-runner.ts look for them by path).
+  // decoder, of ffmpeg.wasm and of isolated conversions (image/heic.ts, media/wasm-runner.ts and
+  // isolation/isolated.ts look for them by path).
   const entries: string[] = [
     'bin/cli.ts',
     'adapters/converters/image/heic-worker.ts',
     'adapters/converters/media/wasm-worker.ts',
+    'adapters/converters/isolation/converter-process.ts',
   ];
   for (const target of Object.values(pkg.exports)) {
     if (typeof target === 'string') continue;

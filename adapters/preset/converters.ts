@@ -4,11 +4,15 @@
  * unavailable ones and `fileconv doctor` says how to install them. Each converter's module is
  * imported only when a conversion needs it (lazyConverter), so `fileconv convert photo.jpg
  * photo.webp` starts without loading pdf.js, exceljs or the LibreOffice pool; LibreOffice starts
- * its warm workers only on the first document, and the engine's close() stops them.
+ * its warm workers only on the first document, and the engine's close() stops them. The pure-JS
+ * converters (pdf, exceljs, mammoth, text) convert in child processes of their own, under a heap
+ * cap and a work budget (converters/isolation/isolated.ts): a hostile document costs its job,
+ * not the service.
  */
 
 import type { Converter } from '../../src/index.js';
 import { buildImageEdges } from '../converters/image/image-edges.js';
+import { isolateConverter } from '../converters/isolation/isolated.js';
 import { lazyConverter } from '../converters/lazy.js';
 import { buildMediaEdges } from '../converters/media/media-edges.js';
 import { buildEdges as buildOfficeEdges } from '../converters/office/libreoffice-filters.js';
@@ -32,22 +36,25 @@ export function defaultConverters(): Converter[] {
     lazyConverter({
       name: 'pdf',
       edges: PDF_EDGES,
-      load: async () => (await import('../converters/pdf.js')).createPdfConverter(),
+      load: async () => isolateConverter('pdf', (await import('../converters/pdf.js')).createPdfConverter()),
     }),
     lazyConverter({
       name: 'exceljs',
       edges: SHEET_EDGES,
-      load: async () => (await import('../converters/exceljs.js')).createSpreadsheetConverter(),
+      load: async () =>
+        isolateConverter('exceljs', (await import('../converters/exceljs.js')).createSpreadsheetConverter()),
     }),
     lazyConverter({
       name: 'mammoth',
       edges: MAMMOTH_EDGES,
-      load: async () => (await import('../converters/mammoth.js')).createMammothConverter(),
+      load: async () =>
+        isolateConverter('mammoth', (await import('../converters/mammoth.js')).createMammothConverter()),
     }),
     lazyConverter({
       name: 'text',
       edges: TEXT_EDGES,
-      load: async () => (await import('../converters/text.js')).createTextConverter(),
+      load: async () =>
+        isolateConverter('text', (await import('../converters/text.js')).createTextConverter()),
     }),
     lazyConverter({
       name: 'libreoffice',

@@ -101,6 +101,8 @@ export interface TestServer {
   jobRecords(): Promise<string[]>;
   /** Whatever conversions left in the engine's temp dir (must be nothing). */
   tempLeftovers(): Promise<string[]>;
+  /** Bytes the server has read from all its connections so far (headers and bodies). */
+  bytesReceived(): number;
 }
 
 const servers: TestServer[] = [];
@@ -160,6 +162,8 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
   if (options.start !== false) await engine.start();
   const server = await listen(mountService(engine, serviceOptions));
   const { port } = server.address() as AddressInfo;
+  const sockets = new Set<import('node:net').Socket>();
+  server.on('connection', (socket) => sockets.add(socket));
 
   let stopped: Promise<void> | undefined;
   const handle: TestServer = {
@@ -189,6 +193,7 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
     fileRecords: () => recordIds(join(dirs.jobs, 'files')),
     jobRecords: () => recordIds(join(dirs.jobs, 'jobs')),
     tempLeftovers: () => readdir(dirs.temp),
+    bytesReceived: () => [...sockets].reduce((sum, socket) => sum + socket.bytesRead, 0),
   };
   servers.push(handle);
   return handle;

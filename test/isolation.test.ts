@@ -1,0 +1,167 @@
+/**
+ * Isolated pure-JS conversions (adapters/converters/isolation): a docx whose XML inflates past
+ * the child's heap cap fails with INPUT_LIMIT_EXCEEDED while this process's event loop keeps
+ * turning and its heap does not grow; a conversion past its work budget is stopped; a real docx
+ * still converts, with progress; a canceled job's process is stopped.
+ */
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterEach, describe, expect, it } from 'vitest';
+import yauzl from 'yauzl';
+import yazl from 'yazl';
+import { isolateConverter } from '../adapters/converters/isolation/isolated.js';
+import { createMammothConverter } from '../adapters/converters/mammoth.js';
+import { createTextConverter } from '../adapters/converters/text.js';
+import { defaultConverters } from '../adapters/preset/converters.js';
+import { createEngine, isFileconvError } from '../src/index.js';
+import { fixture } from './helpers/temp.js';
+
+const dirs: string[] = [];
+afterEach(async () => {
+  await Promise.all(dirs.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
+});
+
+async function workDir(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'fileconv-isolation-'));
+  dirs.push(dir);
+  return dir;
+}
+
+function zipEntries(path: string): Promise<Map<string, Buffer>> {
+  return new Promise((resolve, reject) => {
+    yauzl.open(path, { lazyEntries: true }, (error, zip) => {
+      if (error) return reject(error);
+      const entries = new Map<string, Buffer>();
+      zip.on('entry', (entry: yauzl.Entry) => {
+        zip.openReadStream(entry, (streamError, stream) => {
+          if (streamError) return reject(streamError);
+          const chunks: Buffer[] = [];
+          stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+          stream.on('end', () => {
+            entries.set(entry.fileName, Buffer.concat(chunks));
+            zip.readEntry();
+          });
+        });
+      });
+      zip.on('end', () => resolve(entries));
+      zip.readEntry();
+    });
+  });
+}
+
+/**
+ * fixture.docx whose body holds `paragraphs` ordinary numbered paragraphs: a small file (the
+ * text is repetitive, within the zip-bomb ratio) whose document tree takes hundreds of MB.
+ */
+async function inflatingDocx(dir: string, paragraphs: number): Promise<string> {
+  const entries = await zipEntries(fixture('fixture.docx'));
+  const xml = entries.get('word/document.xml')!.toString('utf8');
+  const body = Array.from(
+    { length: paragraphs },
+    (_, index) =>
+      `<w:p><w:r><w:t>Paragraph ${index} of an ordinary report, line ${index * 7}.</w:t></w:r></w:p>`,
+  ).join('');
+  entries.set('word/document.xml', Buffer.from(xml.replace('<w:sectPr>', `${body}<w:sectPr>`)));
+  const zip = new yazl.ZipFile();
+  for (const [name, data] of entries) zip.addBuffer(data, name);
+  zip.end();
+  const chunks: Buffer[] = [];
+  for await (const chunk of zip.outputStream) chunks.push(chunk as Buffer);
+  const path = join(dir, 'report.docx');
+  await writeFile(path, Buffer.concat(chunks));
+  return path;
+}
+
+/** Largest gap between event-loop turns while `work` runs, ms. */
+async function worstLoopLag<T>(
+  work: Promise<T>,
+): Promise<{ result: PromiseSettledResult<T>; lagMs: number }> {
+  let worst = 0;
+  let last = performance.now();
+  const ticker = setInterval(() => {
+    const now = performance.now();
+    worst = Math.max(worst, now - last - 10);
+    last = now;
+  }, 10);
+  const [result] = await Promise.allSettled([work]);
+  clearInterval(ticker);
+  return { result, lagMs: worst };
+}
+
+describe('isolated conversions', () => {
+  it('a docx that inflates past the heap cap is INPUT_LIMIT_EXCEEDED; the event loop keeps turning', async () => {
+    const dir = await workDir();
+    const input = await inflatingDocx(dir, 400_000);
+    const engine = createEngine({
+      converters: [isolateConverter('mammoth', createMammothConverter(), { maxHeapMb: 64 })],
+      tempDir: dir,
+    });
+    const heapBefore = process.memoryUsage().heapUsed;
+    const { result, lagMs } = await worstLoopLag(engine.convertFile(input, join(dir, 'report.md')));
+    expect(result.status).toBe('rejected');
+    const error = (result as PromiseRejectedResult).reason;
+    expect(isFileconvError(error, 'INPUT_LIMIT_EXCEEDED'), String(error)).toBe(true);
+    expect((error as Error).message).toContain('64 MB of memory');
+    // The document tree was built in the child's heap, not ours (a fact of this run, with room
+    // for the test's own garbage; in-process it took hundreds of MB).
+    expect(process.memoryUsage().heapUsed - heapBefore).toBeLessThan(48 * 1024 * 1024);
+    // The loop stayed responsive: ticks every 10 ms never stalled for seconds.
+    expect(lagMs).toBeLessThan(1000);
+    // The process that ran out is gone; the next document gets a fresh one and converts.
+    await engine.convertFile(fixture('fixture.docx'), join(dir, 'next.md'), { to: 'md' });
+    expect(await readFile(join(dir, 'next.md'), 'utf8')).toContain('fileconv fixture');
+    await engine.close();
+  });
+
+  it('stops a conversion past its work budget', async () => {
+    const dir = await workDir();
+    const engine = createEngine({
+      converters: [isolateConverter('text', createTextConverter(), { budgetMs: 1 })],
+      tempDir: dir,
+    });
+    const failure = await engine
+      .convertFile(fixture('fixture.md'), join(dir, 'out.pdf'))
+      .catch((error: unknown) => error);
+    expect(isFileconvError(failure, 'INPUT_LIMIT_EXCEEDED'), String(failure)).toBe(true);
+    expect((failure as Error).message).toContain('of work');
+    await engine.close();
+  });
+
+  it('converts a real docx in a child process, with the same output as in-process', async () => {
+    const dir = await workDir();
+    const isolated = createEngine({ converters: defaultConverters(), tempDir: dir });
+    const direct = createEngine({ converters: [createMammothConverter()], tempDir: dir });
+    const progress: number[] = [];
+    await isolated.convertFile(fixture('fixture.docx'), join(dir, 'a.md'), {
+      to: 'md',
+      onProgress: (fraction) => progress.push(fraction),
+    });
+    await direct.convertFile(fixture('fixture.docx'), join(dir, 'b.md'), { to: 'md' });
+    const [a, b] = await Promise.all([
+      readFile(join(dir, 'a.md'), 'utf8'),
+      readFile(join(dir, 'b.md'), 'utf8'),
+    ]);
+    expect(a.length).toBeGreaterThan(20);
+    expect(a).toBe(b);
+    expect(progress.at(-1)).toBe(1);
+    await Promise.all([isolated.close(), direct.close()]);
+  });
+
+  it('stops the process of a canceled job', async () => {
+    const dir = await workDir();
+    const input = await inflatingDocx(dir, 200_000);
+    const engine = createEngine({
+      converters: [isolateConverter('mammoth', createMammothConverter(), { maxHeapMb: 2048 })],
+      tempDir: dir,
+    });
+    const controller = new AbortController();
+    const converting = engine.convertFile(input, join(dir, 'out.md'), { signal: controller.signal });
+    await sleep(300);
+    controller.abort();
+    const failure = await converting.catch((error: unknown) => error);
+    expect(isFileconvError(failure, 'CANCELED'), String(failure)).toBe(true);
+    await engine.close();
+  });
+});
