@@ -20,7 +20,6 @@ import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, lstatSync, mkdirSync, readdirSync, rmSync, statSync, unlinkSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { createRequire } from 'node:module';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type {
@@ -30,6 +29,7 @@ import type {
 } from 'fileconv/testing';
 import { afterAll, beforeAll, it } from 'vitest';
 import { describeWithEngine } from './helpers/engines.js';
+import { listening } from './helpers/listening.js';
 
 const root = join(import.meta.dirname, '..');
 const appDir = join(root, 'examples/nextjs');
@@ -85,13 +85,14 @@ describeWithEngine('Next.js', suite !== undefined, INSTALL, 'examples/nextjs on 
       (globalThis as Record<symbol, unknown>)[SLOT] = {
         fileconv: Promise.resolve({ engine, http: options }),
       };
-      const server = createServer((req, res) => void handle(req, res));
-      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const mounted = await listening(
+        createServer((req, res) => void handle(req, res)),
+        basePath,
+      );
       return {
-        url: `http://127.0.0.1:${(server.address() as AddressInfo).port}${basePath}`,
+        url: mounted.url,
         close: async () => {
-          server.closeAllConnections();
-          await new Promise<void>((resolve) => server.close(() => resolve()));
+          await mounted.close();
           delete (globalThis as Record<symbol, unknown>)[SLOT];
         },
       };

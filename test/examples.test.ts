@@ -12,17 +12,7 @@ import * as expressExample from '../examples/express/app.js';
 import * as fastifyExample from '../examples/fastify/app.js';
 import * as honoExample from '../examples/hono/app.js';
 import * as nodeExample from '../examples/node-http/app.js';
-
-async function listening(server: Server, basePath: string) {
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}${basePath}`,
-    close: async () => {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
-}
+import { listening } from './helpers/listening.js';
 
 testHttpService(
   'examples/express',

@@ -12,17 +12,7 @@ import { createFastifyPlugin, fileconvFrameworkErrors } from '../../adapters/htt
 import { createFetchHandler } from '../../adapters/http/fetch.js';
 import { createNodeHandler } from '../../adapters/http/node.js';
 import { testHttpService } from '../../src/testing/index.js';
-
-async function listening(server: Server, basePath: string) {
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}${basePath}`,
-    close: async () => {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
-}
+import { listening } from '../helpers/listening.js';
 
 testHttpService('node:http', ({ engine, options, basePath }) =>
   listening(createServer(createNodeHandler(engine, { ...options, basePath })), basePath),
