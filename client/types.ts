@@ -115,12 +115,13 @@ export interface UsageResponse {
     conversionsPerDay: number | null;
     maxFileBytes: number;
     filesPerHour: number | null;
+    uploadBytesPerHour: number | null;
     apiCallsPerMonth: number | null;
     priority: number;
     batch: boolean;
     maxBatchJobs: number;
   };
-  quotas: Partial<Record<'conversions' | 'files' | 'apiCalls', QuotaUsage>>;
+  quotas: Partial<Record<'conversions' | 'files' | 'uploadBytes' | 'apiCalls', QuotaUsage>>;
   rateLimits: Array<{ name: string; limit: number; windowSeconds: number }>;
 }
 

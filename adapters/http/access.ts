@@ -234,7 +234,9 @@ export async function chargeQuota(
     now,
     amount,
   });
-  if (outcome.entry) call.entries.push(outcome.entry);
+  // RateLimit headers count requests and files; a byte budget would only confuse them (its
+  // refusal carries Retry-After and the quota in its body).
+  if (outcome.entry && kind !== 'uploadBytes') call.entries.push(outcome.entry);
   setLimitHeaders(call, now);
   if (outcome.error) throw outcome.error;
   return outcome.ticket;

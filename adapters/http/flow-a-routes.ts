@@ -59,6 +59,8 @@ export function flowARoutes(ctx: RouteContext): Route[] {
         const body = parse(uploadUrlRequest, await readJsonBody(exchange));
         assertFileSize(client.plan, body.fileSize);
         await chargeQuota(ctx.access, call, 'files');
+        // The size is declared and signed into the upload URL: it is what the grant may store.
+        if (body.fileSize > 0) await chargeQuota(ctx.access, call, 'uploadBytes', body.fileSize);
         const file = await ctx.engine.createUploadGrant({
           owner: client.owner,
           fileName: body.fileName,

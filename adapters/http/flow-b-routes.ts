@@ -29,6 +29,15 @@ export function flowBRoutes(ctx: RouteContext): Route[] {
         if (Number.isFinite(declared) && declared > maxBytes + 64 * 1024)
           assertFileSize(client.plan, declared);
         const ticket = await chargeQuota(ctx.access, call, 'files');
+        // The most this body can store, charged before a byte is read (a budget spent is refused
+        // at once); what it did not store is given back below.
+        const most = Number.isFinite(declared) ? Math.min(declared, maxBytes) : maxBytes;
+        const bytesTicket = await chargeQuota(ctx.access, call, 'uploadBytes', most).catch(
+          async (error: unknown) => {
+            if (ctx.access.counters && ticket) await refundQuota(ctx.access.counters, ticket, ctx.now());
+            throw error;
+          },
+        );
         const file = await receiveSingleFile(exchange, {
           maxBytes,
           onFile: (incoming) =>
@@ -41,10 +50,19 @@ export function flowBRoutes(ctx: RouteContext): Route[] {
             }),
           discard: (stored) => ctx.engine.deleteFile(stored.id),
         }).catch(async (error: unknown) => {
-          // Nothing was kept: a refused upload does not use up a file of the hour.
+          // Nothing was kept: a refused upload does not use up a file (or bytes) of the hour.
           if (ctx.access.counters && ticket) await refundQuota(ctx.access.counters, ticket, ctx.now());
+          if (ctx.access.counters && bytesTicket)
+            await refundQuota(ctx.access.counters, bytesTicket, ctx.now());
           throw error;
         });
+        if (ctx.access.counters && bytesTicket && bytesTicket.amount > file.size) {
+          await refundQuota(
+            ctx.access.counters,
+            { ...bytesTicket, amount: bytesTicket.amount - file.size },
+            ctx.now(),
+          );
+        }
         call.uploadedBytes = file.size;
         return jsonAnswer(200, uploadedFileView(file));
       },

@@ -96,6 +96,10 @@ export const usageResponse = z.object({
     conversionsPerDay: z.int().nullable(),
     maxFileBytes: byteCount,
     filesPerHour: z.int().nullable(),
+    uploadBytesPerHour: z
+      .int()
+      .nullable()
+      .meta({ description: 'Bytes uploaded per UTC hour; null: no limit.' }),
     apiCallsPerMonth: z.int().nullable(),
     priority: z.int(),
     batch: z.boolean(),
@@ -104,6 +108,7 @@ export const usageResponse = z.object({
   quotas: z.object({
     conversions: quotaStatus,
     files: quotaStatus,
+    uploadBytes: quotaStatus.meta({ description: 'Bytes uploaded this UTC hour.' }),
     apiCalls: quotaStatus.optional().meta({ description: 'Keyed (paid) clients only.' }),
   }),
   rateLimits: z.array(

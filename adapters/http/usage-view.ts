@@ -3,7 +3,7 @@ import { quotaStatus } from '../../src/policy/enforce.js';
 import { clientKeyOf, type QuotaKind, RATE_LIMITS } from '../../src/policy/limits.js';
 import type { AccessSettings, Client } from './access.js';
 
-const QUOTA_KINDS: readonly QuotaKind[] = ['conversions', 'files', 'apiCalls'];
+const QUOTA_KINDS: readonly QuotaKind[] = ['conversions', 'files', 'uploadBytes', 'apiCalls'];
 
 export async function usageView(settings: AccessSettings, client: Client) {
   const { plan } = client;
@@ -36,6 +36,7 @@ export async function usageView(settings: AccessSettings, client: Client) {
       conversionsPerDay: plan.conversionsPerDay,
       maxFileBytes: plan.maxFileBytes,
       filesPerHour: plan.filesPerHour,
+      uploadBytesPerHour: plan.uploadBytesPerHour,
       apiCallsPerMonth: plan.apiCallsPerMonth,
       priority: plan.priority,
       batch: plan.batch,

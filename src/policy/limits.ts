@@ -110,18 +110,18 @@ export function rateLimitSlot(input: { rule: RateLimitRule; clientKey: string; n
 // ---------------------------------------------------------------------------------------------
 // Quotas
 
-export type QuotaKind = 'conversions' | 'files' | 'apiCalls';
+export type QuotaKind = 'conversions' | 'files' | 'uploadBytes' | 'apiCalls';
 
 export interface QuotaRule {
   kind: QuotaKind;
   /** The plan field holding the limit. */
-  field: 'conversionsPerDay' | 'filesPerHour' | 'apiCallsPerMonth';
+  field: 'conversionsPerDay' | 'filesPerHour' | 'uploadBytesPerHour' | 'apiCallsPerMonth';
   /** Words for messages: "conversions per day". */
   unit: string;
   window: (now: number) => CountingWindow;
 }
 
-/** Daily conversions (UTC day), hourly files (UTC hour), monthly API calls (UTC month). */
+/** Daily conversions (UTC day), hourly files and upload bytes (UTC hour), monthly API calls (UTC month). */
 export const QUOTAS: Readonly<Record<QuotaKind, Readonly<QuotaRule>>> = Object.freeze({
   conversions: Object.freeze({
     kind: 'conversions',
@@ -133,6 +133,12 @@ export const QUOTAS: Readonly<Record<QuotaKind, Readonly<QuotaRule>>> = Object.f
     kind: 'files',
     field: 'filesPerHour',
     unit: 'files per hour',
+    window: utcHourWindow,
+  }),
+  uploadBytes: Object.freeze({
+    kind: 'uploadBytes',
+    field: 'uploadBytesPerHour',
+    unit: 'bytes of uploads per hour',
     window: utcHourWindow,
   }),
   apiCalls: Object.freeze({
@@ -216,9 +222,14 @@ export function rateLimitedError(rule: RateLimitRule, decision: Decision): Filec
 /** The 429 QUOTA_EXCEEDED for a refused request. */
 export function quotaExceededError(plan: Readonly<Plan>, kind: QuotaKind, decision: Decision): FileconvError {
   const resetAt = new Date(decision.resetAt).toISOString();
+  // Bytes read better in MB: "100 MB of uploads per hour", not "104857600 bytes of ...".
+  const allowance =
+    kind === 'uploadBytes'
+      ? `${Math.round((decision.limit / (1024 * 1024)) * 10) / 10} MB of uploads per hour`
+      : `${decision.limit} ${QUOTAS[kind].unit}`;
   return new FileconvError(
     'QUOTA_EXCEEDED',
-    `The ${plan.label} plan allows ${decision.limit} ${QUOTAS[kind].unit}; the quota resets at ${resetAt}.`,
+    `The ${plan.label} plan allows ${allowance}; the quota resets at ${resetAt}.`,
     { details: denialDetails(decision, { quota: kind, plan: plan.name }) },
   );
 }

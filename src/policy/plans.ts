@@ -31,6 +31,11 @@ export interface Plan {
   maxFileBytes: number;
   /** Files uploaded per clock hour (UTC); null = no hourly limit. */
   filesPerHour: number | null;
+  /**
+   * Bytes uploaded per clock hour (UTC); null = no limit. Uploads are kept an hour, so this also
+   * bounds the disk one client can hold with files it never converts.
+   */
+  uploadBytesPerHour: number | null;
   /** API calls per UTC calendar month; null = not metered (Free, which has no key to meter). */
   apiCallsPerMonth: number | null;
   /** Queue priority of the plan's jobs; higher runs first. Free is 0. */
@@ -50,7 +55,10 @@ export type PlanTable = Readonly<Record<string, Readonly<Plan>>>;
  * Business and Enterprise conversions unlimited, 5 GB and 10 GB; no hourly file limit on any
  * plan (null: the specification names the limit but gives no value, and inventing one would
  * refuse paying users it promises "unlimited"; the per-IP rate limit still bounds bursts);
- * priorities 0/5/10/15/20; batches of 20 (Pro), 50 (Business), 100 (Enterprise) jobs.
+ * priorities 0/5/10/15/20; batches of 20 (Pro), 50 (Business), 100 (Enterprise) jobs; bytes
+ * uploaded per hour 100 MB (Free: four files at its 25 MB limit, so one address cannot fill a
+ * disk with uploads it never converts), 2 GB (Plus), 20 GB (Pro), 100 GB (Business), unlimited
+ * (Enterprise).
  */
 export const DEFAULT_PLANS: PlanTable = deepFreeze({
   free: {
@@ -59,6 +67,7 @@ export const DEFAULT_PLANS: PlanTable = deepFreeze({
     conversionsPerDay: 5,
     maxFileBytes: 25 * MB,
     filesPerHour: null,
+    uploadBytesPerHour: 100 * MB,
     apiCallsPerMonth: null,
     priority: 0,
     batch: false,
@@ -70,6 +79,7 @@ export const DEFAULT_PLANS: PlanTable = deepFreeze({
     conversionsPerDay: 100,
     maxFileBytes: 100 * MB,
     filesPerHour: null,
+    uploadBytesPerHour: 2 * GB,
     apiCallsPerMonth: 1_000,
     priority: 5,
     batch: false,
@@ -81,6 +91,7 @@ export const DEFAULT_PLANS: PlanTable = deepFreeze({
     conversionsPerDay: null,
     maxFileBytes: 2 * GB,
     filesPerHour: null,
+    uploadBytesPerHour: 20 * GB,
     apiCallsPerMonth: 10_000,
     priority: 10,
     batch: true,
@@ -92,6 +103,7 @@ export const DEFAULT_PLANS: PlanTable = deepFreeze({
     conversionsPerDay: null,
     maxFileBytes: 5 * GB,
     filesPerHour: null,
+    uploadBytesPerHour: 100 * GB,
     apiCallsPerMonth: 50_000,
     priority: 15,
     batch: true,
@@ -103,6 +115,7 @@ export const DEFAULT_PLANS: PlanTable = deepFreeze({
     conversionsPerDay: null,
     maxFileBytes: 10 * GB,
     filesPerHour: null,
+    uploadBytesPerHour: null,
     apiCallsPerMonth: 100_000,
     priority: 20,
     batch: true,
@@ -126,6 +139,7 @@ const planSchema = z
     conversionsPerDay: limitOrNull,
     maxFileBytes: z.number().int().positive().max(Number.MAX_SAFE_INTEGER),
     filesPerHour: limitOrNull,
+    uploadBytesPerHour: limitOrNull,
     apiCallsPerMonth: limitOrNull,
     priority: z.number().int().min(0).max(1_000_000),
     batch: z.boolean(),
@@ -143,13 +157,17 @@ const EXPECTED: Record<keyof Plan, string> = {
   conversionsPerDay: 'a non-negative integer or null (unlimited)',
   maxFileBytes: 'a positive integer of bytes',
   filesPerHour: 'a non-negative integer or null (no limit)',
+  uploadBytesPerHour: 'a non-negative integer of bytes or null (no limit)',
   apiCallsPerMonth: 'a non-negative integer or null (not metered)',
   priority: 'an integer from 0 to 1000000',
   batch: 'a boolean',
   maxBatchJobs: 'a non-negative integer, at least 1 when batch is true',
 };
 
-/** Changes to one plan; a plan not in the base table needs every field but `name`. */
+/**
+ * Changes to one plan; a plan not in the base table needs every field but `name` (and
+ * `uploadBytesPerHour`, which is null, no limit, when left out).
+ */
 export type PlanOverride = Partial<Omit<Plan, 'name'>>;
 
 export interface DefinePlansOptions {
@@ -195,7 +213,8 @@ export function definePlans(
     if (givenName !== undefined && givenName !== name) {
       throw planError(name, 'name', 'must equal the key it is stored under', givenName);
     }
-    table[name] = { ...table[name], ...override, name } as Plan;
+    // A plan from before the byte budget existed (a host's own table) gets none: null.
+    table[name] = { uploadBytesPerHour: null, ...table[name], ...override, name } as Plan;
   }
   for (const [name, plan] of Object.entries(table)) {
     const result = planSchema.safeParse(plan);

@@ -224,3 +224,36 @@ describe('hourly file quota (a plan override: no plan has one by default)', () =
     expect(third.headers.get('retry-after')).toBe('1800');
   });
 });
+
+describe('hourly upload bytes (Free: 100 MB an hour)', () => {
+  it('the fifth 25 MB upload of an hour from one IP is 429 in both flows, until the hour ends', async () => {
+    const clock = movableClock('2026-11-22T12:30:00.000Z');
+    const server = await quotaServer(clock);
+    const MiB = 1024 * 1024;
+    // A PNG signature and zeros: under the Free plan's 25 MB file limit with its multipart framing.
+    const big = Buffer.alloc(25 * MiB - 4096);
+    (await fixture('fixture.png')).copy(big, 0, 0, 8);
+    for (let n = 0; n < 4; n++) {
+      const uploaded = await uploadB(server, big, `big-${n}.png`, FROM);
+      expect(uploaded.status, uploaded.text).toBe(200);
+    }
+    const fifth = await uploadB(server, big, 'big-4.png', FROM);
+    expectError(fifth, 429, 'QUOTA_EXCEEDED');
+    expect(fifth.body.error.message).toContain('100 MB of uploads per hour');
+    expect(fifth.headers.get('retry-after')).toBe('1800');
+    const granted = await call(server, 'POST', '/api/files/get-upload-url', {
+      ...FROM,
+      json: { fileName: 'big.png', fileSize: big.length, contentType: 'image/png' },
+    });
+    expectError(granted, 429, 'QUOTA_EXCEEDED');
+    // Nothing of the refused ones was kept; a small file still fits what is left of the budget.
+    expect((await server.storedFiles()).filter((name) => name.startsWith('uploads/'))).toHaveLength(4);
+    const usage = await call(server, 'GET', '/api/usage', FROM);
+    expect(usage.body.quotas.uploadBytes).toMatchObject({ limit: 100 * MiB, used: 4 * big.length });
+    expect((await uploadB(server, await fixture('fixture.png'), 'small.png', FROM)).status).toBe(200);
+    // Another address has its own budget; the next hour, this one has its own again.
+    expect((await uploadB(server, big, 'other.png', { localAddress: '127.0.0.2' })).status).toBe(200);
+    clock.set('2026-11-22T13:00:00.000Z');
+    expect((await uploadB(server, big, 'next-hour.png', FROM)).status).toBe(200);
+  });
+});

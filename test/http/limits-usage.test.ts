@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { createMemoryCounterStore } from '../../adapters/counters/memory.js';
 import { createMemoryKeyStore } from '../../adapters/keys/memory.js';
 import { createApiKey } from '../../src/policy/api-keys.js';
-import { MB } from '../../src/policy/plans.js';
+import { GB, MB } from '../../src/policy/plans.js';
 import {
   type CallOptions,
   call,
@@ -65,6 +65,7 @@ describe('GET /api/usage', () => {
         conversionsPerDay: 5,
         maxFileBytes: 25 * MB,
         filesPerHour: null,
+        uploadBytesPerHour: 100 * MB,
         apiCallsPerMonth: null,
         priority: 0,
         batch: false,
@@ -74,11 +75,16 @@ describe('GET /api/usage', () => {
       quotas: {
         conversions: { limit: 5, used: 0, remaining: 5, resetAt: '2026-11-23T00:00:00.000Z' },
         files: NOT_LIMITED,
+        uploadBytes: { limit: 100 * MB, used: 0, remaining: 100 * MB, resetAt: '2026-11-22T11:00:00.000Z' },
       },
       rateLimits: RATE_LIMITS,
     });
     await convertTimes(server, one, 2);
-    expect((await usage(server, one)).quotas.conversions).toMatchObject({ used: 2, remaining: 3 });
+    const used = await usage(server, one);
+    expect(used.quotas.conversions).toMatchObject({ used: 2, remaining: 3 });
+    // The upload's bytes count against the hour's byte budget.
+    const png = await fixture('fixture.png');
+    expect(used.quotas.uploadBytes).toMatchObject({ used: png.length, remaining: 100 * MB - png.length });
     // Another IP is another Free client.
     expect((await usage(server, two)).quotas.conversions).toMatchObject({ used: 0, remaining: 5 });
   });
@@ -103,6 +109,7 @@ describe('GET /api/usage', () => {
     expect(first.quotas).toEqual({
       conversions: { limit: 100, used: 0, remaining: 100, resetAt: '2026-11-23T00:00:00.000Z' },
       files: NOT_LIMITED,
+      uploadBytes: { limit: 2 * GB, used: 0, remaining: 2 * GB, resetAt: '2026-11-22T11:00:00.000Z' },
       apiCalls: { limit: 1000, used: 1, remaining: 999, resetAt: '2026-12-01T00:00:00.000Z' },
     });
     expect(first.rateLimits).toEqual(RATE_LIMITS);
@@ -136,6 +143,6 @@ describe('GET /api/usage', () => {
     const uncounted = await startServer({ jobStore: 'memory' });
     const free = await usage(uncounted, {});
     expect(free.plan.conversionsPerDay).toBe(5);
-    expect(free.quotas).toEqual({ conversions: NOT_LIMITED, files: NOT_LIMITED });
+    expect(free.quotas).toEqual({ conversions: NOT_LIMITED, files: NOT_LIMITED, uploadBytes: NOT_LIMITED });
   });
 });

@@ -103,7 +103,9 @@ describe('counter slots', () => {
     expect(quotaLimit(DEFAULT_PLANS.plus!, 'apiCalls')).toBe(1_000);
     expect(quotaLimit(DEFAULT_PLANS.pro!, 'conversions')).toBeNull();
     expect(quotaLimit(DEFAULT_PLANS.pro!, 'files')).toBeNull();
-    expect(Object.keys(QUOTAS)).toEqual(['conversions', 'files', 'apiCalls']);
+    expect(quotaLimit(DEFAULT_PLANS.free!, 'uploadBytes')).toBe(100 * 1024 * 1024);
+    expect(quotaLimit(DEFAULT_PLANS.enterprise!, 'uploadBytes')).toBeNull();
+    expect(Object.keys(QUOTAS)).toEqual(['conversions', 'files', 'uploadBytes', 'apiCalls']);
   });
 });
 
