@@ -23,6 +23,8 @@ export const ERROR_CODES = {
   VERSION_CONFLICT: 409,
   RESULT_EXPIRED: 410,
   FILE_TOO_LARGE: 413,
+  /** A request body (JSON) over what the endpoint reads: not a file, so not FILE_TOO_LARGE. */
+  REQUEST_TOO_LARGE: 413,
   UNSUPPORTED_FORMAT: 415,
   UNSUPPORTED_CONVERSION: 422,
   CONTENT_MISMATCH: 422,

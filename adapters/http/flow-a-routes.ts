@@ -22,6 +22,9 @@ import {
 import type { Route } from './routes.js';
 import { jobView } from './views.js';
 
+/** What POST /api/jobs/batch reads: 1000 jobs of up to ~1 KB each. */
+const BATCH_BODY_LIMIT = 1024 * 1024;
+
 export function flowARoutes(ctx: RouteContext): Route[] {
   /** Creates Flow A jobs all-or-nothing, charged to the daily quota; a refusal charges nothing. */
   async function createCharged(call: Call, requests: readonly CreateJobBody[]) {
@@ -119,7 +122,9 @@ export function flowARoutes(ctx: RouteContext): Route[] {
       method: 'POST',
       path: '/api/jobs/batch',
       async handle(call) {
-        const body = parse(batchRequest, await readJsonBody(call.exchange));
+        // Room for the largest batch a plan allows (1000 jobs of a few hundred bytes), so a batch
+        // of too many jobs is told so (INVALID_REQUEST), not that its body is too large.
+        const body = parse(batchRequest, await readJsonBody(call.exchange, BATCH_BODY_LIMIT));
         assertBatchAllowed(call.client.plan, body.jobs.length);
         const jobs = await createCharged(call, body.jobs);
         return jsonAnswer(200, { jobIds: jobs.map((job) => job.id) });

@@ -14,7 +14,11 @@ export const JSON_BODY_LIMIT = 64 * 1024;
 
 const unreadable = (cause?: unknown) =>
   new FileconvError('INVALID_REQUEST', 'The request body could not be read.', { cause });
-const tooLarge = () => new FileconvError('FILE_TOO_LARGE', 'The request body is too large.');
+const tooLarge = (limit: number) =>
+  new FileconvError(
+    'REQUEST_TOO_LARGE',
+    `The request body is larger than the ${Math.round(limit / 1024)} KiB this endpoint reads.`,
+  );
 
 /** `application/json; charset=utf-8` -> `application/json`, lowercase; '' when absent. */
 export function mediaType(value: string | undefined): string {
@@ -52,7 +56,7 @@ export async function readJsonBody(exchange: HttpExchange, limit = JSON_BODY_LIM
     throw new FileconvError('INVALID_REQUEST', `The charset "${charset}" is not supported: send UTF-8.`);
   }
   const declared = Number(exchange.header('content-length'));
-  if (Number.isFinite(declared) && declared > limit) throw tooLarge();
+  if (Number.isFinite(declared) && declared > limit) throw tooLarge(limit);
 
   const raw = exchange.body();
   const stream = decoded(raw, (exchange.header('content-encoding') ?? '').trim().toLowerCase());
@@ -90,7 +94,7 @@ function collect(stream: Readable, limit: number): Promise<Buffer> {
       size += chunk.length;
       if (size > limit) {
         stop();
-        reject(tooLarge());
+        reject(tooLarge(limit));
       } else chunks.push(chunk);
     };
     const onEnd = () => {

@@ -30,7 +30,7 @@ const signedQuery: readonly ParameterSpec[] = [
 ];
 const binary = { mediaType: '*/*' } as const;
 /** What JSON bodies add: the body parser's refusals (malformed JSON, over 64 KiB) and validation. */
-const JSON_BODY: readonly ErrorCode[] = ['INVALID_REQUEST', 'FILE_TOO_LARGE'];
+const JSON_BODY: readonly ErrorCode[] = ['INVALID_REQUEST', 'REQUEST_TOO_LARGE'];
 /** The job errors a conversion can end in (also a job's `error.code`). */
 const CONVERSION: readonly ErrorCode[] = [
   'CONTENT_MISMATCH',

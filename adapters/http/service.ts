@@ -185,6 +185,9 @@ export function createHttpService(engine: Engine, options: HttpServiceOptions = 
         answer.body = null;
       }
       answer.headers['x-request-id'] = requestId;
+      // Every answer is what its Content-Type says: a browser must not sniff a downloaded .txt
+      // holding HTML into a page of this origin.
+      answer.headers['x-content-type-options'] = 'nosniff';
       onRequest?.({
         requestId,
         method: exchange.method,

@@ -251,6 +251,8 @@ describe('Flow B: multipart upload, convert, download', () => {
     const download = await fetch(`${server.url}/api/download?id=${converted.body.downloadId}`);
     const disposition = download.headers.get('content-disposition');
     expect(disposition).toBe('attachment; filename=invoicegpj.webp');
+    // What the Content-Type says, no sniffing.
+    expect(download.headers.get('x-content-type-options')).toBe('nosniff');
     await download.arrayBuffer();
 
     // Flow A: the grant's name and the job view's outputName alike.

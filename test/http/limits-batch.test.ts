@@ -154,3 +154,21 @@ describe('batch jobs', () => {
     for (const jobId of twenty.body.jobIds) await server.engine.waitForJob(jobId);
   });
 });
+
+describe('batch and JSON body sizes', () => {
+  it('a batch of 1001 jobs is INVALID_REQUEST for its count; a JSON body over 64 KiB elsewhere is REQUEST_TOO_LARGE', async () => {
+    const { server, pro } = await batchServer(5000);
+    const job = { fileKey: 'uploads/x', sourceFormat: 'png', targetFormat: 'webp', fileSize: 10 };
+    const tooMany = await batch(
+      server,
+      pro,
+      Array.from({ length: 1001 }, () => job),
+    );
+    expectError(tooMany, 400, 'INVALID_REQUEST');
+    const huge = await call(server, 'POST', '/api/jobs/create', {
+      ...pro,
+      json: { ...job, options: { padding: 'x'.repeat(70 * 1024) } },
+    });
+    expectError(huge, 413, 'REQUEST_TOO_LARGE');
+  });
+});

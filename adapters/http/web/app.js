@@ -23,6 +23,7 @@ const ADVICE = {
   PASSWORD_PROTECTED: 'Remove the password from the file, then try again.',
   INPUT_LIMIT_EXCEEDED: 'Make the file smaller (fewer pixels, pages or minutes), then try again.',
   FILE_TOO_LARGE: 'Choose a smaller file, or use an API key of a plan with a larger limit.',
+  REQUEST_TOO_LARGE: 'The request was too large for the service.',
   QUOTA_EXCEEDED: 'You have used all the conversions your plan allows for now; a paid plan allows more.',
   CONVERSION_TIMEOUT: 'The conversion took too long: try a smaller file.',
   CONVERSION_FAILED: 'Try again; if it fails again, try another target format.',
