@@ -9,14 +9,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
-import yauzl from 'yauzl';
-import yazl from 'yazl';
 import { isolateConverter } from '../adapters/converters/isolation/isolated.js';
 import { createMammothConverter } from '../adapters/converters/mammoth.js';
 import { createTextConverter } from '../adapters/converters/text.js';
 import { defaultConverters } from '../adapters/preset/converters.js';
 import { createEngine, isFileconvError } from '../src/index.js';
 import { fixture } from './helpers/temp.js';
+import { inflatingDocx as makeInflatingDocx } from './hostile/inflating-docx.js';
 
 const dirs: string[] = [];
 afterEach(async () => {
@@ -29,48 +28,10 @@ async function workDir(): Promise<string> {
   return dir;
 }
 
-function zipEntries(path: string): Promise<Map<string, Buffer>> {
-  return new Promise((resolve, reject) => {
-    yauzl.open(path, { lazyEntries: true }, (error, zip) => {
-      if (error) return reject(error);
-      const entries = new Map<string, Buffer>();
-      zip.on('entry', (entry: yauzl.Entry) => {
-        zip.openReadStream(entry, (streamError, stream) => {
-          if (streamError) return reject(streamError);
-          const chunks: Buffer[] = [];
-          stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-          stream.on('end', () => {
-            entries.set(entry.fileName, Buffer.concat(chunks));
-            zip.readEntry();
-          });
-        });
-      });
-      zip.on('end', () => resolve(entries));
-      zip.readEntry();
-    });
-  });
-}
-
-/**
- * fixture.docx whose body holds `paragraphs` ordinary numbered paragraphs: a small file (the
- * text is repetitive, within the zip-bomb ratio) whose document tree takes hundreds of MB.
- */
+/** An inflating docx (test/hostile/inflating-docx.ts) written into `dir`. */
 async function inflatingDocx(dir: string, paragraphs: number): Promise<string> {
-  const entries = await zipEntries(fixture('fixture.docx'));
-  const xml = entries.get('word/document.xml')!.toString('utf8');
-  const body = Array.from(
-    { length: paragraphs },
-    (_, index) =>
-      `<w:p><w:r><w:t>Paragraph ${index} of an ordinary report, line ${index * 7}.</w:t></w:r></w:p>`,
-  ).join('');
-  entries.set('word/document.xml', Buffer.from(xml.replace('<w:sectPr>', `${body}<w:sectPr>`)));
-  const zip = new yazl.ZipFile();
-  for (const [name, data] of entries) zip.addBuffer(data, name);
-  zip.end();
-  const chunks: Buffer[] = [];
-  for await (const chunk of zip.outputStream) chunks.push(chunk as Buffer);
   const path = join(dir, 'report.docx');
-  await writeFile(path, Buffer.concat(chunks));
+  await writeFile(path, await makeInflatingDocx(paragraphs));
   return path;
 }
 
