@@ -38,7 +38,10 @@ import {
   assertDeclaredContainer,
   assertStreamsFor,
   assertWithinLimits,
+  assertWorkBudget,
   chooseStreams,
+  DEFAULT_MIN_WORK_PIXELS,
+  DEFAULT_WORK_PIXELS_PER_BYTE,
   type MediaLimits,
 } from './media/safety.js';
 
@@ -60,6 +63,13 @@ export interface FfmpegConverterOptions {
   ffprobePath?: string;
   /** Longest input accepted, in seconds (INPUT_LIMIT_EXCEEDED above it). Default 14400 (4 h). */
   maxDurationSeconds?: number;
+  /**
+   * Pixels an input may decode in all (frames x frame size) whatever its size. Default 4e9;
+   * beyond it, `workPixelsPerByte` per byte of input (default 50,000): frame bombs are refused
+   * before decoding (media/safety.ts assertWorkBudget).
+   */
+  minWorkPixels?: number;
+  workPixelsPerByte?: number;
   /** Widest frame accepted or produced. Default 8192. The pixel count is also capped by the engine's maxPixels. */
   maxWidth?: number;
   /** Tallest frame accepted or produced. Default 8192. */
@@ -90,6 +100,8 @@ const factoryOptionsSchema = z.strictObject({
     .positive()
     .max(7 * 86_400)
     .optional(),
+  minWorkPixels: z.number().positive().optional(),
+  workPixelsPerByte: z.number().positive().optional(),
   maxWidth: z.int().min(16).max(65_535).optional(),
   maxHeight: z.int().min(16).max(65_535).optional(),
   threads: z.int().min(1).max(64).optional(),
@@ -121,6 +133,8 @@ async function moveIntoPlace(from: string, to: string): Promise<void> {
 
 interface Settings {
   maxDurationSeconds: number;
+  minWorkPixels: number;
+  workPixelsPerByte: number;
   maxWidth: number;
   maxHeight: number;
   threads: number | undefined;
@@ -162,6 +176,7 @@ async function runConversion(ctx: ConvertContext, runner: FfmpegRunner, settings
   const streams = chooseStreams(probe);
   assertStreamsFor(streams, probe, ctx.to, target);
   assertWithinLimits(probe, limits);
+  assertWorkBudget(probe, size, settings);
   ctx.onProgress(0.05);
 
   // Written beside nothing the caller can see, moved into place when complete.
@@ -213,6 +228,8 @@ export function createFfmpegConverter(options: FfmpegConverterOptions = {}): Con
   const given = checked.data;
   const settings: Settings = {
     maxDurationSeconds: given.maxDurationSeconds ?? FFMPEG_DEFAULTS.maxDurationSeconds,
+    minWorkPixels: given.minWorkPixels ?? DEFAULT_MIN_WORK_PIXELS,
+    workPixelsPerByte: given.workPixelsPerByte ?? DEFAULT_WORK_PIXELS_PER_BYTE,
     maxWidth: given.maxWidth ?? FFMPEG_DEFAULTS.maxDimension,
     maxHeight: given.maxHeight ?? FFMPEG_DEFAULTS.maxDimension,
     threads: given.threads,

@@ -18,6 +18,7 @@ import type { ErrorCode } from '../../src/errors.js';
 import { createEngine } from '../../src/index.js';
 import { describeWithEngine } from '../helpers/engines.js';
 import { tempDir } from '../helpers/temp.js';
+import { frameBombGif } from '../hostile/frame-bomb-gif.js';
 import {
   context,
   expectCode,
@@ -100,6 +101,29 @@ describeWithEngine('ffmpeg', FFMPEG_AVAILABLE, FFMPEG_INSTALL, 'ffmpeg converter
     const ws = await workspace();
     const bytes = await readFile(fixture('fixture.mp4'));
     await refuse(ws, bytes.subarray(0, Math.floor(bytes.length / 2)), 'mp4', 'webm', 'CORRUPT_INPUT');
+  });
+
+  it('refuses a frame bomb (a 69 KB GIF of 3000 frames of 4000x4000) before decoding a frame', async () => {
+    const ws = await workspace();
+    const bomb = frameBombGif(3000);
+    expect(bomb.length).toBeLessThan(70_000);
+    const planned: unknown[] = [];
+    const watched = createFfmpegConverter({ engine: 'native', onPlan: (plan) => planned.push(plan) });
+    const inputPath = join(ws.inputs, 'input.gif');
+    await writeFile(inputPath, bomb);
+    const error = await expectCode(
+      watched.convert(context(ws, 'gif', 'mp4', { inputPath })),
+      'INPUT_LIMIT_EXCEEDED',
+    );
+    expect(error.details).toMatchObject({ frames: 3000, width: 4000, height: 4000 });
+    // Refused on the probe alone: no ffmpeg conversion was ever planned.
+    expect(planned).toEqual([]);
+    await expectNoLeftovers(ws);
+    // The same animation at a size that costs what its bytes may: it converts.
+    const small = join(ws.inputs, 'small.gif');
+    await writeFile(small, frameBombGif(30, 64));
+    await watched.convert(context(ws, 'gif', 'mp4', { inputPath: small }));
+    expect(planned).toHaveLength(1);
   });
 
   it('refuses a zero-length file', async () => {

@@ -51,6 +51,8 @@ function parseStream(value: unknown): MediaStream | undefined {
     if (width !== undefined) parsed.width = width;
     if (height !== undefined) parsed.height = height;
     if (fps !== undefined) parsed.fps = fps;
+    const frames = positive(stream.nb_frames);
+    if (frames !== undefined) parsed.frames = frames;
     if (record(stream.disposition).attached_pic === 1) parsed.attachedPicture = true;
   }
   if (parsed.kind === 'audio') {

@@ -23,6 +23,8 @@ export interface MediaStream {
   height?: number;
   /** Frames per second, when known. */
   fps?: number;
+  /** Frames in the stream, when the container says (ffprobe's nb_frames). */
+  frames?: number;
   sampleRate?: number;
   channels?: number;
   /** True for an attached picture (cover art), which is not a video track. */

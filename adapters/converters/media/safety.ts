@@ -16,6 +16,25 @@ export interface MediaLimits {
   maxDurationSeconds: number;
 }
 
+export interface WorkBudget {
+  /** Pixels any input may decode in all (frames x frame size), whatever its size. */
+  minWorkPixels: number;
+  /** Beyond that floor: pixels decoded allowed per byte of input. */
+  workPixelsPerByte: number;
+}
+
+/**
+ * 4 billion pixels: a 1080p video at 30 fps for about a minute, or a 640x421 screencast GIF of
+ * 15,000 frames; any input may cost that much decoding.
+ */
+export const DEFAULT_MIN_WORK_PIXELS = 4_000_000_000;
+/**
+ * Beyond the floor, 50,000 decoded pixels per input byte: a 10-minute 1080p screen recording that
+ * compressed to 1.5 MB still passes (25,000 px/byte); a 69 KB GIF that declares 3000 frames of
+ * 4000x4000 (700,000 px/byte) does not. Real codecs rarely pass 10,000.
+ */
+export const DEFAULT_WORK_PIXELS_PER_BYTE = 50_000;
+
 /** The streams a conversion uses: the first real video track and the first audio track. */
 export interface ChosenStreams {
   video: MediaStream | undefined;
@@ -100,4 +119,31 @@ export function assertFrameSize(width: number, height: number, limits: MediaLimi
     `${subject} ${width}x${height} pixels; the limit is ${maxWidth}x${maxHeight} and ${maxPixels} pixels a frame`,
     { details: { width, height, maxWidth, maxHeight, maxPixels } },
   );
+}
+
+/**
+ * The work an input asks for, decided from the probe before anything is decoded: the frames of
+ * each video stream (its frame count, or duration x frame rate) times its frame size must stay
+ * within the larger of `minWorkPixels` and `inputBytes x workPixelsPerByte`. A tiny file that
+ * declares thousands of huge frames (a frame bomb) is refused in milliseconds instead of keeping
+ * a worker busy until the timeout. INPUT_LIMIT_EXCEEDED, naming the numbers.
+ */
+export function assertWorkBudget(probe: MediaProbe, inputBytes: number, work: WorkBudget): void {
+  const budget = Math.max(work.minWorkPixels, inputBytes * work.workPixelsPerByte);
+  for (const stream of probe.streams) {
+    if (stream.kind !== 'video' || stream.attachedPicture || !stream.width || !stream.height) continue;
+    const frames =
+      stream.frames ??
+      (probe.durationSeconds !== undefined && stream.fps !== undefined
+        ? Math.ceil(probe.durationSeconds * stream.fps)
+        : undefined);
+    if (frames === undefined) continue;
+    const pixels = frames * stream.width * stream.height;
+    if (pixels <= budget) continue;
+    throw new FileconvError(
+      'INPUT_LIMIT_EXCEEDED',
+      `The input asks for ${frames} frames of ${stream.width}x${stream.height} pixels from ${inputBytes} bytes: more decoding than a file of its size may cost (${budget} pixels)`,
+      { details: { frames, width: stream.width, height: stream.height, inputBytes, budgetPixels: budget } },
+    );
+  }
 }
