@@ -46,17 +46,33 @@ export { PDF_DEFAULTS, pdfOptionsSchema } from './office/pdf/pdf-options.js';
 export interface PdfConverterOptions {
   /** Most pages one conversion renders (`pages: 'all'`) or creates (frames of one image). Default 1000. */
   maxPages?: number;
+  /**
+   * Most text pdf -> txt writes, bytes (INPUT_LIMIT_EXCEEDED past it). Default 64 MiB: a
+   * 1000-page book is a few MB; a 1 MB PDF whose streams inflate to 400 MB of text operators is
+   * not a document to extract.
+   */
+  maxTextBytes?: number;
 }
 
 const factoryOptionsSchema = z.strictObject({
   maxPages: z.int().min(1).max(100_000).optional(),
+  maxTextBytes: z.int().min(1).optional(),
 });
+
+interface Limits {
+  maxPages: number;
+  maxTextBytes: number;
+}
 
 const isPageImageTarget = (to: FormatName): to is PageImageTarget =>
   (PAGE_IMAGE_TARGETS as readonly string[]).includes(to);
 
 /** Reads the PDF and writes text or page images to `scratch`. */
-async function convertFromPdf(ctx: ConvertContext, scratch: string, maxPages: number): Promise<void> {
+async function convertFromPdf(
+  ctx: ConvertContext,
+  scratch: string,
+  { maxPages, maxTextBytes }: Limits,
+): Promise<void> {
   const onPage = (done: number, total: number) => ctx.onProgress(0.05 + (0.9 * done) / total);
   const target = ctx.to;
   let render: { to: PageImageTarget; options: PageImageOptions } | undefined;
@@ -77,7 +93,7 @@ async function convertFromPdf(ctx: ConvertContext, scratch: string, maxPages: nu
         scratch,
       );
     } else {
-      await writePdfText(doc, scratch, ctx.signal, onPage);
+      await writePdfText(doc, scratch, ctx.signal, onPage, maxTextBytes);
     }
   } finally {
     await doc.destroy();
@@ -101,6 +117,7 @@ export function createPdfConverter(options: PdfConverterOptions = {}): Converter
     });
   }
   const maxPages = checked.data.maxPages ?? 1000;
+  const limits: Limits = { maxPages, maxTextBytes: checked.data.maxTextBytes ?? 64 * 1024 * 1024 };
   const guard = edgeGuard('pdf', PDF_EDGES);
 
   return {
@@ -130,7 +147,7 @@ export function createPdfConverter(options: PdfConverterOptions = {}): Converter
       const work = async () => {
         try {
           if (ctx.to === 'pdf') await convertToPdf(ctx, scratch, maxPages);
-          else await convertFromPdf(ctx, scratch, maxPages);
+          else await convertFromPdf(ctx, scratch, limits);
           throwIfAborted(ctx.signal);
           await moveIntoPlace(scratch, ctx.outputPath);
         } catch (error) {

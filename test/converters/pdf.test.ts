@@ -117,4 +117,18 @@ describe('pdf -> txt', () => {
     await converter.convert(ctx);
     expect(await readFile(ctx.outputPath, 'utf8')).toBe('Page 1\n\fPage 2\n\fPage 3\n');
   });
+
+  it('stops at maxTextBytes with INPUT_LIMIT_EXCEEDED, leaving nothing behind', async () => {
+    const ws = await workspace();
+    const input = join(ws.inputs, 'pages.pdf');
+    await numberedPdf(input, 40);
+    // 40 pages of "Page N\n" and a form feed each: about 350 bytes in all.
+    const capped = createPdfConverter({ maxTextBytes: 100 });
+    const error = await expectCode(
+      capped.convert(context(ws, 'pdf', 'txt', { inputPath: input })),
+      'INPUT_LIMIT_EXCEEDED',
+    );
+    expect(error.details).toMatchObject({ maxTextBytes: 100, pages: 40 });
+    await expectNoLeftovers(ws);
+  });
 });

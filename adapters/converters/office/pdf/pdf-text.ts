@@ -7,6 +7,7 @@
 import { open } from 'node:fs/promises';
 import type { TextContent } from 'pdfjs-dist/types/src/display/api.js';
 import { raceAbort, throwIfAborted } from '../../../../src/abort.js';
+import { FileconvError } from '../../../../src/errors.js';
 import { getPage, mapPdfError, type PDFDocumentProxy } from './pdfjs.js';
 
 /**
@@ -28,14 +29,19 @@ export function pageText(content: TextContent): string {
     .trimEnd();
 }
 
-/** Writes the text of every page of `doc` to `path`; `onPage(done, total)` after each page. */
+/**
+ * Writes the text of every page of `doc` to `path`; `onPage(done, total)` after each page.
+ * INPUT_LIMIT_EXCEEDED once more than `maxBytes` would be written.
+ */
 export async function writePdfText(
   doc: PDFDocumentProxy,
   path: string,
   signal: AbortSignal,
   onPage: (done: number, total: number) => void,
+  maxBytes = Number.POSITIVE_INFINITY,
 ): Promise<void> {
   const file = await open(path, 'w');
+  let written = 0;
   try {
     for (let pageNumber = 1; pageNumber <= doc.numPages; pageNumber++) {
       throwIfAborted(signal);
@@ -45,7 +51,16 @@ export async function writePdfText(
       });
       page.cleanup();
       const text = pageText(content);
-      await file.write(`${pageNumber > 1 ? '\f' : ''}${text}${text ? '\n' : ''}`);
+      const chunk = `${pageNumber > 1 ? '\f' : ''}${text}${text ? '\n' : ''}`;
+      written += Buffer.byteLength(chunk);
+      if (written > maxBytes) {
+        throw new FileconvError(
+          'INPUT_LIMIT_EXCEEDED',
+          `The PDF's text passes ${Math.round(maxBytes / (1024 * 1024))} MB by page ${pageNumber} of ${doc.numPages}`,
+          { details: { maxTextBytes: maxBytes, page: pageNumber, pages: doc.numPages } },
+        );
+      }
+      await file.write(chunk);
       onPage(pageNumber, doc.numPages);
     }
   } finally {
