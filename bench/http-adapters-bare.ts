@@ -87,7 +87,12 @@ const SAFE_ID = /^[\w-]{1,100}$/;
 
 /** The headers of every JSON answer of fileconv's. */
 function jsonHeaders(extra: Record<string, string> = {}): Record<string, string> {
-  return { 'content-type': 'application/json; charset=utf-8', ...extra, 'x-request-id': randomUUID() };
+  return {
+    'content-type': 'application/json; charset=utf-8',
+    ...extra,
+    'x-request-id': randomUUID(),
+    'x-content-type-options': 'nosniff',
+  };
 }
 
 const healthHeaders = () => jsonHeaders({ 'cache-control': 'no-store' });
@@ -151,6 +156,7 @@ function flowB(dir: string) {
           'content-disposition': contentDisposition(outputName),
           'cache-control': 'private, no-store',
           'x-request-id': randomUUID(),
+          'x-content-type-options': 'nosniff',
         },
         stream: createReadStream(path),
       };
