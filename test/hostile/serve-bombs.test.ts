@@ -1,11 +1,12 @@
 /**
- * The red-team's inflating .docx against a real `fileconv serve` process: a 2.4 MB document whose
+ * The red-team's bombs against a real `fileconv serve` process. The inflating .docx: a 2.4 MB document whose
  * XML holds 400,000 ordinary paragraphs (under every zip-bomb limit) needs more memory to convert
  * than a conversion may have. Sent by two clients at once, then by ten: every one fails with
  * INPUT_LIMIT_EXCEEDED, another client's conversion completes meanwhile, the server stays up, its
  * health check keeps answering and its memory stays flat. The pure-JS converters run in child
  * processes with a heap cap (adapters/converters/isolation); before them, two of these killed
- * the server (heap out of memory at 5.7 GB).
+ * the server (heap out of memory at 5.7 GB). Then a frame-bomb GIF (refused on its probe) and a
+ * heavy PDF (parsed in a process of its own) beside them.
  */
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { request } from 'node:http';
@@ -16,6 +17,8 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { exited, type ServeProcess, startServeProcess } from '../helpers/serve-process.js';
 import { fixture } from '../helpers/temp.js';
+import { frameBombGif } from './frame-bomb-gif.js';
+import { heavyPdf } from './heavy-pdf.js';
 import { inflatingDocx } from './inflating-docx.js';
 
 let serve: ServeProcess;
@@ -161,6 +164,35 @@ it('ten at once: the same, each refused on its own', async () => {
   expect(serve.child.exitCode).toBeNull();
   console.log(
     `ten bombs: worst health ${worstHealthMs.toFixed(0)} ms, server peak RSS ${(peakRss / 2 ** 20).toFixed(0)} MiB`,
+  );
+  expect(worstHealthMs).toBeLessThan(1000);
+  expect(peakRss).toBeLessThan(1024 ** 3);
+}, 240_000);
+
+it('a frame-bomb GIF and a heavy PDF beside two docx bombs: refused or done within budget, health answers throughout', async () => {
+  const { result, worstHealthMs, peakRss } = await watched(
+    Promise.all([
+      convert(docx, 'report.docx', 'md', '127.0.4.1'),
+      convert(docx, 'report.docx', 'md', '127.0.4.2'),
+      // 69 KB declaring 3000 frames of 4000x4000: refused on its probe.
+      convert(frameBombGif(3000), 'bomb.gif', 'mp4', '127.0.4.3'),
+      // 184 KB whose page inflates to 60 MB of text operators: parsed in its own process.
+      convert(heavyPdf(60), 'heavy.pdf', 'txt', '127.0.4.4'),
+    ]),
+  );
+  const [first, second, gif, pdf] = result as [Answer, Answer, Answer, Answer];
+  for (const bomb of [first, second, gif]) {
+    expect(bomb.status, bomb.body.toString()).toBe(422);
+    expect(JSON.parse(bomb.body.toString()).error.code).toBe('INPUT_LIMIT_EXCEEDED');
+  }
+  // Within its process's heap the PDF converts, or it is stopped at the cap: never a 5xx.
+  if (pdf.status !== 200) {
+    expect(pdf.status, pdf.body.toString()).toBe(422);
+    expect(JSON.parse(pdf.body.toString()).error.code).toBe('INPUT_LIMIT_EXCEEDED');
+  }
+  expect(serve.child.exitCode).toBeNull();
+  console.log(
+    `docx, gif and pdf bombs: worst health ${worstHealthMs.toFixed(0)} ms, server peak RSS ${(peakRss / 2 ** 20).toFixed(0)} MiB`,
   );
   expect(worstHealthMs).toBeLessThan(1000);
   expect(peakRss).toBeLessThan(1024 ** 3);
