@@ -1,22 +1,7 @@
-/**
- * HEIC/HEIF decoding off the main thread. libheif (WebAssembly, heic-wasm.ts) decodes
- * synchronously: on the event loop a 12 MP photo stalled every other request of the service for
- * 1.5-2 s. Here one long-lived worker thread (heic-worker.ts) does the decoding, fed one request
- * at a time from a queue. One worker, not a pool: starting it and loading libheif costs ~0.13 s
- * from the build (~0.35 s from the sources through tsx), 5-20x the decode of a small image, so it
- * is kept warm; and the 2-core machines this targets already share their cores with libvips, so a
- * second decoder would mostly contend with it.
- *
- * The worker is unref'd while idle (it never keeps the process alive) and ended after IDLE_MS
- * without work, which also returns the WebAssembly memory a large decode grew. Aborting the
- * running request terminates the worker (WebAssembly cannot be interrupted otherwise); the next
- * request starts a new one. Aborting a queued request just removes it.
- */
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { abortError } from '../../../src/abort.js';
 import { type ErrorCode, FileconvError } from '../../../src/errors.js';
+import { findScript } from '../script-path.js';
 import type { RawImage } from './heic-wasm.js';
 import type { HeicRequest, HeicResponse } from './heic-worker.js';
 
@@ -47,17 +32,16 @@ let nextId = 1;
  * into dist/adapters/converters/sharp.js or a shared chunk at dist/'s root: each is tried.
  */
 function workerScript(): URL {
-  const candidates = [
-    './heic-worker.js',
-    './heic-worker.ts',
-    './image/heic-worker.js',
-    './adapters/converters/image/heic-worker.js',
-  ];
-  for (const candidate of candidates) {
-    const url = new URL(candidate, import.meta.url);
-    if (existsSync(fileURLToPath(url))) return url;
-  }
-  throw new FileconvError('INTERNAL', 'The HEIC decoder worker script is missing from the installation');
+  return findScript(
+    import.meta.url,
+    [
+      './heic-worker.js',
+      './heic-worker.ts',
+      './image/heic-worker.js',
+      './adapters/converters/image/heic-worker.js',
+    ],
+    'The HEIC decoder worker script',
+  );
 }
 
 function startWorker(): Worker {

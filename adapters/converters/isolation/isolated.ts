@@ -20,11 +20,11 @@
  * Availability and options schemas stay in-process (cheap, no file involved).
  */
 import { type ChildProcess, fork } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { abortError, throwIfAborted } from '../../../src/abort.js';
 import { type ErrorCode, FileconvError } from '../../../src/errors.js';
 import type { ConvertContext, Converter, ConvertResult } from '../../../src/ports.js';
+import { findScript } from '../script-path.js';
 import type {
   ChildMessage,
   ConversionRequest,
@@ -47,18 +47,17 @@ export const DEFAULT_ISOLATION = { maxHeapMb: 512, budgetMs: 120_000 } as const;
 
 /** The child's script: beside this file in the sources, or where the build put it. */
 function childScript(): URL {
-  const candidates = [
-    './converter-process.js',
-    './converter-process.ts',
-    './isolation/converter-process.js',
-    './converters/isolation/converter-process.js',
-    './adapters/converters/isolation/converter-process.js',
-  ];
-  for (const candidate of candidates) {
-    const url = new URL(candidate, import.meta.url);
-    if (existsSync(fileURLToPath(url))) return url;
-  }
-  throw new FileconvError('INTERNAL', 'The isolated-conversion script is missing from the installation');
+  return findScript(
+    import.meta.url,
+    [
+      './converter-process.js',
+      './converter-process.ts',
+      './isolation/converter-process.js',
+      './converters/isolation/converter-process.js',
+      './adapters/converters/isolation/converter-process.js',
+    ],
+    'The isolated-conversion script',
+  );
 }
 
 function startChild(maxHeapMb: number): ChildProcess {

@@ -2,13 +2,12 @@
  * Finding @ffmpeg/core and the worker script, and starting a worker thread on them: the
  * main-thread side's plumbing (wasm-runner.ts schedules the jobs). Nothing here loads the core.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { FileconvError } from '../../../src/errors.js';
 import type { Availability } from '../../../src/ports.js';
+import { findScript } from '../script-path.js';
 import type { CoreFiles } from './wasm-core.js';
 
 export const INSTALL = 'npm install @ffmpeg/core';
@@ -41,17 +40,16 @@ export function coreAvailability(): Availability {
  * dist/adapters/converters/ffmpeg.js or a shared chunk at dist/'s root: each is tried.
  */
 function workerScript(): URL {
-  const candidates = [
-    './wasm-worker.js',
-    './wasm-worker.ts',
-    './media/wasm-worker.js',
-    './adapters/converters/media/wasm-worker.js',
-  ];
-  for (const candidate of candidates) {
-    const url = new URL(candidate, import.meta.url);
-    if (existsSync(fileURLToPath(url))) return url;
-  }
-  throw new FileconvError('INTERNAL', 'The ffmpeg.wasm worker script is missing from the installation');
+  return findScript(
+    import.meta.url,
+    [
+      './wasm-worker.js',
+      './wasm-worker.ts',
+      './media/wasm-worker.js',
+      './adapters/converters/media/wasm-worker.js',
+    ],
+    'The ffmpeg.wasm worker script',
+  );
 }
 
 /** A new worker thread running wasm-worker, told where the core is. */
