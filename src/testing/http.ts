@@ -287,7 +287,7 @@ export function testHttpService(
             json: { fileName: 'a.txt', padding: 'x'.repeat(70 * 1024) },
           }),
           413,
-          'FILE_TOO_LARGE',
+          'REQUEST_TOO_LARGE',
           'a JSON body over 64 KiB',
         );
         expectError(
