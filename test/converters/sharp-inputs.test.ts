@@ -14,6 +14,7 @@ import { mapSharpError } from '../../adapters/converters/image/sharp-errors.js';
 import { createSharpConverter } from '../../adapters/converters/sharp.js';
 import type { ErrorCode } from '../../src/errors.js';
 import { pngClaiming } from '../../src/testing/bad-inputs.js';
+import { frameBombGif } from '../hostile/frame-bomb-gif.js';
 import {
   context,
   expectCode,
@@ -71,6 +72,14 @@ describe('pixel limits', () => {
     await expectRefused(gif, 'gif', 'webp', 'INPUT_LIMIT_EXCEEDED', 2000);
     const ws = await workspace();
     await convertBytes(ws, gif, 'gif', 'png', 2000);
+  });
+
+  it("counts a GIF's frames at its logical screen size: a frame bomb is refused, not shrunk to 1x1", async () => {
+    // 3000 frames of one pixel on a 4000x4000 screen: libvips alone reports 1x1 frames.
+    const error = await expectRefused(frameBombGif(3000), 'gif', 'webp', 'INPUT_LIMIT_EXCEEDED');
+    expect(error.details).toMatchObject({ width: 4000, height: 4000, frames: 3000 });
+    // Even its first frame alone is a 16-megapixel picture: within the default limit, but not 1000.
+    await expectRefused(frameBombGif(3000), 'gif', 'png', 'INPUT_LIMIT_EXCEEDED', 1000);
   });
 
   it('checks HEIC dimensions before decoding pixels', async () => {

@@ -160,8 +160,15 @@ export async function probeImage(
     throw new FileconvError('UNSAFE_INPUT', 'SVG input refused: it was not vetted');
   }
   if (!READABLE_FORMATS.has(format)) throw corrupt(`Unsupported image data (${format})`);
-  const { width, height } = meta;
+  let { width, height } = meta;
   if (!width || !height) throw corrupt('The image header has no dimensions');
+  if (format === 'gif' && head.length >= 10) {
+    // A GIF's frames are painted onto its logical screen: that is the picture a viewer shows
+    // and what converting every frame works through. libvips reports the frame size, which a
+    // frame bomb keeps at one pixel under a 4000x4000 screen; the limits go by the larger.
+    width = Math.max(width, head.readUInt16LE(6));
+    height = Math.max(height, head.readUInt16LE(8));
+  }
   if (width * height > maxPixels) throw pixelLimitError(width, height, 1, maxPixels);
 
   return {
