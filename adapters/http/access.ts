@@ -9,7 +9,7 @@ import { FileconvError, isFileconvError } from '../../src/errors.js';
 import { authenticate, bearerChallenge } from '../../src/policy/api-keys.js';
 import { consumeQuota, enforceRateLimit, type QuotaTicket } from '../../src/policy/enforce.js';
 import { type RateLimitHeaderEntry, rateLimitHeaders } from '../../src/policy/headers.js';
-import { clientKeyOf, type QuotaKind, rateLimitClassOf } from '../../src/policy/limits.js';
+import { clientKeyOf, QUOTAS, type QuotaKind, rateLimitClassOf } from '../../src/policy/limits.js';
 import { FREE_PLAN, getPlan, hasPlan, type Plan, type PlanTable } from '../../src/policy/plans.js';
 import type { CounterStore, KeyStore } from '../../src/ports.js';
 import type { HttpExchange } from './exchange.js';
@@ -234,9 +234,7 @@ export async function chargeQuota(
     now,
     amount,
   });
-  // RateLimit headers count requests and files; a byte budget would only confuse them (its
-  // refusal carries Retry-After and the quota in its body).
-  if (outcome.entry && kind !== 'uploadBytes') call.entries.push(outcome.entry);
+  if (outcome.entry && QUOTAS[kind].inRateLimitHeaders) call.entries.push(outcome.entry);
   setLimitHeaders(call, now);
   if (outcome.error) throw outcome.error;
   return outcome.ticket;

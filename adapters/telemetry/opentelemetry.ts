@@ -125,7 +125,9 @@ export function createTracing(api: Api, options: TracingOptions = {}): Tracing {
                     settle(jobId, undefined, toFileconvError(error).code);
                     throw error;
                   }
-                  // Not settled (skipped, requeued, or no engine watched): the run ends here.
+                  // Usually the job's settled event has ended the span already; otherwise (skipped,
+                  // requeued, no engine watched, or still storing its result) one read tells.
+                  if (!running.has(jobId)) return;
                   const job = await engine?.getJob(jobId).catch(() => undefined);
                   if (job?.status !== 'processing') settle(jobId, job);
                 },

@@ -116,35 +116,47 @@ export interface QuotaRule {
   kind: QuotaKind;
   /** The plan field holding the limit. */
   field: 'conversionsPerDay' | 'filesPerHour' | 'uploadBytesPerHour' | 'apiCallsPerMonth';
-  /** Words for messages: "conversions per day". */
-  unit: string;
+  /** The allowance in words, for messages: 5 -> "5 conversions per day". */
+  allowance: (limit: number) => string;
+  /**
+   * Whether it is announced in the RateLimit headers, which count requests and files. A byte
+   * budget is not: it would only confuse them (its refusal carries Retry-After and the quota).
+   */
+  inRateLimitHeaders: boolean;
   window: (now: number) => CountingWindow;
 }
+
+const MiB = 1024 * 1024;
 
 /** Daily conversions (UTC day), hourly files and upload bytes (UTC hour), monthly API calls (UTC month). */
 export const QUOTAS: Readonly<Record<QuotaKind, Readonly<QuotaRule>>> = Object.freeze({
   conversions: Object.freeze({
     kind: 'conversions',
     field: 'conversionsPerDay',
-    unit: 'conversions per day',
+    allowance: (limit: number) => `${limit} conversions per day`,
+    inRateLimitHeaders: true,
     window: utcDayWindow,
   }),
   files: Object.freeze({
     kind: 'files',
     field: 'filesPerHour',
-    unit: 'files per hour',
+    allowance: (limit: number) => `${limit} files per hour`,
+    inRateLimitHeaders: true,
     window: utcHourWindow,
   }),
   uploadBytes: Object.freeze({
     kind: 'uploadBytes',
     field: 'uploadBytesPerHour',
-    unit: 'bytes of uploads per hour',
+    // Bytes read better in MB: "100 MB of uploads per hour", not "104857600 bytes ...".
+    allowance: (limit: number) => `${Math.round((limit / MiB) * 10) / 10} MB of uploads per hour`,
+    inRateLimitHeaders: false,
     window: utcHourWindow,
   }),
   apiCalls: Object.freeze({
     kind: 'apiCalls',
     field: 'apiCallsPerMonth',
-    unit: 'API calls per month',
+    allowance: (limit: number) => `${limit} API calls per month`,
+    inRateLimitHeaders: true,
     window: utcMonthWindow,
   }),
 });
@@ -222,14 +234,9 @@ export function rateLimitedError(rule: RateLimitRule, decision: Decision): Filec
 /** The 429 QUOTA_EXCEEDED for a refused request. */
 export function quotaExceededError(plan: Readonly<Plan>, kind: QuotaKind, decision: Decision): FileconvError {
   const resetAt = new Date(decision.resetAt).toISOString();
-  // Bytes read better in MB: "100 MB of uploads per hour", not "104857600 bytes of ...".
-  const allowance =
-    kind === 'uploadBytes'
-      ? `${Math.round((decision.limit / (1024 * 1024)) * 10) / 10} MB of uploads per hour`
-      : `${decision.limit} ${QUOTAS[kind].unit}`;
   return new FileconvError(
     'QUOTA_EXCEEDED',
-    `The ${plan.label} plan allows ${allowance}; the quota resets at ${resetAt}.`,
+    `The ${plan.label} plan allows ${QUOTAS[kind].allowance(decision.limit)}; the quota resets at ${resetAt}.`,
     { details: denialDetails(decision, { quota: kind, plan: plan.name }) },
   );
 }

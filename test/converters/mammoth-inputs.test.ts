@@ -1,18 +1,11 @@
-/**
- * The mammoth (docx) converter on crafted inputs: embedded, external and local images, script
- * links, and broken or hostile packages. Test documents are fixture.docx with its XML rewritten.
- */
-import { createWriteStream } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { finished } from 'node:stream/promises';
 import mammoth from 'mammoth';
 import { describe, expect, it } from 'vitest';
-import yauzl from 'yauzl';
-import yazl from 'yazl';
 import { createMammothConverter } from '../../adapters/converters/mammoth.js';
+import { readZip, zipBytes } from '../helpers/zip.js';
 import {
   context,
   expectCode,
@@ -24,37 +17,8 @@ import {
 
 const converter = createMammothConverter();
 
-/** All entries of a zip, by name. */
-async function readZip(path: string): Promise<Map<string, Buffer>> {
-  const zip = await new Promise<yauzl.ZipFile>((resolve, reject) =>
-    yauzl.open(path, { lazyEntries: true }, (error, file) => (error ? reject(error) : resolve(file))),
-  );
-  const entries = new Map<string, Buffer>();
-  await new Promise<void>((resolve, reject) => {
-    zip.on('entry', (entry: yauzl.Entry) => {
-      zip.openReadStream(entry, (error, stream) => {
-        if (error) return reject(error);
-        const chunks: Buffer[] = [];
-        stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-        stream.on('end', () => {
-          entries.set(entry.fileName, Buffer.concat(chunks));
-          zip.readEntry();
-        });
-        stream.on('error', reject);
-      });
-    });
-    zip.on('end', resolve);
-    zip.on('error', reject);
-    zip.readEntry();
-  });
-  return entries;
-}
-
 async function writeZip(path: string, entries: Map<string, Buffer>): Promise<void> {
-  const zip = new yazl.ZipFile();
-  for (const [name, data] of entries) zip.addBuffer(data, name);
-  zip.end();
-  await finished(zip.outputStream.pipe(createWriteStream(path)));
+  await writeFile(path, await zipBytes(entries));
 }
 
 interface Extras {

@@ -182,7 +182,13 @@ it('a frame-bomb GIF and a heavy PDF beside two docx bombs: refused or done with
     expect(JSON.parse(bomb.body.toString()).error.code).toBe('INPUT_LIMIT_EXCEEDED');
   }
   // Within its process's heap the PDF converts, or it is stopped at the cap: never a 5xx.
-  if (pdf.status !== 200) {
+  if (pdf.status === 200) {
+    // Converted: the text is the page's own, not just some bytes.
+    const { downloadId } = JSON.parse(pdf.body.toString()) as { downloadId: string };
+    const text = (await send(`/api/download?id=${downloadId}`, '127.0.4.4')).body;
+    expect(text.subarray(0, 64).toString()).toMatch(/^heavy text/);
+    expect(text.length).toBeLessThanOrEqual(64 * 1024 * 1024);
+  } else {
     expect(pdf.status, pdf.body.toString()).toBe(422);
     expect(JSON.parse(pdf.body.toString()).error.code).toBe('INPUT_LIMIT_EXCEEDED');
   }

@@ -27,7 +27,7 @@ let controller = new AbortController();
 /** Converters built so far, by name and options. */
 const built = new Map<string, Promise<Converter>>();
 
-function converterFor(request: Pick<ConversionRequest, 'converter' | 'factoryOptions'>): Promise<Converter> {
+function converterFor(request: ConversionRequest): Promise<Converter> {
   const key = `${request.converter}:${JSON.stringify(request.factoryOptions)}`;
   let converter = built.get(key);
   if (!converter) {
@@ -62,8 +62,6 @@ async function run(request: ConversionRequest): Promise<void> {
 
 process.on('message', (message: ParentMessage) => {
   if (message.type === 'abort') controller.abort(new Error('aborted'));
-  else if (message.type === 'warm')
-    void converterFor(message.request).then((converter) => converter.available());
   else void run(message.request);
 });
 // The service went away (or let this process go): nothing is waiting for it any more.

@@ -12,9 +12,10 @@
  *
  * A process, not a worker thread: a worker's heap limit is best effort, and one large allocation
  * past it aborts the whole process (nodejs/node#47224, measured here with this very docx).
- * Warm processes (up to two idle per converter, the first started when the engine first asks
- * whether the converter is available): a small document costs a message, not a process start
- * and a library load (~0.3-0.4 s). A process is given back only after a conversion that ended
+ * Processes are kept warm after use (up to two idle per converter): a small document costs a
+ * message, not a process start and a library load (~0.3 s, paid by an engine's first document
+ * only). None is started ahead of use: a health check that asks every converter whether it is
+ * available must not leave four idle processes behind. A process is given back only after a conversion that ended
  * with an answer; one that was killed (memory, budget, cancel) is replaced, and each is
  * replaced after 100 conversions.
  * Availability and options schemas stay in-process (cheap, no file involved).
@@ -95,10 +96,7 @@ class ProcessPool {
   private readonly idle: ChildProcess[] = [];
   private readonly uses = new WeakMap<ChildProcess, number>();
 
-  constructor(
-    private readonly name: IsolatedConverterName,
-    private readonly settings: Settings,
-  ) {}
+  constructor(private readonly settings: Settings) {}
 
   private start(): ChildProcess {
     const child = startChild(this.settings.maxHeapMb);
@@ -132,17 +130,6 @@ class ProcessPool {
       child.disconnect?.();
       return;
     }
-    this.park(child);
-  }
-
-  /** Starts a process that loads the library ahead of the first conversion. */
-  warm(): void {
-    if (this.idle.length > 0) return;
-    const child = this.start();
-    child.send({
-      type: 'warm',
-      request: { converter: this.name, factoryOptions: this.settings.factoryOptions },
-    } satisfies ParentMessage);
     this.park(child);
   }
 
@@ -252,15 +239,9 @@ export function isolateConverter(
     budgetMs: options.budgetMs ?? DEFAULT_ISOLATION.budgetMs,
     factoryOptions: options.factoryOptions ?? {},
   };
-  const pool = new ProcessPool(name, settings);
+  const pool = new ProcessPool(settings);
   return {
     ...converter,
-    async available() {
-      const availability = await converter.available();
-      // The engine asks before the first conversion: a process loads the library meanwhile.
-      if (availability.ok) pool.warm();
-      return availability;
-    },
     convert: (ctx) => runIsolated(name, ctx, settings, pool),
     async close() {
       pool.close();

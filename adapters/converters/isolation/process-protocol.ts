@@ -18,11 +18,7 @@ export interface ConversionRequest {
   };
 }
 
-export type ParentMessage =
-  | { type: 'convert'; request: ConversionRequest }
-  /** Load the converter's library now, ahead of the first conversion. */
-  | { type: 'warm'; request: Pick<ConversionRequest, 'converter' | 'factoryOptions'> }
-  | { type: 'abort' };
+export type ParentMessage = { type: 'convert'; request: ConversionRequest } | { type: 'abort' };
 
 export type ChildMessage =
   | { type: 'progress'; fraction: number }
