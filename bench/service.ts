@@ -39,7 +39,8 @@ interface Service {
 async function startService(dataDir: string): Promise<Service> {
   const child: ChildProcess = fork(CHILD, [dataDir], {
     execArgv: ['--import', 'tsx', ...(process.env.BENCH_CHILD_NODE_ARGS?.split(' ').filter(Boolean) ?? [])],
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    // The service's own lines (a JSON line per job event) would bury the results; errors still show.
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
   const port = await new Promise<number>((resolve, reject) => {
     child.once('message', (message: { port: number }) => resolve(message.port));

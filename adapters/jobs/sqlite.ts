@@ -2,8 +2,12 @@
  * SQLite JobStore: job and upload records in the embedded database (adapters/sqlite), the
  * default of `fileconv serve` on one machine. Each record is kept whole as JSON beside the columns
  * its queries use; the optimistic version check is part of the UPDATE itself, so it holds across
- * processes sharing the file too. Writes go through the database's durable connection: a job
- * whose id a client was given is on disk, power cut included.
+ * processes sharing the file too. A record's creation goes through the database's durable
+ * connection: a job or upload whose id a client was given is on disk, power cut included. A job's
+ * later transitions (started, completed, failed) go through the fast one: they survive a killed
+ * process like every commit, and the worst a power cut can do is take a job back to an earlier
+ * state, from which it runs again after the restart. That saves two of a small job's four fsyncs,
+ * each of which blocks the event loop (~0.4 ms under load, measured by npm run bench's service).
  */
 import type { FileRecord, Job } from '../../src/jobs/types.js';
 import type { JobStore } from '../../src/ports.js';
@@ -96,6 +100,8 @@ function collection<T extends VersionedRecord>(db: SqliteConnection, table: Tabl
 /** A JobStore in the SQLite database given (or opened from `path`). */
 export function createSqliteJobStore(options: SqliteJobStoreOptions): JobStore & { close(): Promise<void> } {
   const handle = sqliteHandle(ADAPTER, options);
+  // The statements of the job table, prepared again on the fast connection for later transitions.
+  const runFast = preparedRunner(handle, 'fast', (db) => collection(db, JOBS));
   const run = preparedRunner(handle, 'durable', (db) => {
     const expiring = db
       .prepare('SELECT record FROM files WHERE expires_at < ? ORDER BY expires_at, id LIMIT ?')
@@ -131,7 +137,7 @@ export function createSqliteJobStore(options: SqliteJobStoreOptions): JobStore &
     },
     createJob: (job) => run(({ jobs }) => jobs.create(job)),
     getJob: (id) => run(({ jobs }) => jobs.get(id)),
-    updateJob: (job) => run(({ jobs }) => jobs.update(job)),
+    updateJob: (job) => runFast((jobs) => jobs.update(job)),
     listJobs: async (filter) => {
       const { statuses, limit } = checkListFilter(filter);
       if (statuses.size === 0) return [];
