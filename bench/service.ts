@@ -132,7 +132,8 @@ async function benchImages(
     );
   // CPU per conversion, summed over the timed rounds: the engine's in this process (only the
   // direct conversions run here while they are timed), the service's in its own.
-  const cpu = { direct: 0, service: 0, directRuns: 0, serviceRuns: 0 };
+  // The clients' CPU (this process while only they run) competes for the same two cores.
+  const cpu = { direct: 0, service: 0, clients: 0, directRuns: 0, serviceRuns: 0 };
   const timedDirect = async () => {
     const before = process.cpuUsage();
     await direct();
@@ -141,13 +142,16 @@ async function benchImages(
     cpu.directRuns++;
   };
   for (const flow of flows) {
-    Object.assign(cpu, { direct: 0, service: 0, directRuns: 0, serviceRuns: 0 });
+    Object.assign(cpu, { direct: 0, service: 0, clients: 0, directRuns: 0, serviceRuns: 0 });
     const outputs = inputs.map((_, index) => join(dir, `flow${flow}-${index}.webp`));
     const viaService = async () => {
       const before = await service.cpuMs();
+      const clientsBefore = process.cpuUsage();
       await withClients(inputs, CLIENTS, (input, index) =>
         convertThroughService(flow, service.url, input, outputs[index]!),
       );
+      const clientsUsed = process.cpuUsage(clientsBefore);
+      cpu.clients += (clientsUsed.user + clientsUsed.system) / 1000;
       cpu.service += (await service.cpuMs()) - before;
       cpu.serviceRuns++;
     };
@@ -156,7 +160,8 @@ async function benchImages(
     const perConversion = (ms: number, runs: number) => (ms / runs / inputs.length).toFixed(1);
     console.log(
       `${''.padEnd(40)} CPU per conversion: sharp ${perConversion(cpu.direct, cpu.directRuns)} ms, ` +
-        `the service process ${perConversion(cpu.service, cpu.serviceRuns)} ms (all threads)`,
+        `the service process ${perConversion(cpu.service, cpu.serviceRuns)} ms (all threads), ` +
+        `its HTTP clients ${perConversion(cpu.clients, cpu.serviceRuns)} ms`,
     );
     await checkWebps(inputs, outputs);
   }
