@@ -116,6 +116,12 @@ export interface UsageResponse {
     maxFileBytes: number;
     filesPerHour: number | null;
     uploadBytesPerHour: number | null;
+    /** How long an unconverted upload is kept, seconds; null: the server's default. */
+    uploadRetentionSeconds: number | null;
+    /** Work budgets of one conversion; null: the server's limits only. */
+    maxWorkPixels: number | null;
+    maxMediaSeconds: number | null;
+    maxDocumentPages: number | null;
     apiCallsPerMonth: number | null;
     priority: number;
     batch: boolean;

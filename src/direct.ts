@@ -13,7 +13,8 @@ import { FileconvError } from './errors.js';
 import { DETECTION_BYTES, extensionOf, formatFromExtension, getFormat } from './formats/index.js';
 import type { FormatName } from './formats/types.js';
 import { planConversion, resolveSourceFormat } from './planning.js';
-import type { OutputPackaging } from './ports.js';
+import type { OutputPackaging, WorkLimits } from './ports.js';
+import { checkWorkLimits, withWorkLimits } from './work-limits.js';
 
 export interface DirectConvertOptions {
   /** Source format; detected from the content (and checked against the file name) when omitted. */
@@ -28,6 +29,8 @@ export interface DirectConvertOptions {
   timeoutMs?: number;
   /** Progress as a fraction in [0, 1]. */
   onProgress?: (fraction: number) => void;
+  /** Work budgets for this conversion (e.g. a plan's), over the engine's own limits; see WorkLimits. */
+  limits?: WorkLimits;
 }
 
 export interface ConversionReport {
@@ -137,6 +140,7 @@ async function convertInWorkDir(
   workDir: string,
   options: DirectConvertOptions,
 ): Promise<{ report: ConversionReport; outputPath: string }> {
+  const budgets = options.limits === undefined ? undefined : checkWorkLimits(options.limits);
   const planned = await planConversion(context, from, target, options.options);
   const signal = conversionSignal(options.timeoutMs ?? context.timeoutMs, options.signal);
   const result = await runChain({
@@ -146,7 +150,7 @@ async function convertInWorkDir(
     workDir,
     options: planned.options,
     signal,
-    limits: context.limits,
+    limits: withWorkLimits(context.limits, budgets),
     onProgress: options.onProgress,
   });
   const { size } = await stat(result.outputPath);

@@ -14,7 +14,9 @@ import { isTerminal, type JobEvent, transition } from './jobs/state.js';
 import type { Job } from './jobs/types.js';
 import { outputNameFor } from './names.js';
 import { planConversion, resolveSourceFormat } from './planning.js';
+import type { WorkLimits } from './ports.js';
 import { confirmUpload, getFile } from './upload-operations.js';
+import { checkWorkLimits } from './work-limits.js';
 
 export interface CreateJobInput {
   owner: string;
@@ -32,6 +34,8 @@ export interface CreateJobInput {
   charge?: unknown;
   /** http(s) URL to POST job.completed / job.failed / job.canceled to (see adapters/webhooks/http). */
   webhookUrl?: string;
+  /** The work budgets the job's conversion must stay within (a plan's; see WorkLimits). */
+  limits?: WorkLimits;
 }
 
 /**
@@ -79,6 +83,7 @@ export async function prepareJob(context: EngineContext, input: CreateJobInput):
     expiresAt: null,
     charge: input.charge ?? null,
     ...(webhook ? { webhook } : {}),
+    ...(input.limits ? { limits: checkWorkLimits(input.limits) } : {}),
   };
 }
 

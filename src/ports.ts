@@ -225,9 +225,22 @@ export interface ConvertContext {
   limits: ConversionLimits;
 }
 
-export interface ConversionLimits {
+export interface ConversionLimits extends WorkLimits {
   /** Largest image (width x height) a converter may decode. */
   maxPixels: number;
+}
+
+/**
+ * One conversion's work budgets (a plan's, see Plan), checked from the input's headers before
+ * the work starts; INPUT_LIMIT_EXCEEDED past one. Absent: no budget beyond the engine's limits.
+ */
+export interface WorkLimits {
+  /** Pixels the conversion may decode: frames x frame size (animations, video, rendered PDF pages). */
+  maxWorkPixels?: number;
+  /** Longest audio or video input, seconds. */
+  maxMediaSeconds?: number;
+  /** Most pages of a PDF read, rendered or written. */
+  maxDocumentPages?: number;
 }
 
 export interface ConvertResult {

@@ -31,6 +31,8 @@ export interface UploadFileInput {
   /** Refuse (FILE_TOO_LARGE) once more bytes than this arrive. */
   maxBytes?: number;
   contentType?: string;
+  /** How long the file is kept unused, ms (a plan's uploadRetentionSeconds). Default: the engine's uploadTtlMs. */
+  retentionMs?: number;
 }
 
 /** Streams an upload into storage and records it (Flow B's upload). Empty files are refused. */
@@ -58,7 +60,8 @@ export async function uploadFile(context: EngineContext, input: UploadFileInput)
     contentType: input.contentType ?? 'application/octet-stream',
     createdAt: new Date(now).toISOString(),
     uploadedAt: new Date(now).toISOString(),
-    expiresAt: new Date(now + context.uploadTtlMs).toISOString(),
+    expiresAt: new Date(now + retentionOf(context, input.retentionMs)).toISOString(),
+    ...(input.retentionMs === undefined ? {} : { retentionMs: input.retentionMs }),
   };
   try {
     await jobs.createFile(file);
@@ -87,6 +90,8 @@ export interface UploadGrantInput {
   contentType: string;
   /** How long the grant stays usable, seconds. */
   expiresInSeconds: number;
+  /** How long the uploaded file is then kept unused, ms. Default: the engine's uploadTtlMs. */
+  retentionMs?: number;
 }
 
 /** Flow A, step 1: a pending file record the client then fills with one PUT. */
@@ -111,6 +116,7 @@ export async function createUploadGrant(
     createdAt: new Date(now).toISOString(),
     uploadedAt: null,
     expiresAt: new Date(now + input.expiresInSeconds * 1000).toISOString(),
+    ...(input.retentionMs === undefined ? {} : { retentionMs: retentionOf(context, input.retentionMs) }),
   };
   await jobPorts(context).jobs.createFile(file);
   return file;
@@ -165,7 +171,19 @@ export async function receiveUpload(context: EngineContext, input: ReceiveUpload
   return uploaded;
 }
 
-/** The next version of a pending record, now uploaded and kept for uploadTtlMs from now. */
+/** How long an upload is kept unused: `requested` (checked) or the engine's uploadTtlMs. */
+function retentionOf(context: EngineContext, requested: number | undefined): number {
+  if (requested === undefined) return context.uploadTtlMs;
+  if (!Number.isSafeInteger(requested) || requested < 1) {
+    throw new FileconvError(
+      'INVALID_OPTIONS',
+      'retentionMs must be a positive whole number of milliseconds.',
+    );
+  }
+  return requested;
+}
+
+/** The next version of a pending record, now uploaded and kept for its retention from now. */
 function markedUploaded(context: EngineContext, file: FileRecord): FileRecord {
   const now = context.nowMs();
   return {
@@ -173,7 +191,7 @@ function markedUploaded(context: EngineContext, file: FileRecord): FileRecord {
     version: file.version + 1,
     status: 'uploaded',
     uploadedAt: new Date(now).toISOString(),
-    expiresAt: new Date(now + context.uploadTtlMs).toISOString(),
+    expiresAt: new Date(now + (file.retentionMs ?? context.uploadTtlMs)).toISOString(),
   };
 }
 

@@ -35,6 +35,7 @@ import type { JobEvent } from './jobs/state.js';
 import type { Job } from './jobs/types.js';
 import type { QueueDelivery, Storage } from './ports.js';
 import { createOutageBudget } from './retry.js';
+import { withWorkLimits } from './work-limits.js';
 import { abortIfCanceled, discardOutput, type Patiently, patience, recordOutcome } from './worker-outage.js';
 
 /**
@@ -203,7 +204,7 @@ async function convertJob(
     workDir,
     options: job.options,
     signal,
-    limits: context.limits,
+    limits: withWorkLimits(context.limits, job.limits),
     onProgress: throttledProgress(context, job),
   });
   if (signal.aborted) throw abortError(signal);

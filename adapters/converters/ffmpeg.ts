@@ -35,6 +35,7 @@ import { mapRunnerError } from './media/media-errors.js';
 import { DEFAULT_MAX_DIMENSION, type MediaOptions, mediaOptionsSchema } from './media/media-options.js';
 import type { FfmpegRunner, RunnerKind } from './media/runner.js';
 import {
+  assertConversionBudgets,
   assertDeclaredContainer,
   assertStreamsFor,
   assertWithinLimits,
@@ -161,7 +162,15 @@ async function runConversion(ctx: ConvertContext, runner: FfmpegRunner, settings
     );
   }
   const options: MediaOptions = parsed.data;
-  const limits: MediaLimits = { ...settings, maxPixels: ctx.limits.maxPixels };
+  // A plan's media budget also caps the output's length, for inputs that do not declare theirs.
+  const limits: MediaLimits = {
+    ...settings,
+    maxPixels: ctx.limits.maxPixels,
+    maxDurationSeconds: Math.min(
+      settings.maxDurationSeconds,
+      ctx.limits.maxMediaSeconds ?? Number.POSITIVE_INFINITY,
+    ),
+  };
 
   const size = await stat(ctx.inputPath).then(
     (info) => info.size,
@@ -175,6 +184,7 @@ async function runConversion(ctx: ConvertContext, runner: FfmpegRunner, settings
   assertDeclaredContainer(probe, ctx.from, source);
   const streams = chooseStreams(probe);
   assertStreamsFor(streams, probe, ctx.to, target);
+  assertConversionBudgets(probe, ctx.limits);
   assertWithinLimits(probe, limits);
   assertWorkBudget(probe, size, settings);
   ctx.onProgress(0.05);

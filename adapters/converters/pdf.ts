@@ -21,6 +21,7 @@ import type {
   ConvertResult,
   OutputPackaging,
 } from '../../src/ports.js';
+import { workBudgetError } from '../../src/work-limits.js';
 import { edgeGuard, runInProcess, unavailable } from './converter-kit.js';
 import { loadSharp } from './image/engines.js';
 import { moveIntoPlace } from './image/output.js';
@@ -85,11 +86,12 @@ async function convertFromPdf(
   const sharp = render ? await loadSharp() : undefined;
   const doc = await openPdf(ctx.inputPath, ctx.signal, ctx.limits.maxPixels);
   try {
+    assertDocumentPages(doc.numPages, ctx.limits.maxDocumentPages);
     ctx.onProgress(0.05);
     if (render && sharp) {
-      const { maxPixels } = ctx.limits;
+      const { maxPixels, maxWorkPixels } = ctx.limits;
       await writePageImages(
-        { doc, ...render, maxPixels, maxPages, sharp, signal: ctx.signal, onPage },
+        { doc, ...render, maxPixels, maxPages, maxWorkPixels, sharp, signal: ctx.signal, onPage },
         scratch,
       );
     } else {
@@ -100,11 +102,26 @@ async function convertFromPdf(
   }
 }
 
+/** The PDF's pages against the conversion's page budget (a plan's), before any page is read. */
+function assertDocumentPages(pages: number, budget: number | undefined): void {
+  if (budget !== undefined && pages > budget) {
+    throw workBudgetError('maxDocumentPages', `The PDF has ${pages} pages`, pages, budget);
+  }
+}
+
 async function convertToPdf(ctx: ConvertContext, scratch: string, maxPages: number): Promise<void> {
   const { dpi } = parseImagePageOptions(ctx.options);
   const sharp = await loadSharp();
   const onPage = (done: number, total: number) => ctx.onProgress((0.9 * done) / total);
-  const job = { inputPath: ctx.inputPath, from: ctx.from, dpi, maxPixels: ctx.limits.maxPixels, maxPages };
+  const { maxPixels, maxDocumentPages, maxWorkPixels } = ctx.limits;
+  const job = {
+    inputPath: ctx.inputPath,
+    from: ctx.from,
+    dpi,
+    maxPixels,
+    maxPages: Math.min(maxPages, maxDocumentPages ?? maxPages),
+    maxWorkPixels,
+  };
   await writeImagesPdf({ ...job, sharp, signal: ctx.signal, onPage }, scratch);
 }
 

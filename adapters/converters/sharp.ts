@@ -27,6 +27,7 @@ import { IMAGE_DEFAULTS, IMAGE_TARGETS, imageOptionsSchema } from './image/image
 import { moveIntoPlace, writeImage } from './image/output.js';
 import { type ProbedImage, pixelLimitError, probeImage } from './image/probe.js';
 import { mapSharpError } from './image/sharp-errors.js';
+import { assertImageWork } from './image/work-budget.js';
 
 export { IMAGE_DEFAULTS, type ImageOptions, imageOptionsSchema } from './image/image-options.js';
 
@@ -85,6 +86,7 @@ async function runConversion(ctx: ConvertContext, settings: ConverterSettings): 
   if (probed.width * probed.height * frames > maxPixels) {
     throw pixelLimitError(probed.width, probed.height, frames, maxPixels);
   }
+  assertImageWork(probed.width, probed.height, frames, ctx.limits.maxWorkPixels);
   // The limit bounds what is created too. Orientations 5..8 swap the sides (libheif has already
   // applied HEIC's own rotation, so its header size is final).
   const source =

@@ -3,7 +3,12 @@
  * storage URL), job creation (one or a batch), polling, cancel, and the signed result GET.
  */
 import { FileconvError } from '../../src/errors.js';
-import { assertBatchAllowed, assertFileSize } from '../../src/policy/plans.js';
+import {
+  assertBatchAllowed,
+  assertFileSize,
+  uploadRetentionMsOf,
+  workLimitsOf,
+} from '../../src/policy/plans.js';
 import { fileIdFromKey } from '../../src/upload-operations.js';
 import { type Call, chargeQuota } from './access.js';
 import { emptyAnswer, jsonAnswer } from './exchange.js';
@@ -43,6 +48,7 @@ export function flowARoutes(ctx: RouteContext): Route[] {
         fileSize: body.fileSize,
         options: body.options,
         priority: client.plan.priority,
+        limits: workLimitsOf(client.plan),
         ...(body.webhookUrl === undefined ? {} : { webhookUrl: body.webhookUrl }),
       };
     });
@@ -70,6 +76,7 @@ export function flowARoutes(ctx: RouteContext): Route[] {
           size: body.fileSize,
           contentType: body.contentType,
           expiresInSeconds: UPLOAD_URL_EXPIRES_IN,
+          retentionMs: uploadRetentionMsOf(client.plan),
         });
         const uploadUrl = await uploadUrlFor(ctx.links, call.baseUrl, file, UPLOAD_URL_EXPIRES_IN);
         return jsonAnswer(200, {

@@ -6,7 +6,7 @@
 import { FileconvError } from '../../src/errors.js';
 import { sanitizeFileName } from '../../src/names.js';
 import { refundQuota } from '../../src/policy/enforce.js';
-import { assertFileSize } from '../../src/policy/plans.js';
+import { assertFileSize, uploadRetentionMsOf, workLimitsOf } from '../../src/policy/plans.js';
 import { chargeQuota } from './access.js';
 import { jsonAnswer, singleQueryValue } from './exchange.js';
 import { readJsonBody } from './json-body.js';
@@ -47,6 +47,7 @@ export function flowBRoutes(ctx: RouteContext): Route[] {
               body: incoming.stream,
               maxBytes,
               contentType: incoming.mimeType,
+              retentionMs: uploadRetentionMsOf(client.plan),
             }),
           discard: (stored) => ctx.engine.deleteFile(stored.id),
         }).catch(async (error: unknown) => {
@@ -87,6 +88,7 @@ export function flowBRoutes(ctx: RouteContext): Route[] {
             targetFormat: body.targetFormat,
             options: body.options,
             priority: client.plan.priority,
+            limits: workLimitsOf(client.plan),
             charge,
           }),
         );

@@ -100,6 +100,20 @@ export const usageResponse = z.object({
       .int()
       .nullable()
       .meta({ description: 'Bytes uploaded per UTC hour; null: no limit.' }),
+    uploadRetentionSeconds: z
+      .int()
+      .nullable()
+      .meta({ description: "How long an unconverted upload is kept; null: the server's default (an hour)." }),
+    maxWorkPixels: z.number().int().nullable().meta({
+      description: 'Pixels one conversion may decode (frames x frame size); null: the server limits only.',
+    }),
+    maxMediaSeconds: z
+      .int()
+      .nullable()
+      .meta({ description: 'Longest audio or video input, seconds; null: the server limits only.' }),
+    maxDocumentPages: z.int().nullable().meta({
+      description: 'Most pages of a PDF one conversion reads or writes; null: the server limits only.',
+    }),
     apiCallsPerMonth: z.int().nullable(),
     priority: z.int(),
     batch: z.boolean(),

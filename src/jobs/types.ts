@@ -4,7 +4,7 @@
  */
 import type { ErrorCode } from '../errors.js';
 import type { FormatName } from '../formats/types.js';
-import type { OutputPackaging } from '../ports.js';
+import type { OutputPackaging, WorkLimits } from '../ports.js';
 
 export const JOB_STATUSES = ['queued', 'processing', 'completed', 'failed', 'canceled', 'expired'] as const;
 export type JobStatus = (typeof JOB_STATUSES)[number];
@@ -65,6 +65,8 @@ export interface Job {
   charge?: unknown;
   /** Where job.completed / job.failed / job.canceled are POSTed, and how that went. Absent: no webhook. */
   webhook?: JobWebhook;
+  /** The work budgets of the plan the job was created under (its worker may be another process). Absent: none. */
+  limits?: WorkLimits;
 }
 
 export const WEBHOOK_STATUSES = ['pending', 'delivered', 'failed'] as const;
@@ -106,4 +108,6 @@ export interface FileRecord {
   uploadedAt: string | null;
   /** When an upload grant or an unused upload lapses. */
   expiresAt: string;
+  /** How long the uploaded bytes are kept unused, ms (a plan's uploadRetentionSeconds). Absent: the engine's uploadTtlMs. */
+  retentionMs?: number;
 }

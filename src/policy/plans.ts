@@ -11,6 +11,7 @@
  */
 import { z } from 'zod';
 import { FileconvError } from '../errors.js';
+import type { WorkLimits } from '../ports.js';
 
 /** One megabyte as the plan table counts it: 2^20 bytes. */
 export const MB = 1024 * 1024;
@@ -36,6 +37,22 @@ export interface Plan {
    * bounds the disk one client can hold with files it never converts.
    */
   uploadBytesPerHour: number | null;
+  /**
+   * How long an uploaded file waits for its conversion before it is deleted, seconds; null = the
+   * engine's uploadTtlMs (an hour by default). Bounds the disk a client holds with files it never
+   * converts, together with uploadBytesPerHour.
+   */
+  uploadRetentionSeconds: number | null;
+  /**
+   * Work budgets of one conversion, decided from the input's headers before any work starts
+   * (INPUT_LIMIT_EXCEEDED past them); null = only the engine's own limits. `maxWorkPixels`: the
+   * pixels a conversion may decode, frames x frame size (an image, an animation's frames, a
+   * video's frames, a PDF's rendered pages). `maxMediaSeconds`: the longest audio or video input.
+   * `maxDocumentPages`: the most pages of a PDF read, rendered or written.
+   */
+  maxWorkPixels: number | null;
+  maxMediaSeconds: number | null;
+  maxDocumentPages: number | null;
   /** API calls per UTC calendar month; null = not metered (Free, which has no key to meter). */
   apiCallsPerMonth: number | null;
   /** Queue priority of the plan's jobs; higher runs first. Free is 0. */
@@ -58,7 +75,15 @@ export type PlanTable = Readonly<Record<string, Readonly<Plan>>>;
  * priorities 0/5/10/15/20; batches of 20 (Pro), 50 (Business), 100 (Enterprise) jobs; bytes
  * uploaded per hour 100 MB (Free: four files at its 25 MB limit, so one address cannot fill a
  * disk with uploads it never converts), 2 GB (Plus), 20 GB (Pro), 100 GB (Business), unlimited
- * (Enterprise).
+ * (Enterprise); uploads kept 15 minutes for Free (long enough to convert what was just uploaded),
+ * the engine's hour for the others.
+ *
+ * Work budgets (also open, chosen here so that one Free conversion costs at most a few CPU
+ * minutes): decoded pixels 10^10 for Free (about 2.5 minutes of 1080p at 30 fps, or 100 frames
+ * of a 100-megapixel animation), 10^11 for Plus, 10^12 for Pro, no plan budget above; media
+ * 10 minutes (Free), 3 hours (Plus), none above; PDF pages 100 (Free), 1,000 (Plus), 10,000
+ * (Pro), none above. The engines' own limits (maxPixels a frame, the PDF converter's maxPages,
+ * ffmpeg's maxDurationSeconds and its per-byte frame budget) apply on every plan.
  */
 export const DEFAULT_PLANS: PlanTable = deepFreeze({
   free: {
@@ -68,6 +93,10 @@ export const DEFAULT_PLANS: PlanTable = deepFreeze({
     maxFileBytes: 25 * MB,
     filesPerHour: null,
     uploadBytesPerHour: 100 * MB,
+    uploadRetentionSeconds: 15 * 60,
+    maxWorkPixels: 10_000_000_000,
+    maxMediaSeconds: 10 * 60,
+    maxDocumentPages: 100,
     apiCallsPerMonth: null,
     priority: 0,
     batch: false,
@@ -80,6 +109,10 @@ export const DEFAULT_PLANS: PlanTable = deepFreeze({
     maxFileBytes: 100 * MB,
     filesPerHour: null,
     uploadBytesPerHour: 2 * GB,
+    uploadRetentionSeconds: null,
+    maxWorkPixels: 100_000_000_000,
+    maxMediaSeconds: 3 * 3600,
+    maxDocumentPages: 1_000,
     apiCallsPerMonth: 1_000,
     priority: 5,
     batch: false,
@@ -92,6 +125,10 @@ export const DEFAULT_PLANS: PlanTable = deepFreeze({
     maxFileBytes: 2 * GB,
     filesPerHour: null,
     uploadBytesPerHour: 20 * GB,
+    uploadRetentionSeconds: null,
+    maxWorkPixels: 1_000_000_000_000,
+    maxMediaSeconds: null,
+    maxDocumentPages: 10_000,
     apiCallsPerMonth: 10_000,
     priority: 10,
     batch: true,
@@ -104,6 +141,10 @@ export const DEFAULT_PLANS: PlanTable = deepFreeze({
     maxFileBytes: 5 * GB,
     filesPerHour: null,
     uploadBytesPerHour: 100 * GB,
+    uploadRetentionSeconds: null,
+    maxWorkPixels: null,
+    maxMediaSeconds: null,
+    maxDocumentPages: null,
     apiCallsPerMonth: 50_000,
     priority: 15,
     batch: true,
@@ -116,6 +157,10 @@ export const DEFAULT_PLANS: PlanTable = deepFreeze({
     maxFileBytes: 10 * GB,
     filesPerHour: null,
     uploadBytesPerHour: null,
+    uploadRetentionSeconds: null,
+    maxWorkPixels: null,
+    maxMediaSeconds: null,
+    maxDocumentPages: null,
     apiCallsPerMonth: 100_000,
     priority: 20,
     batch: true,
@@ -131,6 +176,7 @@ function deepFreeze<T extends Record<string, object>>(table: T): T {
 const PLAN_NAME = /^[a-z][a-z0-9_-]{0,31}$/;
 const count = z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER);
 const limitOrNull = count.nullable();
+const positiveOrNull = z.number().int().positive().max(Number.MAX_SAFE_INTEGER).nullable();
 
 const planSchema = z
   .strictObject({
@@ -140,6 +186,10 @@ const planSchema = z
     maxFileBytes: z.number().int().positive().max(Number.MAX_SAFE_INTEGER),
     filesPerHour: limitOrNull,
     uploadBytesPerHour: limitOrNull,
+    uploadRetentionSeconds: positiveOrNull,
+    maxWorkPixels: positiveOrNull,
+    maxMediaSeconds: positiveOrNull,
+    maxDocumentPages: positiveOrNull,
     apiCallsPerMonth: limitOrNull,
     priority: z.number().int().min(0).max(1_000_000),
     batch: z.boolean(),
@@ -158,6 +208,10 @@ const EXPECTED: Record<keyof Plan, string> = {
   maxFileBytes: 'a positive integer of bytes',
   filesPerHour: 'a non-negative integer or null (no limit)',
   uploadBytesPerHour: 'a non-negative integer of bytes or null (no limit)',
+  uploadRetentionSeconds: "a positive integer of seconds or null (the engine's uploadTtlMs)",
+  maxWorkPixels: "a positive integer of pixels or null (the engine's limits only)",
+  maxMediaSeconds: "a positive integer of seconds or null (the engine's limits only)",
+  maxDocumentPages: "a positive integer of pages or null (the engine's limits only)",
   apiCallsPerMonth: 'a non-negative integer or null (not metered)',
   priority: 'an integer from 0 to 1000000',
   batch: 'a boolean',
@@ -165,8 +219,8 @@ const EXPECTED: Record<keyof Plan, string> = {
 };
 
 /**
- * Changes to one plan; a plan not in the base table needs every field but `name` (and
- * `uploadBytesPerHour`, which is null, no limit, when left out).
+ * Changes to one plan; a plan not in the base table needs every field but `name` and those of
+ * OPTIONAL_PLAN_FIELDS (null when left out).
  */
 export type PlanOverride = Partial<Omit<Plan, 'name'>>;
 
@@ -174,6 +228,15 @@ export interface DefinePlansOptions {
   /** Start from an empty table instead of DEFAULT_PLANS, so `overrides` is the whole table. Default false. */
   replace?: boolean;
 }
+
+/** Fields added after the first release: a host's own plan without them gets null (no limit). */
+const OPTIONAL_PLAN_FIELDS = {
+  uploadBytesPerHour: null,
+  uploadRetentionSeconds: null,
+  maxWorkPixels: null,
+  maxMediaSeconds: null,
+  maxDocumentPages: null,
+} as const satisfies Partial<Plan>;
 
 function planError(plan: string, field: string, message: string, given?: unknown): FileconvError {
   const where = field ? `plan "${plan}" field "${field}"` : `plan "${plan}"`;
@@ -213,8 +276,8 @@ export function definePlans(
     if (givenName !== undefined && givenName !== name) {
       throw planError(name, 'name', 'must equal the key it is stored under', givenName);
     }
-    // A plan from before the byte budget existed (a host's own table) gets none: null.
-    table[name] = { uploadBytesPerHour: null, ...table[name], ...override, name } as Plan;
+    // A plan from before these fields existed (a host's own table) gets none of them: null.
+    table[name] = { ...OPTIONAL_PLAN_FIELDS, ...table[name], ...override, name } as Plan;
   }
   for (const [name, plan] of Object.entries(table)) {
     const result = planSchema.safeParse(plan);
@@ -246,6 +309,20 @@ export function getPlan(table: PlanTable, name: string): Readonly<Plan> {
     );
   }
   return plan;
+}
+
+/** The plan's work budgets as a job carries them (its null fields: no budget). */
+export function workLimitsOf(plan: Readonly<Plan>): WorkLimits {
+  const limits: WorkLimits = {};
+  if (plan.maxWorkPixels !== null) limits.maxWorkPixels = plan.maxWorkPixels;
+  if (plan.maxMediaSeconds !== null) limits.maxMediaSeconds = plan.maxMediaSeconds;
+  if (plan.maxDocumentPages !== null) limits.maxDocumentPages = plan.maxDocumentPages;
+  return limits;
+}
+
+/** How long the plan's unconverted uploads are kept, ms; undefined: the engine's default. */
+export function uploadRetentionMsOf(plan: Readonly<Plan>): number | undefined {
+  return plan.uploadRetentionSeconds === null ? undefined : plan.uploadRetentionSeconds * 1000;
 }
 
 /** Whether the table has a plan called `name`. */

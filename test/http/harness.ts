@@ -46,7 +46,8 @@ export interface StartOptions {
   clients?: boolean;
   /** The Free plan's upload limit, bytes (the plans' default otherwise). */
   maxFileBytes?: number;
-  router?: Omit<HttpServiceOptions, 'signingSecret' | 'authenticate'>;
+  /** Service options over the harness's own (an `authenticate` here replaces `clients`'s). */
+  router?: Omit<HttpServiceOptions, 'signingSecret'>;
   engine?: Partial<EngineOptions>;
   /**
    * A hand-moved clock for both the router (`now`: limit windows, URL signatures) and the engine

@@ -25,7 +25,7 @@ const T0 = Date.parse('2026-11-22T10:00:00.000Z');
 /** X-RateLimit-Reset of the minute starting at T0: its end, epoch seconds. */
 const RESET_T0 = String(T0 / 1000 + 60);
 
-async function limitedServer(router: Partial<HttpRouterOptions> = {}) {
+async function limitedServer(router: Partial<Omit<HttpRouterOptions, 'authenticate'>> = {}) {
   const clock = movableClock(T0);
   // The store's own expiry must run on the same clock as the windows it counts.
   const counters = createMemoryCounterStore({ now: clock.now });

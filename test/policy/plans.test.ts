@@ -8,6 +8,8 @@ import {
   getPlan,
   hasPlan,
   MB,
+  uploadRetentionMsOf,
+  workLimitsOf,
 } from '../../src/policy/plans.js';
 
 describe('DEFAULT_PLANS', () => {
@@ -17,15 +19,16 @@ describe('DEFAULT_PLANS', () => {
     expect(DEFAULT_PLANS.free!.maxFileBytes).toBe(26_214_400);
   });
 
+  // name, label, per day, file bytes, upload bytes/h, retention s, work pixels, media s, pages, ...
   it.each([
-    ['free', 'Free', 5, 25 * MB, 100 * MB, null, 0, false, 0],
-    ['plus', 'Plus', 100, 100 * MB, 2 * GB, 1_000, 5, false, 0],
-    ['pro', 'Pro', null, 2 * GB, 20 * GB, 10_000, 10, true, 20],
-    ['business', 'Business', null, 5 * GB, 100 * GB, 50_000, 15, true, 50],
-    ['enterprise', 'Enterprise', null, 10 * GB, null, 100_000, 20, true, 100],
+    ['free', 'Free', 5, 25 * MB, 100 * MB, 900, 1e10, 600, 100, null, 0, false, 0],
+    ['plus', 'Plus', 100, 100 * MB, 2 * GB, null, 1e11, 10_800, 1_000, 1_000, 5, false, 0],
+    ['pro', 'Pro', null, 2 * GB, 20 * GB, null, 1e12, null, 10_000, 10_000, 10, true, 20],
+    ['business', 'Business', null, 5 * GB, 100 * GB, null, null, null, null, 50_000, 15, true, 50],
+    ['enterprise', 'Enterprise', null, 10 * GB, null, null, null, null, null, 100_000, 20, true, 100],
   ])(
     '%s has the specified and documented values',
-    (name, label, perDay, bytes, uploadBytes, calls, priority, batch, maxBatch) => {
+    (name, label, perDay, bytes, uploadBytes, retention, work, media, pages, calls, priority, batch, maxBatch) => {
       expect(getPlan(DEFAULT_PLANS, name)).toEqual({
         name,
         label,
@@ -33,6 +36,10 @@ describe('DEFAULT_PLANS', () => {
         maxFileBytes: bytes,
         filesPerHour: null,
         uploadBytesPerHour: uploadBytes,
+        uploadRetentionSeconds: retention,
+        maxWorkPixels: work,
+        maxMediaSeconds: media,
+        maxDocumentPages: pages,
         apiCallsPerMonth: calls,
         priority,
         batch,
@@ -52,6 +59,20 @@ describe('DEFAULT_PLANS', () => {
   it('is frozen', () => {
     expect(Object.isFrozen(DEFAULT_PLANS)).toBe(true);
     expect(Object.isFrozen(DEFAULT_PLANS.pro)).toBe(true);
+  });
+});
+
+describe('workLimitsOf and uploadRetentionMsOf', () => {
+  it("carry a plan's budgets to its jobs, leaving out the ones it has none of", () => {
+    expect(workLimitsOf(DEFAULT_PLANS.free!)).toEqual({
+      maxWorkPixels: 1e10,
+      maxMediaSeconds: 600,
+      maxDocumentPages: 100,
+    });
+    expect(workLimitsOf(DEFAULT_PLANS.pro!)).toEqual({ maxWorkPixels: 1e12, maxDocumentPages: 10_000 });
+    expect(workLimitsOf(DEFAULT_PLANS.enterprise!)).toEqual({});
+    expect(uploadRetentionMsOf(DEFAULT_PLANS.free!)).toBe(900_000);
+    expect(uploadRetentionMsOf(DEFAULT_PLANS.plus!)).toBeUndefined();
   });
 });
 
@@ -83,8 +104,16 @@ describe('definePlans', () => {
       batch: true,
       maxBatchJobs: 10,
     };
-    // Left out, the byte budget is none (a host's table from before it existed still loads).
-    expect(definePlans({ team }).team).toEqual({ name: 'team', uploadBytesPerHour: null, ...team });
+    // Left out, the later budgets are none (a host's table from before they existed still loads).
+    expect(definePlans({ team }).team).toEqual({
+      name: 'team',
+      uploadBytesPerHour: null,
+      uploadRetentionSeconds: null,
+      maxWorkPixels: null,
+      maxMediaSeconds: null,
+      maxDocumentPages: null,
+      ...team,
+    });
   });
 
   it('replaces the whole table, which must still have a free plan', () => {
@@ -122,6 +151,13 @@ describe('definePlans', () => {
     [{ 'Bad Name': {} }, /plan "Bad Name" has an invalid name/],
     [{ plus: { name: 'pro' } as never }, /plan "plus" field "name" must equal the key/],
     [{ plus: null as never }, /plan "plus" must be an object/],
+    [
+      { free: { maxWorkPixels: 0 } },
+      /plan "free" field "maxWorkPixels" must be a positive integer of pixels or null/,
+    ],
+    [{ free: { maxMediaSeconds: 1.5 } }, /plan "free" field "maxMediaSeconds"/],
+    [{ free: { maxDocumentPages: -3 } }, /plan "free" field "maxDocumentPages"/],
+    [{ free: { uploadRetentionSeconds: '60' as never } }, /plan "free" field "uploadRetentionSeconds"/],
   ])('fails fast naming the plan and field: %j', (overrides, message) => {
     expect(() => definePlans(overrides)).toThrow(message);
     try {

@@ -6,6 +6,8 @@
  */
 import { FileconvError } from '../../../src/errors.js';
 import type { FormatName } from '../../../src/formats/types.js';
+import type { WorkLimits } from '../../../src/ports.js';
+import { workBudgetError } from '../../../src/work-limits.js';
 import type { MediaContainer } from './containers.js';
 import type { MediaProbe, MediaStream } from './runner.js';
 
@@ -130,6 +132,44 @@ export function assertFrameSize(width: number, height: number, limits: MediaLimi
  */
 export function assertWorkBudget(probe: MediaProbe, inputBytes: number, work: WorkBudget): void {
   const budget = Math.max(work.minWorkPixels, inputBytes * work.workPixelsPerByte);
+  for (const { frames, width, height } of videoWork(probe)) {
+    const pixels = frames * width * height;
+    if (pixels <= budget) continue;
+    throw new FileconvError(
+      'INPUT_LIMIT_EXCEEDED',
+      `The input asks for ${frames} frames of ${width}x${height} pixels from ${inputBytes} bytes: more decoding than a file of its size may cost (${budget} pixels)`,
+      { details: { frames, width, height, inputBytes, budgetPixels: budget } },
+    );
+  }
+}
+
+/**
+ * The conversion's own budgets (a plan's maxMediaSeconds and maxWorkPixels), from the probe
+ * before anything is decoded: INPUT_LIMIT_EXCEEDED naming the budget.
+ */
+export function assertConversionBudgets(probe: MediaProbe, limits: WorkLimits): void {
+  const duration = probe.durationSeconds;
+  const { maxMediaSeconds, maxWorkPixels } = limits;
+  if (maxMediaSeconds !== undefined && duration !== undefined && duration > maxMediaSeconds) {
+    const seconds = Math.ceil(duration);
+    throw workBudgetError('maxMediaSeconds', `The input lasts ${seconds} s`, seconds, maxMediaSeconds);
+  }
+  if (maxWorkPixels === undefined) return;
+  for (const { frames, width, height } of videoWork(probe)) {
+    const pixels = frames * width * height;
+    if (pixels > maxWorkPixels) {
+      throw workBudgetError(
+        'maxWorkPixels',
+        `${frames} frames of ${width}x${height} pixels`,
+        pixels,
+        maxWorkPixels,
+      );
+    }
+  }
+}
+
+/** Each decoded video stream's frames (its frame count, or duration x frame rate) and frame size. */
+function* videoWork(probe: MediaProbe): Generator<{ frames: number; width: number; height: number }> {
   for (const stream of probe.streams) {
     if (stream.kind !== 'video' || stream.attachedPicture || !stream.width || !stream.height) continue;
     const frames =
@@ -137,13 +177,6 @@ export function assertWorkBudget(probe: MediaProbe, inputBytes: number, work: Wo
       (probe.durationSeconds !== undefined && stream.fps !== undefined
         ? Math.ceil(probe.durationSeconds * stream.fps)
         : undefined);
-    if (frames === undefined) continue;
-    const pixels = frames * stream.width * stream.height;
-    if (pixels <= budget) continue;
-    throw new FileconvError(
-      'INPUT_LIMIT_EXCEEDED',
-      `The input asks for ${frames} frames of ${stream.width}x${stream.height} pixels from ${inputBytes} bytes: more decoding than a file of its size may cost (${budget} pixels)`,
-      { details: { frames, width: stream.width, height: stream.height, inputBytes, budgetPixels: budget } },
-    );
+    if (frames !== undefined) yield { frames, width: stream.width, height: stream.height };
   }
 }

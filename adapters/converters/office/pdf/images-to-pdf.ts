@@ -12,6 +12,7 @@ import type { FormatName } from '../../../../src/formats/types.js';
 import type { SharpFactory } from '../../image/engines.js';
 import { corrupt, type ProbedImage, pixelLimitError, probeImage } from '../../image/probe.js';
 import { mapSharpError } from '../../image/sharp-errors.js';
+import { assertImageWork } from '../../image/work-budget.js';
 import { loadPdfLib, type PdfLibModule } from './libraries.js';
 import { drawFullPage, embedRawImage, type RawImage, swapsSides } from './pdf-image.js';
 
@@ -28,6 +29,8 @@ export interface ImagesToPdfJob {
   maxPixels: number;
   /** Most frames (pages) one image may bring. */
   maxPages: number;
+  /** Pixels all frames together may have (a plan's budget); undefined: none. */
+  maxWorkPixels?: number | undefined;
   sharp: SharpFactory;
   signal: AbortSignal;
   onPage(done: number, total: number): void;
@@ -110,6 +113,7 @@ function checkedFrames(job: ImagesToPdfJob, probed: ProbedImage): number {
   if (probed.width * probed.height * frames > job.maxPixels) {
     throw pixelLimitError(probed.width, probed.height, frames, job.maxPixels);
   }
+  assertImageWork(probed.width, probed.height, frames, job.maxWorkPixels);
   return frames;
 }
 

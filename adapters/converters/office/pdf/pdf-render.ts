@@ -7,6 +7,7 @@
 import { writeFile } from 'node:fs/promises';
 import { abortError, throwIfAborted } from '../../../../src/abort.js';
 import { FileconvError } from '../../../../src/errors.js';
+import { workBudgetError } from '../../../../src/work-limits.js';
 import type { SharpFactory } from '../../image/engines.js';
 import { pixelLimitError } from '../../image/probe.js';
 import { createStreamingZip, pageEntryName } from './page-zip.js';
@@ -30,6 +31,8 @@ export interface RenderJob {
   maxPixels: number;
   /** Most pages `pages: 'all'` may render. */
   maxPages: number;
+  /** Pixels all rendered pages together may have (a plan's budget); undefined: none. */
+  maxWorkPixels?: number | undefined;
   sharp: SharpFactory;
   signal: AbortSignal;
   onPage(done: number, total: number): void;
@@ -101,6 +104,30 @@ async function renderPage(
   }
 }
 
+/**
+ * The pages' raster sizes summed against the work budget, before any page is drawn: reading a
+ * page's size parses its dictionary only, so a 1,000-page PDF asked for at 600 dpi is refused in
+ * milliseconds rather than after rendering part of it.
+ */
+async function assertWithinPixelBudget(job: RenderJob, pages: readonly number[]): Promise<void> {
+  const budget = job.maxWorkPixels;
+  if (budget === undefined) return;
+  let pixels = 0;
+  for (const pageNumber of pages) {
+    throwIfAborted(job.signal);
+    const page = await getPage(job.doc, pageNumber);
+    try {
+      const { width, height } = rasterSize(page, job.options);
+      pixels += width * height;
+    } finally {
+      page.cleanup();
+    }
+    if (pixels > budget) {
+      throw workBudgetError('maxWorkPixels', `Rendering ${pages.length} page(s) of this PDF`, pixels, budget);
+    }
+  }
+}
+
 /** Whether `background` leaves any transparency (then PNG keeps its alpha channel). */
 function isTranslucent(factory: PdfCanvasFactory, background: string): boolean {
   // The canvas parses the colour exactly as the render will, names and rgba() included.
@@ -160,6 +187,7 @@ function pagesToRender(job: RenderJob): number[] {
  */
 export async function writePageImages(job: RenderJob, path: string): Promise<void> {
   const pages = pagesToRender(job);
+  await assertWithinPixelBudget(job, pages);
   const factory = canvasFactoryOf(job.doc);
   const keepAlpha = job.to === 'png' && isTranslucent(factory, job.options.background);
   if (job.options.pages !== 'all') {
