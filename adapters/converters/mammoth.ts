@@ -29,9 +29,20 @@ import { writeOutput } from './office/text/text-io.js';
 import { assertSafeZip, type ZipLimits, zipLimitsSchema } from './office/zip-safety.js';
 
 export interface MammothConverterOptions {
-  /** Decompression limits checked before mammoth opens a docx. Default DEFAULT_ZIP_LIMITS (office/zip-safety.ts). */
+  /**
+   * Decompression limits checked before mammoth opens a docx. Default DEFAULT_ZIP_LIMITS
+   * (office/zip-safety.ts), with XML parts capped at MAX_XML_PART_BYTES.
+   */
   zip?: Partial<ZipLimits>;
 }
+
+/**
+ * Largest XML part mammoth is given, 24 MiB (about 12,000 pages of text). mammoth parses a part
+ * whole into a tree of about 15 bytes of heap per byte of XML: 34 MB of XML passed the 512 MB
+ * heap of an isolated converter in tests. Past this, the docx is refused from its zip directory
+ * in milliseconds instead of at the heap cap; LibreOffice (docx -> pdf) has no such cap.
+ */
+export const MAX_XML_PART_BYTES = 24 * 1024 * 1024;
 
 const factoryOptionsSchema = z.strictObject({ zip: zipLimitsSchema.optional() });
 
@@ -133,7 +144,7 @@ export function createMammothConverter(options: MammothConverterOptions = {}): C
       cause: checked.error,
     });
   }
-  const zip: Partial<ZipLimits> = checked.data.zip ?? {};
+  const zip: Partial<ZipLimits> = { maxXmlEntryBytes: MAX_XML_PART_BYTES, ...checked.data.zip };
   const guard = edgeGuard('mammoth', MAMMOTH_EDGES);
 
   return {

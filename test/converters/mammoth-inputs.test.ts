@@ -6,6 +6,7 @@ import mammoth from 'mammoth';
 import { describe, expect, it } from 'vitest';
 import { createMammothConverter } from '../../adapters/converters/mammoth.js';
 import { readZip, zipBytes } from '../helpers/zip.js';
+import { inflatingDocx } from '../hostile/inflating-docx.js';
 import {
   context,
   expectCode,
@@ -207,5 +208,34 @@ describe('broken and hostile inputs', () => {
     );
     expect(error.message).toMatch(/compound file/);
     await expectNoLeftovers(ws);
+  });
+
+  it('refuses a document part past its cap from the zip directory, before mammoth reads it', async () => {
+    const ws = await workspace();
+    // 400,000 ordinary paragraphs: a 2.4 MB docx whose document.xml inflates to 34 MB, within
+    // every zip-bomb limit, past the 24 MiB part cap (parsed, it would take over 512 MB of heap).
+    const input = join(ws.inputs, 'large.docx');
+    await writeFile(input, await inflatingDocx(400_000));
+    const heapBefore = process.memoryUsage().heapUsed;
+    const error = await expectCode(
+      converter.convert(context(ws, 'docx', 'md', { inputPath: input })),
+      'INPUT_LIMIT_EXCEEDED',
+    );
+    expect(error.details).toMatchObject({ reason: 'part-too-large', entry: 'word/document.xml' });
+    // Refused from the declared size: nothing was inflated into this heap (a fact of this run).
+    expect(process.memoryUsage().heapUsed - heapBefore).toBeLessThan(32 * 1024 * 1024);
+    await expectNoLeftovers(ws);
+    // A host that wants such documents raises the cap; the option reaches the check.
+    const lenient = createMammothConverter({ zip: { maxXmlEntryBytes: 64 * 1024 * 1024 } });
+    const strict = createMammothConverter({ zip: { maxXmlEntryBytes: 1000 } });
+    const small = join(ws.inputs, 'small.docx');
+    await writeFile(small, await inflatingDocx(1_000));
+    await expectCode(
+      strict.convert(context(ws, 'docx', 'txt', { inputPath: small })),
+      'INPUT_LIMIT_EXCEEDED',
+    );
+    const ctx = context(ws, 'docx', 'txt', { inputPath: small });
+    await lenient.convert(ctx);
+    expect((await readFile(ctx.outputPath, 'utf8')).length).toBeGreaterThan(1_000);
   });
 });

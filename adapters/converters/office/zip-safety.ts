@@ -26,6 +26,13 @@ export interface ZipLimits {
   maxRatio: number;
   /** Entries smaller than this when inflated are not held to `maxRatio` (tiny XML parts compress well). */
   ratioFloorBytes: number;
+  /**
+   * Most bytes one XML part (`.xml`, `.rels`) may inflate to. For libraries that parse a part
+   * whole into a tree (mammoth: about 15 bytes of heap per byte of XML), this refuses from the
+   * declared size, before anything is inflated, what would otherwise be found at the heap cap.
+   * Default: no cap (exceljs streams its sheets).
+   */
+  maxXmlEntryBytes: number;
 }
 
 /**
@@ -37,6 +44,7 @@ export const DEFAULT_ZIP_LIMITS: ZipLimits = {
   maxUncompressedBytes: 1024 * 1024 * 1024,
   maxRatio: 200,
   ratioFloorBytes: 16 * 1024 * 1024,
+  maxXmlEntryBytes: Number.POSITIVE_INFINITY,
 };
 
 export const zipLimitsSchema = z.strictObject({
@@ -44,6 +52,7 @@ export const zipLimitsSchema = z.strictObject({
   maxUncompressedBytes: z.int().min(1).optional(),
   maxRatio: z.number().min(1).optional(),
   ratioFloorBytes: z.int().min(0).optional(),
+  maxXmlEntryBytes: z.int().min(1).optional(),
 });
 
 const CFB_SIGNATURE = Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]);
@@ -122,6 +131,19 @@ function checkDeclared(entry: Entry, count: number, declaredTotal: number, limit
       ratio,
       maxRatio: limits.maxRatio,
     });
+  }
+  if (/\.(?:xml|rels)$/i.test(entry.fileName) && entry.uncompressedSize > limits.maxXmlEntryBytes) {
+    throw new FileconvError(
+      'INPUT_LIMIT_EXCEEDED',
+      `The document part '${entry.fileName}' inflates to ${entry.uncompressedSize} bytes; at most ${limits.maxXmlEntryBytes} are read`,
+      {
+        details: {
+          reason: 'part-too-large',
+          entry: entry.fileName,
+          maxXmlEntryBytes: limits.maxXmlEntryBytes,
+        },
+      },
+    );
   }
   if (entry.isEncrypted()) {
     throw new FileconvError('PASSWORD_PROTECTED', `The archive entry '${entry.fileName}' is encrypted.`);
