@@ -5,7 +5,7 @@
  * it is one API node of many, with or without its own workers (--no-worker). SIGTERM/SIGINT stop
  * taking requests, let running conversions finish within a grace period, leave the rest queued.
  */
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { createNodeHandler } from '../../adapters/http/node.js';
 import type { BackendFlags } from '../../adapters/preset/backends.js';
 import { createFileconv, dataDirOf } from '../../adapters/preset/index.js';
@@ -89,7 +89,17 @@ export async function startService(flags: ServeFlags): Promise<RunningService> {
   const port = flags.port ?? Number(process.env.PORT ?? 3000);
   const host = flags.host ?? process.env.HOST ?? '0.0.0.0';
   const server = await new Promise<Server>((resolveServer, reject) => {
-    const listening = createServer(handler).listen(port, host, () => resolveServer(listening));
+    const listening = createServer(
+      {
+        // Node's 300 s cap on a whole request would cut a 2 GB upload over a slow link; an upload
+        // is bounded by its size limit and by an idle timeout while its body arrives instead.
+        // Headers must still arrive within 60 s (slowloris).
+        requestTimeout: 0,
+        headersTimeout: 60_000,
+      },
+      handler,
+    ).listen(port, host, () => resolveServer(listening));
+    listening.on('request', closeIdleUploads);
     listening.once('error', (error: NodeJS.ErrnoException) => {
       reject(
         error.code === 'EADDRINUSE'
@@ -124,6 +134,23 @@ export async function startService(flags: ServeFlags): Promise<RunningService> {
     return stopping;
   };
   return { server, engine, url, stop, description: fileconv.backends.description, metricsUrl: metrics.url };
+}
+
+/** A request body that stops arriving for this long is cut (its upload refunded and removed). */
+const BODY_IDLE_MS = 120_000;
+
+/**
+ * Cuts a request whose body stops arriving for BODY_IDLE_MS: a client trickling nothing cannot
+ * hold a connection open. Only while the body arrives: Flow B's convert then waits for its job
+ * with nothing to send, for as long as the conversion takes.
+ */
+function closeIdleUploads(request: IncomingMessage): void {
+  const { 'content-length': length, 'transfer-encoding': chunked } = request.headers;
+  if (request.complete || (chunked === undefined && (length ?? '0') === '0')) return;
+  const socket = request.socket;
+  socket.setTimeout(BODY_IDLE_MS, () => socket.destroy());
+  request.once('end', () => socket.setTimeout(0));
+  request.once('close', () => socket.setTimeout(0));
 }
 
 /** 'sharp, libreoffice' -> ['sharp', 'libreoffice']. */
