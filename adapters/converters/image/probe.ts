@@ -166,6 +166,9 @@ export async function probeImage(
     // A GIF's frames are painted onto its logical screen: that is the picture a viewer shows
     // and what converting every frame works through. libvips reports the frame size, which a
     // frame bomb keeps at one pixel under a 4000x4000 screen; the limits go by the larger.
+    // (libvips's GIF decoder, libnsgif, takes a screen over 2048 px, or exactly a common
+    // display size such as 1024x768, for an authoring mistake and renders at the frames'
+    // extent instead, as NetSurf does: such a GIF within the limits converts at that size.)
     width = Math.max(width, head.readUInt16LE(6));
     height = Math.max(height, head.readUInt16LE(8));
   }
