@@ -20,7 +20,7 @@ function entriesFromExports(): string[] {
   ];
   for (const target of Object.values(pkg.exports)) {
     if (typeof target === 'string') continue;
-    entries.push(target.import.replace(/^\.\/dist\//, '').replace(/\.js$/, '.ts'));
+    entries.push(target.import.default.replace(/^\.\/dist\//, '').replace(/\.js$/, '.ts'));
   }
   return entries;
 }
@@ -42,11 +42,15 @@ const englishOnlyZod: Plugin = {
 
 export default defineConfig({
   entry: entriesFromExports(),
-  format: ['esm'],
+  // ESM, and CommonJS for `require('fileconv')` (each with its own .d.ts / .d.cts, so TypeScript
+  // resolves both under node16, nodenext and bundler). No source maps: they doubled the package.
+  format: ['esm', 'cjs'],
   target: 'node20',
   platform: 'node',
   dts: true,
-  sourcemap: true,
+  sourcemap: false,
+  // import.meta.url in the CommonJS build (the worker and child-process scripts are found by path).
+  shims: true,
   clean: true,
   splitting: true,
   outDir: 'dist',
@@ -70,10 +74,14 @@ export default defineConfig({
     '@tokenizer/token',
   ],
   esbuildPlugins: [englishOnlyZod],
-  // Bundled CommonJS (commander, and debug under file-type) calls require() for Node built-ins.
-  banner: {
-    js: "import { createRequire as __fileconvCreateRequire } from 'node:module'; const require = __fileconvCreateRequire(import.meta.url);",
-  },
+  // Bundled CommonJS (commander, and debug under file-type) calls require() for Node built-ins:
+  // the ESM build gets a require of its own (the CommonJS build has Node's).
+  banner: ({ format }) =>
+    format === 'esm'
+      ? {
+          js: "import { createRequire as __fileconvCreateRequire } from 'node:module'; const require = __fileconvCreateRequire(import.meta.url);",
+        }
+      : {},
   // Files that are not entries: the Python bridge that drives warm LibreOffice workers
   // (office/libreoffice-locate.ts finds it beside the built adapters), and the web page's assets.
   async onSuccess() {

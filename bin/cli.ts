@@ -4,6 +4,7 @@
  */
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { FileconvError } from '../src/errors.js';
+import { fileconvVersion } from './version.js';
 
 // Each command's module (and what it pulls in: Express for serve, BullMQ for worker, the engines)
 // is imported when that command runs, so `convert` and `--help` never pay for the others.
@@ -25,6 +26,7 @@ export function buildProgram(): Command {
     .description(
       'Convert files between 50+ formats: images, video, audio, documents, spreadsheets, presentations.',
     )
+    .version(fileconvVersion(), '-v, --version', 'print the version of fileconv')
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();
 

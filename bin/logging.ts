@@ -6,6 +6,7 @@
  * stdout is a terminal (`--log-format pretty|json` decides). Nothing secret is logged:
  * headers are not logged at all, and signature query parameters are redacted by the service.
  */
+import { installLine } from '../adapters/engine-packages.js';
 import type { RequestEvent } from '../adapters/http/service.js';
 import type { Engine } from '../src/engine.js';
 import type { JobLifecycleEvent } from '../src/job-events.js';
@@ -27,15 +28,33 @@ export function logFormatOf(flag: string | undefined): LogFormat {
   return process.stdout.isTTY ? 'pretty' : 'json';
 }
 
+/**
+ * pino-pretty, an optional peer dependency: without it the lines stay JSON, and one line says
+ * how to get readable ones (an explicit --log-format pretty included: logs are never lost).
+ */
+const importPretty = () => import('pino-pretty');
+type PrettyFactory = Awaited<ReturnType<typeof importPretty>>['default'];
+
+async function loadPretty(): Promise<PrettyFactory | undefined> {
+  try {
+    return (await importPretty()).default;
+  } catch {
+    process.stderr.write(
+      `fileconv: logging JSON lines; for readable ones on a terminal: ${installLine('pretty logs')}\n`,
+    );
+    return undefined;
+  }
+}
+
 export async function createServiceLog(options: {
   format: LogFormat;
   requests: boolean;
 }): Promise<ServiceLog> {
   const { pino } = await import('pino');
-  const destination =
-    options.format === 'pretty'
-      ? (await import('pino-pretty')).default({ sync: true, colorize: true, translateTime: 'SYS:HH:MM:ss' })
-      : pino.destination({ sync: false });
+  const pretty = options.format === 'pretty' ? await loadPretty() : undefined;
+  const destination = pretty
+    ? pretty({ sync: true, colorize: true, translateTime: 'SYS:HH:MM:ss' })
+    : pino.destination({ sync: false });
   const logger = pino(
     { base: { service: 'fileconv' }, timestamp: pino.stdTimeFunctions.isoTime },
     destination,

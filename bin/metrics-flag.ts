@@ -3,6 +3,8 @@
  * process's engine (and, for serve, its HTTP requests) on a port of their own. Without the flag
  * nothing is started and prom-client is never loaded: the endpoint is a no-op.
  */
+
+import { packageUnavailable } from '../adapters/engine-packages.js';
 import type { RequestEvent } from '../adapters/http/service.js';
 import type { Engine } from '../src/engine.js';
 import { FileconvError } from '../src/errors.js';
@@ -40,7 +42,11 @@ export async function startMetricsEndpoint(
     );
   }
   // Loaded here so that processes without --metrics-port never pay for prom-client.
-  const { createMetrics, instrumentEngine, serveMetrics } = await import('../adapters/metrics/prometheus.js');
+  const { createMetrics, instrumentEngine, serveMetrics } = await import(
+    '../adapters/metrics/prometheus.js'
+  ).catch((error: unknown) => {
+    throw packageUnavailable('metrics', 'prom-client', '--metrics-port', error);
+  });
   const metrics = createMetrics();
   const stopWatching = instrumentEngine(metrics, engine);
   const server = await serveMetrics(metrics, { port, ...(host === undefined ? {} : { host }) }).catch(

@@ -9,23 +9,28 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const root = join(import.meta.dirname, '..');
+interface Condition {
+  types: string;
+  default: string;
+}
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
-  exports: Record<string, string | { types: string; import: string }>;
+  exports: Record<string, string | { import: Condition; require: Condition }>;
   bin: Record<string, string>;
   files: string[];
 };
 
 describe('package.json', () => {
-  const entries = Object.entries(pkg.exports).filter(([, target]) => typeof target !== 'string') as [
-    string,
-    { types: string; import: string },
-  ][];
+  const entries = Object.entries(pkg.exports)
+    .filter(([, target]) => typeof target !== 'string')
+    .map(([subpath, target]) => [subpath, target as { import: Condition; require: Condition }] as const);
 
-  for (const [subpath, target] of entries) {
-    it(`export ${subpath} has a source file and matching types`, () => {
-      expect(target.import).toMatch(/^\.\/dist\/.+\.js$/);
-      expect(target.types).toBe(target.import.replace(/\.js$/, '.d.ts'));
-      const source = target.import.replace(/^\.\/dist\//, '').replace(/\.js$/, '.ts');
+  for (const [subpath, { import: esm, require: cjs }] of entries) {
+    it(`export ${subpath} has a source file, an ESM and a CommonJS build, each with its types`, () => {
+      expect(esm.default).toMatch(/^\.\/dist\/.+\.js$/);
+      expect(esm.types).toBe(esm.default.replace(/\.js$/, '.d.ts'));
+      expect(cjs.default).toBe(esm.default.replace(/\.js$/, '.cjs'));
+      expect(cjs.types).toBe(esm.default.replace(/\.js$/, '.d.cts'));
+      const source = esm.default.replace(/^\.\/dist\//, '').replace(/\.js$/, '.ts');
       expect(existsSync(join(root, source)), source).toBe(true);
       expect(pkg.files).toContain('dist');
     });
@@ -38,7 +43,7 @@ describe('package.json', () => {
       expect([
         `./dist/adapters${subpath.slice(1)}.js`,
         `./dist/adapters${subpath.slice(1)}/index.js`,
-      ]).toContain(target.import);
+      ]).toContain(target.import.default);
     }
   });
 

@@ -19,6 +19,7 @@ import { z } from 'zod';
 import { raceAbort, throwIfAborted } from '../../src/abort.js';
 import { FileconvError, toFileconvError } from '../../src/errors.js';
 import type { Availability, ConvertContext, Converter, ConvertResult } from '../../src/ports.js';
+import { missingPackages, notInstalled } from '../engine-packages.js';
 import { runInProcess, unavailable } from './converter-kit.js';
 import { moveIntoPlace } from './image/output.js';
 import { excelJsVersion, loadCsvParse, loadExcelJs } from './office/sheets/engines.js';
@@ -164,6 +165,9 @@ export function createSpreadsheetConverter(options: SpreadsheetConverterOptions 
     edges: SHEET_EDGES,
 
     async available(): Promise<Availability> {
+      // Every missing package at once, from the disk: one install line makes the engine work.
+      const missing = missingPackages('exceljs');
+      if (missing.length > 0) return notInstalled('exceljs', missing);
       try {
         await Promise.all([loadExcelJs(), loadCsvParse()]);
         return { ok: true, version: `exceljs ${excelJsVersion() ?? '?'}` };

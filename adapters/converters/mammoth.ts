@@ -18,6 +18,7 @@ import { raceAbort, throwIfAborted } from '../../src/abort.js';
 import { FileconvError } from '../../src/errors.js';
 import type { FormatName } from '../../src/formats/types.js';
 import type { Availability, ConvertContext, Converter, ConvertResult } from '../../src/ports.js';
+import { missingPackages, notInstalled } from '../engine-packages.js';
 import { edgeGuard, parseOptions, runInProcess, unavailable } from './converter-kit.js';
 import { mapDocumentError } from './office/text/document-errors.js';
 import { loadMammoth, loadTurndown, packageVersion } from './office/text/engines.js';
@@ -152,6 +153,9 @@ export function createMammothConverter(options: MammothConverterOptions = {}): C
     edges: MAMMOTH_EDGES,
 
     async available(): Promise<Availability> {
+      // Every missing package at once, from the disk: one install line makes the engine work.
+      const missing = missingPackages('mammoth');
+      if (missing.length > 0) return notInstalled('mammoth', missing);
       try {
         await Promise.all([loadMammoth(), loadTurndown()]);
         return {

@@ -22,6 +22,7 @@ import type {
   OutputPackaging,
 } from '../../src/ports.js';
 import { workBudgetError } from '../../src/work-limits.js';
+import { missingPackages, notInstalled } from '../engine-packages.js';
 import { edgeGuard, runInProcess, unavailable } from './converter-kit.js';
 import { loadSharp } from './image/engines.js';
 import { moveIntoPlace } from './image/output.js';
@@ -142,6 +143,9 @@ export function createPdfConverter(options: PdfConverterOptions = {}): Converter
     edges: PDF_EDGES,
 
     async available(): Promise<Availability> {
+      // Every missing package at once, from the disk: one install line makes the engine work.
+      const missing = missingPackages('pdf');
+      if (missing.length > 0) return notInstalled('pdf', missing);
       try {
         const [pdfjs] = await Promise.all([loadPdfjs(), loadPdfLib(), loadYazl(), loadSharp()]);
         assertCanvasAvailable();

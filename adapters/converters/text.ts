@@ -15,6 +15,7 @@ import { throwIfAborted } from '../../src/abort.js';
 import { FileconvError } from '../../src/errors.js';
 import type { FormatName } from '../../src/formats/types.js';
 import type { Availability, ConvertContext, Converter, ConvertResult } from '../../src/ports.js';
+import { missingPackages, notInstalled } from '../engine-packages.js';
 import { edgeGuard, parseOptions, runInProcess, unavailable } from './converter-kit.js';
 import { mapDocumentError } from './office/text/document-errors.js';
 import { loadMarked, loadPdfEngine, loadTurndown, packageVersion } from './office/text/engines.js';
@@ -166,6 +167,9 @@ export function createTextConverter(options: TextConverterOptions = {}): Convert
     edges: TEXT_EDGES,
 
     async available(): Promise<Availability> {
+      // Every missing package at once, from the disk: one install line makes the engine work.
+      const missing = missingPackages('text');
+      if (missing.length > 0) return notInstalled('text', missing);
       try {
         await Promise.all([loadMarked(), loadTurndown(), loadPdfEngine()]);
         fontFiles(settings.fonts);

@@ -1,5 +1,6 @@
 /** `fileconv doctor`: which conversion engines (and the embedded database) can run here, and how to install the missing ones. */
 
+import { type EngineGroup, installLine, missingPackages } from '../../adapters/engine-packages.js';
 import { defaultConverters } from '../../adapters/preset/converters.js';
 import { type ConverterStatus, createEngine } from '../../src/index.js';
 import { table } from './formats.js';
@@ -27,8 +28,31 @@ export async function runDoctor(flags: { json?: boolean }): Promise<number> {
     for (const converter of missing)
       process.stdout.write(`  ${converter.name}: ${converter.install ?? converter.reason ?? 'see README'}\n`);
   }
+  // Features of the library that convert nothing: shown for what they need, never a failure.
+  process.stdout.write('\nOptional features:\n');
+  process.stdout.write(
+    table(
+      ['FEATURE', 'STATUS', 'FOR', 'INSTALL'],
+      OPTIONAL_FEATURES.map(([group, purpose]) => [
+        group,
+        missingPackages(group).length === 0 ? 'ok' : 'not installed',
+        purpose,
+        installLine(group),
+      ]),
+    ),
+  );
   return missing.length === 0 ? 0 : 1;
 }
+
+const OPTIONAL_FEATURES: readonly (readonly [EngineGroup, string])[] = [
+  ['s3', 'S3 storage (fileconv serve/worker with S3_BUCKET)'],
+  ['redis', 'Redis job store, queue and counters (REDIS_URL)'],
+  ['express', 'fileconv/http/express'],
+  ['fastify', 'fileconv/http/fastify'],
+  ['metrics', '--metrics-port, fileconv/metrics'],
+  ['pretty logs', 'readable logs on a terminal'],
+  ['telemetry', 'OpenTelemetry spans'],
+];
 
 /** The embedded database's binding, in the shape of a converter's status (it provides no conversions). */
 async function databaseStatus(): Promise<ConverterStatus> {

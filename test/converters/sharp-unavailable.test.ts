@@ -38,6 +38,17 @@ describe('missing engines', () => {
     expect(error.message).toContain('npm install sharp');
   });
 
+  it('reports an installed sharp whose platform binary is missing, with the command that brings it', async () => {
+    vi.resetModules();
+    vi.doMock('sharp', () => {
+      throw new Error('Could not load the "sharp" module using the linux-x64 runtime');
+    });
+    const { createSharpConverter } = await import('../../adapters/converters/sharp.js');
+    const availability = await createSharpConverter().available();
+    expect(availability).toMatchObject({ ok: false, install: 'npm install --include=optional sharp' });
+    expect(availability.reason).toMatch(/sharp is installed but failed to load on \w+-\w+/);
+  });
+
   it('reports heic-decode as missing unless HEIC input is disabled', async () => {
     vi.resetModules();
     // The converter only resolves heic-decode on this thread (the worker loads it), so "missing"

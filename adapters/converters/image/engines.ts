@@ -27,9 +27,13 @@ export function engineUnavailable(pkg: string, purpose: string, cause: unknown):
   );
 }
 
+/** Whether `error` (or what caused it, as module mocks and loaders wrap it) is "module not found". */
 function isModuleNotFound(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND';
+  for (let at = error, depth = 0; at && depth < 5; at = (at as { cause?: unknown }).cause, depth++) {
+    const code = (at as { code?: unknown }).code;
+    if (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') return true;
+  }
+  return false;
 }
 
 let sharpPromise: Promise<SharpFactory> | undefined;
@@ -41,9 +45,15 @@ export function loadSharp(): Promise<SharpFactory> {
     (module) => module.default,
     (error: unknown) => {
       sharpPromise = undefined; // let a later call retry, e.g. after an install
-      // A present but broken sharp (wrong platform binary) is just as unusable as a missing one.
-      const purpose = isModuleNotFound(error) ? 'image conversion' : 'image conversion (it failed to load)';
-      throw engineUnavailable('sharp', purpose, error);
+      if (isModuleNotFound(error)) throw engineUnavailable('sharp', 'image conversion', error);
+      // Installed, but its native binary for this platform is missing or broken: sharp ships it
+      // as an optional dependency (@img/sharp-<platform>), which --omit=optional leaves out.
+      const install = 'npm install --include=optional sharp';
+      throw new FileconvError(
+        'ENGINE_UNAVAILABLE',
+        `sharp is installed but failed to load on ${process.platform}-${process.arch} (its native binary, an optional dependency, is missing or broken): run \`${install}\``,
+        { cause: error, details: { package: 'sharp', install } },
+      );
     },
   );
   return sharpPromise;

@@ -1,7 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import { abortError } from '../../../src/abort.js';
 import { type ErrorCode, FileconvError } from '../../../src/errors.js';
-import { findScript } from '../script-path.js';
+import { findScript, tsxModuleUrl } from '../script-path.js';
 import type { RawImage } from './heic-wasm.js';
 import type { HeicRequest, HeicResponse } from './heic-worker.js';
 
@@ -50,7 +50,7 @@ function startWorker(): Worker {
   if (script.pathname.endsWith('.ts')) {
     // Running from the TypeScript sources (vitest, tsx): Node 20 cannot load .ts in a worker by
     // itself, so the worker registers tsx (a dev dependency) before importing the script.
-    const tsx = import.meta.resolve('tsx/esm/api');
+    const tsx = tsxModuleUrl('tsx/esm/api');
     const bootstrap = `import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(script.href)}); });`;
     started = new Worker(bootstrap, { eval: true });
   } else {

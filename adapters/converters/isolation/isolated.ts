@@ -25,7 +25,7 @@ import { fileURLToPath } from 'node:url';
 import { abortError, throwIfAborted } from '../../../src/abort.js';
 import { type ErrorCode, FileconvError } from '../../../src/errors.js';
 import type { ConvertContext, Converter, ConvertResult } from '../../../src/ports.js';
-import { findScript } from '../script-path.js';
+import { findScript, tsxModuleUrl } from '../script-path.js';
 import type {
   ChildMessage,
   ConversionRequest,
@@ -64,7 +64,7 @@ function childScript(): URL {
 function startChild(maxHeapMb: number): ChildProcess {
   const script = childScript();
   // From the TypeScript sources (vitest, tsx), the child loads tsx to read .ts.
-  const loader = script.pathname.endsWith('.ts') ? ['--import', import.meta.resolve('tsx/esm')] : [];
+  const loader = script.pathname.endsWith('.ts') ? ['--import', tsxModuleUrl('tsx/esm')] : [];
   return fork(fileURLToPath(script), [], {
     execArgv: [...loader, `--max-old-space-size=${maxHeapMb}`],
     // Its output is of no use to anyone (V8's out-of-memory report is recognised by exit code).

@@ -7,7 +7,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { Availability } from '../../../src/ports.js';
-import { findScript } from '../script-path.js';
+import { findScript, tsxModuleUrl } from '../script-path.js';
 import type { CoreFiles } from './wasm-core.js';
 
 export const INSTALL = 'npm install @ffmpeg/core';
@@ -58,7 +58,7 @@ export function startWasmWorker(files: CoreFiles): Worker {
   if (!script.pathname.endsWith('.ts')) return new Worker(script, { workerData: files });
   // Running from the TypeScript sources (vitest, tsx): Node 20 cannot load .ts in a worker by
   // itself, so the worker registers tsx (a dev dependency) before importing the script.
-  const tsx = import.meta.resolve('tsx/esm/api');
+  const tsx = tsxModuleUrl('tsx/esm/api');
   const bootstrap = `import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(script.href)}); });`;
   return new Worker(bootstrap, { eval: true, workerData: files });
 }

@@ -5,18 +5,15 @@
  */
 import { createRequire } from 'node:module';
 import { dirname, join, sep } from 'node:path';
-import { FileconvError } from '../../../../src/errors.js';
+import type { FileconvError } from '../../../../src/errors.js';
+import { packageUnavailable } from '../../../engine-packages.js';
 
 export type PdfjsModule = typeof import('pdfjs-dist/legacy/build/pdf.mjs');
 export type PdfLibModule = typeof import('pdf-lib');
 export type YazlModule = typeof import('yazl');
 
 export function pdfEngineUnavailable(pkg: string, purpose: string, cause: unknown): FileconvError {
-  return new FileconvError(
-    'ENGINE_UNAVAILABLE',
-    `The pdf converter needs the npm package '${pkg}' for ${purpose}: run \`npm install ${pkg}\``,
-    { cause, details: { package: pkg, install: `npm install ${pkg}` } },
-  );
+  return packageUnavailable('pdf', pkg, purpose, cause);
 }
 
 /** Memoises a dynamic import; a failed one is forgotten so a later call can retry (after an install). */

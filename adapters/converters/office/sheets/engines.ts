@@ -4,7 +4,8 @@
  * ENGINE_UNAVAILABLE error that names what to install instead of a bare "Cannot find module".
  */
 import { createRequire } from 'node:module';
-import { FileconvError } from '../../../../src/errors.js';
+import type { FileconvError } from '../../../../src/errors.js';
+import { packageUnavailable } from '../../../engine-packages.js';
 
 /** exceljs's module object (a CommonJS module: its exports arrive as the default export). */
 export type ExcelJsModule = typeof import('exceljs');
@@ -12,11 +13,7 @@ export type ExcelJsModule = typeof import('exceljs');
 export type CsvParse = typeof import('csv-parse')['parse'];
 
 function unavailable(pkg: string, cause: unknown): FileconvError {
-  return new FileconvError(
-    'ENGINE_UNAVAILABLE',
-    `The exceljs converter needs the npm package '${pkg}': run \`npm install ${pkg}\``,
-    { cause, details: { package: pkg, install: `npm install ${pkg}` } },
-  );
+  return packageUnavailable('exceljs', pkg, 'spreadsheets', cause);
 }
 
 let excelJs: Promise<ExcelJsModule> | undefined;

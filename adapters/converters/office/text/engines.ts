@@ -5,7 +5,8 @@
  * "Cannot find module".
  */
 import { createRequire } from 'node:module';
-import { FileconvError } from '../../../../src/errors.js';
+import type { FileconvError } from '../../../../src/errors.js';
+import { packageUnavailable } from '../../../engine-packages.js';
 
 export type MammothModule = typeof import('mammoth');
 export type MarkedModule = typeof import('marked');
@@ -18,19 +19,25 @@ export interface PdfEngine {
   fontkit: FontkitModule;
 }
 
-function engineUnavailable(converter: string, pkg: string, purpose: string, cause: unknown): FileconvError {
-  return new FileconvError(
-    'ENGINE_UNAVAILABLE',
-    `The ${converter} converter needs the npm package '${pkg}' for ${purpose}: run \`npm install ${pkg}\``,
-    { cause, details: { package: pkg, install: `npm install ${pkg}` } },
-  );
+function engineUnavailable(
+  converter: 'mammoth' | 'text',
+  pkg: string,
+  purpose: string,
+  cause: unknown,
+): FileconvError {
+  return packageUnavailable(converter, pkg, purpose, cause);
 }
 
 /**
  * Caches one import; a failed import is forgotten so that a later call can retry (after an
  * install), and turns into ENGINE_UNAVAILABLE.
  */
-function lazy<T>(load: () => Promise<T>, converter: string, pkg: string, purpose: string): () => Promise<T> {
+function lazy<T>(
+  load: () => Promise<T>,
+  converter: 'mammoth' | 'text',
+  pkg: string,
+  purpose: string,
+): () => Promise<T> {
   let pending: Promise<T> | undefined;
   return () => {
     pending ??= load().catch((error: unknown) => {
@@ -73,7 +80,7 @@ export const loadPdfEngine: () => Promise<PdfEngine> = lazy(
     return { pdfLib, fontkit: commonJs<FontkitModule>(fontkit) };
   },
   'text',
-  'pdf-lib @pdf-lib/fontkit',
+  'pdf-lib',
   'PDF output',
 );
 
