@@ -12,6 +12,7 @@ import { type EngineContext, readFileHead } from './engine-context.js';
 import { FileconvError } from './errors.js';
 import { DETECTION_BYTES, extensionOf, formatFromExtension, getFormat } from './formats/index.js';
 import type { FormatName } from './formats/types.js';
+import { checkOutputPath, inputFileError, outputFileError, workDirError } from './local-files.js';
 import { planConversion, resolveSourceFormat } from './planning.js';
 import type { OutputPackaging, WorkLimits } from './ports.js';
 import { checkWorkLimits, withWorkLimits } from './work-limits.js';
@@ -59,9 +60,7 @@ export async function convertFile(
   options: DirectConvertOptions = {},
 ): Promise<ConversionReport> {
   const head = await readFileHead(inputPath).catch((error: unknown) => {
-    throw new FileconvError('NOT_FOUND', `Cannot read ${inputPath}: ${(error as Error).message}`, {
-      cause: error,
-    });
+    throw inputFileError(inputPath, error);
   });
   const target = options.to ?? formatFromExtension(outputPath)?.name;
   if (!target) {
@@ -70,6 +69,8 @@ export async function convertFile(
       `Cannot tell the target format from ${basename(outputPath)}: name it.`,
     );
   }
+  const destination = resolve(outputPath);
+  await checkOutputPath(destination);
   const from = await resolveSourceFormat(head, options.from, basename(inputPath));
   return withWorkDir(context, async (workDir) => {
     const input = await inputWithExtension(inputPath, from, workDir);
@@ -81,7 +82,9 @@ export async function convertFile(
       workDir,
       options,
     );
-    await moveInto(produced, resolve(outputPath));
+    await moveInto(produced, destination).catch((error: unknown) => {
+      throw outputFileError(destination, error);
+    });
     return report;
   });
 }
@@ -107,7 +110,7 @@ export async function convertStream(
   input: Readable,
   options: DirectConvertOptions & { to: string },
 ): Promise<StreamConversion> {
-  const workDir = await mkdtemp(join(context.tempDir, 'fileconv-'));
+  const workDir = await makeWorkDir(context);
   const cleanup = () => rm(workDir, { recursive: true, force: true });
   try {
     const spooled = join(workDir, 'input');
@@ -166,12 +169,18 @@ async function convertInWorkDir(
 }
 
 async function withWorkDir<T>(context: EngineContext, work: (workDir: string) => Promise<T>): Promise<T> {
-  const workDir = await mkdtemp(join(context.tempDir, 'fileconv-'));
+  const workDir = await makeWorkDir(context);
   try {
     return await work(workDir);
   } finally {
     await rm(workDir, { recursive: true, force: true });
   }
+}
+
+function makeWorkDir(context: EngineContext): Promise<string> {
+  return mkdtemp(join(context.tempDir, 'fileconv-')).catch((error: unknown) => {
+    throw workDirError(context.tempDir, error);
+  });
 }
 
 /**

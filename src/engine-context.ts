@@ -103,6 +103,8 @@ export interface EngineContext {
   running: Map<string, AbortController>;
   /** Set by close(): conversions aborted from now on are requeued, not failed. */
   stopping: boolean;
+  /** Set by start() when it started this process's worker over the queue. */
+  workerStarted: boolean;
   /** Aborted by close() once its grace is over: workers stop waiting for backing services then. */
   halt: AbortController;
 }
@@ -196,6 +198,7 @@ export function createEngineContext(options: EngineOptions): EngineContext {
     ),
     running: new Map(),
     stopping: false,
+    workerStarted: false,
     halt: new AbortController(),
     availability() {
       availability ??= Promise.all(
@@ -233,18 +236,60 @@ export function createEngineContext(options: EngineOptions): EngineContext {
   return context;
 }
 
-/** The ports jobs need, or a clear error naming what the host did not configure. */
+/** How to give an engine each port jobs need: named in every "the engine has no X" error. */
+export const JOB_PORT_HINTS = {
+  storage: 'pass `storage` to createEngine (e.g. createFsStorage({ dir }))',
+  jobs: "pass `jobs` to createEngine (e.g. createSqliteJobStore({ path: 'fileconv.db' }))",
+  queue: 'pass `queue` to createEngine (e.g. createMemoryQueue(), and call engine.start())',
+} as const;
+
+export type JobPortName = keyof typeof JOB_PORT_HINTS;
+
+/** The job ports the engine lacks, in the order storage, jobs, queue. */
+export function missingJobPorts(context: EngineContext): JobPortName[] {
+  return (['storage', 'jobs', 'queue'] as const).filter((name) => context[name] === undefined);
+}
+
+/** One sentence naming each missing port and how to give it, after `who: `. */
+export function missingPortsMessage(who: string, missing: readonly JobPortName[]): string {
+  const names = { storage: 'storage', jobs: 'job store (jobs)', queue: 'queue' } as const;
+  const parts = missing.map((name) => `no ${names[name]}: ${JOB_PORT_HINTS[name]}`);
+  return `${who}: the engine has ${parts.join('; ')}.`;
+}
+
+/** The ports jobs need, or a CONFIG error naming what the host did not configure. */
 export function jobPorts(context: EngineContext): { storage: Storage; jobs: JobStore; queue: Queue } {
   const { storage, jobs, queue } = context;
   if (!storage || !jobs || !queue) {
-    const missing = [!storage && 'storage', !jobs && 'jobs', !queue && 'queue'].filter(Boolean).join(', ');
     throw new FileconvError(
-      'INTERNAL',
-      `This engine has no ${missing}: pass them to createEngine to use jobs.`,
+      'CONFIG',
+      missingPortsMessage('Jobs need storage, a job store and a queue', missingJobPorts(context)),
     );
   }
   return { storage, jobs, queue };
 }
+
+/**
+ * Who runs the jobs created now:
+ * - 'running': this process's worker takes them (start() ran, or a handler takes the in-process queue's ids);
+ * - 'none': nobody ever will: no queue, or an in-process queue no handler takes (start() not called);
+ * - 'unknown': a shared queue (BullMQ) and no worker here: workers may run in other processes;
+ * - 'stopping': close() was called.
+ */
+export type WorkerStatus = 'running' | 'none' | 'unknown' | 'stopping';
+
+export function workerStatus(context: EngineContext): WorkerStatus {
+  if (context.stopping) return 'stopping';
+  const { queue } = context;
+  if (!queue) return 'none';
+  if (context.workerStarted) return 'running';
+  if (!queue.hasHandler) return 'unknown';
+  return queue.hasHandler() ? 'running' : 'none';
+}
+
+/** What a job refused for want of a worker says: the check's and the HTTP refusal's message. */
+export const NO_WORKER_MESSAGE =
+  'No worker is running to convert jobs: call engine.start() (the queue is in-process, so only this process can run its jobs).';
 
 /** Reads the first DETECTION_BYTES bytes of a local file (fewer if it is shorter). */
 export async function readFileHead(path: string): Promise<Uint8Array> {

@@ -16,7 +16,14 @@ import {
   type DirectConvertOptions,
   type StreamConversion,
 } from './direct.js';
-import { createEngineContext, type EngineOptions, jobPorts } from './engine-context.js';
+import {
+  createEngineContext,
+  type EngineOptions,
+  type JobPortName,
+  jobPorts,
+  type WorkerStatus,
+  workerStatus,
+} from './engine-context.js';
 import { collectStats, type EngineStats } from './engine-stats.js';
 import { FileconvError } from './errors.js';
 import { FORMATS, requireFormat } from './formats/index.js';
@@ -54,7 +61,7 @@ import {
 } from './upload-operations.js';
 import { processJob } from './worker.js';
 
-export type { EngineOptions } from './engine-context.js';
+export type { EngineOptions, JobPortName, WorkerStatus } from './engine-context.js';
 export type { EngineStats } from './engine-stats.js';
 
 export interface FormatSupport extends FormatDefinition {
@@ -71,6 +78,8 @@ export interface ConverterStatus extends Availability {
 export interface Engine {
   /** The storage the engine was given (the HTTP adapter presigns with it when it can). */
   readonly storage: Storage | undefined;
+  /** Which of the ports jobs need (uploads, jobs, the HTTP service) the engine was given. */
+  readonly ports: Readonly<Record<JobPortName, boolean>>;
   /** Converts a local file into `outputPath` (target from its extension unless `to` is given). */
   convertFile(
     inputPath: string,
@@ -138,6 +147,13 @@ export interface Engine {
   stats(): Promise<EngineStats>;
 
   /**
+   * Who will run a job created now: 'running' (this process's worker), 'none' (nobody ever: an
+   * in-process queue and start() not called, or no queue), 'unknown' (a shared queue and no
+   * worker here: workers may run elsewhere), 'stopping' (close() was called).
+   */
+  workerStatus(): WorkerStatus;
+
+  /**
    * Recovers interrupted jobs, starts this process's worker (unless `worker: false`, for API-only
    * nodes) and the sweeper of expired results and uploads.
    */
@@ -160,6 +176,7 @@ export function createEngine(options: EngineOptions): Engine {
 
   return {
     storage: context.storage,
+    ports: { storage: !!context.storage, jobs: !!context.jobs, queue: !!context.queue },
     convertFile: (input, output, convertOptions) => convertFile(context, input, output, convertOptions),
     convertBuffer: (input, convertOptions) => convertBuffer(context, input, convertOptions),
     convertStream: (input, convertOptions) => convertStream(context, input, convertOptions),
@@ -205,6 +222,7 @@ export function createEngine(options: EngineOptions): Engine {
 
     readiness: (readinessOptions) => checkReadiness(context, readinessOptions),
     stats: () => collectStats(context),
+    workerStatus: () => workerStatus(context),
 
     async start(startOptions = {}) {
       if (started) return;
@@ -218,6 +236,7 @@ export function createEngine(options: EngineOptions): Engine {
         queue.process((jobId, delivery) => processJob(context, jobId, { delivery, detach }), {
           concurrency: context.concurrency,
         });
+        context.workerStarted = true;
         await recoverJobs(context);
       }
       if (context.sweepIntervalMs > 0) {

@@ -39,10 +39,28 @@ export const ERROR_CODES = {
   INTERNAL: 500,
   /** A converter's engine (library or binary) is not installed on this machine. */
   ENGINE_UNAVAILABLE: 500,
+  /**
+   * The host assembled fileconv wrongly (an engine without the storage, job store or queue the
+   * HTTP service needs): thrown when it is put together, never a client's fault.
+   */
+  CONFIG: 500,
+  /** A local input file exists but cannot be read: permission denied, or it is a folder (direct API, CLI). */
+  INPUT_NOT_READABLE: 500,
+  /**
+   * A local output path cannot be written: its folder does not exist, permission denied, a
+   * read-only file system, or the path is a folder (direct API, CLI). No client names a path over
+   * HTTP, so there it would be the server's fault: 500.
+   */
+  OUTPUT_NOT_WRITABLE: 500,
   OVERLOADED: 503,
-  /** A backing service (Redis, object storage) cannot be reached right now: retry later. */
+  /**
+   * A backing service (Redis, object storage) cannot be reached right now: retry later. Also a
+   * job refused because no worker will ever run it (an in-process queue, engine.start() not called).
+   */
   UNAVAILABLE: 503,
   CONVERSION_TIMEOUT: 504,
+  /** No space left on the device (or over the disk quota) while writing a result or a temp file. */
+  NO_SPACE: 507,
   /** The caller aborted the conversion (AbortSignal) or canceled the job. */
   CANCELED: 499,
 } as const;

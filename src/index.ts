@@ -6,7 +6,15 @@
  */
 
 export type { ConversionReport, DirectConvertOptions, StreamConversion } from './direct.js';
-export type { ConverterStatus, Engine, EngineOptions, EngineStats, FormatSupport } from './engine.js';
+export type {
+  ConverterStatus,
+  Engine,
+  EngineOptions,
+  EngineStats,
+  FormatSupport,
+  JobPortName,
+  WorkerStatus,
+} from './engine.js';
 export { createEngine } from './engine.js';
 export type { ErrorCode, FileconvErrorOptions } from './errors.js';
 export { ERROR_CODES, FileconvError, isFileconvError, toFileconvError } from './errors.js';

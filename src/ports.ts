@@ -146,6 +146,14 @@ export interface Queue {
   close(): Promise<void>;
   /** Ids waiting (not running). Optional: used for health and overload decisions. */
   size?(): Promise<number>;
+  /**
+   * Only for a queue whose ids no other process can take (the in-process queue): whether a
+   * handler takes them now (process() was called, close() was not). While it is false a job
+   * enqueued there is never converted, so the HTTP service refuses new jobs (UNAVAILABLE) and
+   * readiness fails its `worker` check. Leave it out for a shared queue (BullMQ): its workers may
+   * run in other processes, which this one cannot see.
+   */
+  hasHandler?(): boolean;
 }
 
 // ---------------------------------------------------------------------------------------------

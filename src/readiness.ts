@@ -2,11 +2,12 @@
  * Readiness: whether this process can do its work right now, for a load balancer or an
  * orchestrator's readiness probe (liveness is GET /api/health: the process answers at all).
  * Each backing port gets one cheap read that must answer within a deadline (a missing object, an
- * unknown job id, the queue's length), the engines the host requires must be available, and a
- * closing engine is not ready, so traffic drains away during a graceful stop. Checks run at once;
+ * unknown job id, the queue's length), the engines the host requires must be available, an
+ * in-process queue must have a worker (nothing else would ever run its jobs), and a closing
+ * engine is not ready, so traffic drains away during a graceful stop. Checks run at once;
  * a check that does not answer in time counts as failed without waiting for it.
  */
-import type { EngineContext } from './engine-context.js';
+import { type EngineContext, NO_WORKER_MESSAGE, workerStatus } from './engine-context.js';
 import { toFileconvError } from './errors.js';
 
 export interface ReadinessOptions {
@@ -20,7 +21,7 @@ export interface ReadinessOptions {
 }
 
 export interface ReadinessCheck {
-  /** 'accepting', 'storage', 'jobs', 'queue', or 'converter:<name>'. */
+  /** 'accepting', 'storage', 'jobs', 'queue', 'worker', or 'converter:<name>'. */
   name: string;
   ok: boolean;
   /** How long it took, ms (the deadline when it did not answer). */
@@ -91,6 +92,16 @@ export async function checkReadiness(
   if (queue?.size) {
     const size = queue.size.bind(queue);
     probes.push(timed('queue', timeoutMs, () => answers(size())));
+  }
+  // Only where this process can tell: an in-process queue nobody takes ids from. A shared
+  // queue's workers may run elsewhere (an API node of a scale-out deployment has none itself).
+  const worker = workerStatus(context);
+  if (queue && (worker === 'running' || worker === 'none')) {
+    probes.push(
+      timed('worker', timeoutMs, async () =>
+        worker === 'none' ? { code: 'UNAVAILABLE', message: NO_WORKER_MESSAGE } : undefined,
+      ),
+    );
   }
   for (const name of options.requiredConverters ?? []) {
     probes.push(

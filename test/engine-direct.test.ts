@@ -1,10 +1,11 @@
-import { readFile, stat, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
 import { Readable } from 'node:stream';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { createSharpConverter } from '../adapters/converters/sharp.js';
-import { createEngine, isFileconvError } from '../src/index.js';
+import { createEngine, type FileconvError, isFileconvError } from '../src/index.js';
+import { inputFileError, outputFileError, workDirError } from '../src/local-files.js';
 import { badImageInputs } from '../src/testing/bad-inputs.js';
 import { copyConverter } from './helpers/fake-converters.js';
 import { fixture, leftovers, tempDir } from './helpers/temp.js';
@@ -174,6 +175,143 @@ describe('bad input through the engine', async () => {
     const { work, engine } = await setup();
     await expect(engine.convertFile(join(work, 'missing.png'), join(work, 'out.jpg'))).rejects.toMatchObject({
       code: 'NOT_FOUND',
+    });
+  });
+});
+
+describe('direct API: every file-system error a caller can cause is a FileconvError naming the path', () => {
+  /** What convertFile rejects with: the FileconvError's code, message and path. */
+  async function failure(run: Promise<unknown>) {
+    const error = await run.then(
+      () => {
+        throw new Error('converted without an error');
+      },
+      (caught: unknown) => caught,
+    );
+    expect(isFileconvError(error), String(error)).toBe(true);
+    const { code, message, details } = error as FileconvError;
+    return { code, message, path: details?.path };
+  }
+
+  it('an input that is missing (NOT_FOUND) or a folder (INPUT_NOT_READABLE)', async () => {
+    const { work, engine } = await setup();
+    const missing = join(work, 'missing.png');
+    expect(await failure(engine.convertFile(missing, join(work, 'out.jpg')))).toEqual({
+      code: 'NOT_FOUND',
+      message: `No such file: ${missing}.`,
+      path: missing,
+    });
+    const folder = join(work, 'folder.png');
+    await mkdir(folder);
+    expect(await failure(engine.convertFile(folder, join(work, 'out.jpg')))).toEqual({
+      code: 'INPUT_NOT_READABLE',
+      message: `Cannot read ${folder}: it is a folder, not a file.`,
+      path: folder,
+    });
+  });
+
+  it('an output whose folder is missing, is a file, or that is a folder: OUTPUT_NOT_WRITABLE before converting', async () => {
+    const work = await tempDir();
+    const engineTemp = await tempDir();
+    let conversions = 0;
+    const counted = copyConverter('copy', [{ from: 'png', to: 'webp', cost: 1 }]);
+    const engine = createEngine({
+      converters: [
+        {
+          ...counted,
+          convert: (ctx) => {
+            conversions++;
+            return counted.convert(ctx);
+          },
+        },
+      ],
+      tempDir: engineTemp,
+    });
+    const input = fixture('fixture.png');
+
+    const noFolder = join(work, 'no-such-folder', 'out.webp');
+    expect(await failure(engine.convertFile(input, noFolder))).toEqual({
+      code: 'OUTPUT_NOT_WRITABLE',
+      message: `Cannot write ${noFolder}: the folder ${join(work, 'no-such-folder')} does not exist.`,
+      path: noFolder,
+    });
+
+    const aFile = join(work, 'a-file.txt');
+    await writeFile(aFile, 'not a folder');
+    const underFile = join(aFile, 'out.webp');
+    expect(await failure(engine.convertFile(input, underFile))).toEqual({
+      code: 'OUTPUT_NOT_WRITABLE',
+      message: `Cannot write ${underFile}: ${aFile} is not a folder.`,
+      path: underFile,
+    });
+
+    const isFolder = join(work, 'out.webp');
+    await mkdir(isFolder);
+    expect(await failure(engine.convertFile(input, isFolder))).toEqual({
+      code: 'OUTPUT_NOT_WRITABLE',
+      message: `Cannot write ${isFolder}: it is a folder; name a file.`,
+      path: isFolder,
+    });
+    expect(conversions).toBe(0);
+    expect(await leftovers(engineTemp)).toEqual([]);
+
+    // A relative output is named as the absolute path it resolves to.
+    expect((await failure(engine.convertFile(input, join('no-such-folder-here', 'out.webp')))).path).toBe(
+      resolve('no-such-folder-here', 'out.webp'),
+    );
+  });
+
+  // Root writes anywhere whatever the mode says: this case can only fail for another user.
+  it.skipIf(process.getuid?.() === 0)(
+    'an output folder without write permission: OUTPUT_NOT_WRITABLE',
+    async () => {
+      const { work, engine } = await setup();
+      const locked = join(work, 'locked');
+      await mkdir(locked, { mode: 0o555 });
+      const output = join(locked, 'out.webp');
+      expect(await failure(engine.convertFile(fixture('fixture.png'), output))).toEqual({
+        code: 'OUTPUT_NOT_WRITABLE',
+        message: `Cannot write ${output}: permission denied (the folder ${locked} is not writable).`,
+        path: output,
+      });
+    },
+  );
+
+  it('what each errno means (ENOSPC and EROFS cannot be caused here)', () => {
+    const errno = (code: string) => Object.assign(new Error(`${code}: something`), { code });
+    expect(outputFileError('/data/out.webp', errno('ENOSPC'))).toMatchObject({
+      code: 'NO_SPACE',
+      status: 507,
+      message: 'Cannot write /data/out.webp: no space left on the device.',
+      details: { path: '/data/out.webp', errno: 'ENOSPC' },
+    });
+    expect(outputFileError('/data/out.webp', errno('EDQUOT')).code).toBe('NO_SPACE');
+    expect(outputFileError('/data/out.webp', errno('EROFS'))).toMatchObject({
+      code: 'OUTPUT_NOT_WRITABLE',
+      message: 'Cannot write /data/out.webp: the file system is read-only.',
+    });
+    expect(outputFileError('/data/out.webp', errno('EACCES')).message).toBe(
+      'Cannot write /data/out.webp: permission denied (the folder /data is not writable).',
+    );
+    expect(inputFileError('/data/in.png', errno('EACCES'))).toMatchObject({
+      code: 'INPUT_NOT_READABLE',
+      message: 'Cannot read /data/in.png: permission denied.',
+    });
+    expect(workDirError('/tmp/full', errno('ENOSPC'))).toMatchObject({
+      code: 'NO_SPACE',
+      message: 'Cannot make a work folder in /tmp/full: no space left on the device.',
+    });
+    expect(workDirError('/no/such/dir', errno('ENOENT'))).toMatchObject({ code: 'CONFIG' });
+  });
+
+  it('an engine tempDir that does not exist: CONFIG naming it, not a raw ENOENT', async () => {
+    const work = await tempDir();
+    const missingTemp = join(work, 'no-temp');
+    const engine = createEngine({ converters: [createSharpConverter()], tempDir: missingTemp });
+    const png = await readFile(fixture('fixture.png'));
+    await expect(engine.convertBuffer(png, { to: 'webp' })).rejects.toMatchObject({
+      code: 'CONFIG',
+      message: expect.stringContaining(`Cannot make a work folder in ${missingTemp} (the engine's tempDir)`),
     });
   });
 });

@@ -16,6 +16,7 @@ import { readJsonBody } from './json-body.js';
 import { downloadUrlFor, uploadUrlFor, verifyDownloadUrl, verifyUploadUrl } from './links.js';
 import { batchRequest, type CreateJobBody, createJobRequest, uploadUrlRequest } from './request-schemas.js';
 import {
+  assertWorkerRunning,
   jobIdParam,
   mediaType,
   parse,
@@ -121,6 +122,7 @@ export function flowARoutes(ctx: RouteContext): Route[] {
       method: 'POST',
       path: '/api/jobs/create',
       async handle(call) {
+        assertWorkerRunning(ctx.engine);
         const [job] = await createCharged(call, [parse(createJobRequest, await readJsonBody(call.exchange))]);
         return jsonAnswer(200, { jobId: job!.id });
       },
@@ -129,6 +131,7 @@ export function flowARoutes(ctx: RouteContext): Route[] {
       method: 'POST',
       path: '/api/jobs/batch',
       async handle(call) {
+        assertWorkerRunning(ctx.engine);
         // Room for the largest batch a plan allows (1000 jobs of a few hundred bytes), so a batch
         // of too many jobs is told so (INVALID_REQUEST), not that its body is too large.
         const body = parse(batchRequest, await readJsonBody(call.exchange, BATCH_BODY_LIMIT));

@@ -12,7 +12,14 @@ import { jsonAnswer, singleQueryValue } from './exchange.js';
 import { readJsonBody } from './json-body.js';
 import { receiveSingleFile } from './multipart.js';
 import { convertRequest } from './request-schemas.js';
-import { jobIdParam, parse, type RouteContext, resultAnswer, withCharge } from './route-context.js';
+import {
+  assertWorkerRunning,
+  jobIdParam,
+  parse,
+  type RouteContext,
+  resultAnswer,
+  withCharge,
+} from './route-context.js';
 import type { Route } from './routes.js';
 import { uploadedFileView } from './views.js';
 
@@ -72,6 +79,7 @@ export function flowBRoutes(ctx: RouteContext): Route[] {
       method: 'POST',
       path: '/api/convert',
       async handle(call) {
+        assertWorkerRunning(ctx.engine);
         const { client, exchange } = call;
         const body = parse(convertRequest, await readJsonBody(exchange));
         const file = await ctx.engine.getFile(body.fileId, client.owner);

@@ -7,6 +7,8 @@
 import { create as contentDisposition } from 'content-disposition';
 import { z } from 'zod';
 import type { Engine } from '../../src/engine.js';
+import { NO_WORKER_MESSAGE } from '../../src/engine-context.js';
+import { FileconvError } from '../../src/errors.js';
 import { type QuotaTicket, refundQuota } from '../../src/policy/enforce.js';
 import type { ReadinessOptions } from '../../src/readiness.js';
 import { type AccessSettings, type Call, chargeQuota } from './access.js';
@@ -27,6 +29,16 @@ export interface RouteContext {
 export const UPLOAD_URL_EXPIRES_IN = 600;
 
 export const jobIdParam = z.string().min(1).max(100);
+
+/**
+ * Refuses a new job nobody would ever run (an in-process queue and engine.start() not called)
+ * at once, before anything is read, stored or charged: waiting for it would hang the request.
+ */
+export function assertWorkerRunning(engine: Engine): void {
+  if (engine.workerStatus() === 'none') {
+    throw new FileconvError('UNAVAILABLE', NO_WORKER_MESSAGE, { details: { check: 'worker' } });
+  }
+}
 
 /** Charges `amount` conversions, runs `create`, and gives the charge back if `create` fails. */
 export async function withCharge<T>(

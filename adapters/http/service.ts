@@ -10,6 +10,7 @@
 
 import { randomUUID } from 'node:crypto';
 import type { Engine } from '../../src/engine.js';
+import { type JobPortName, missingPortsMessage } from '../../src/engine-context.js';
 import { FileconvError } from '../../src/errors.js';
 import { DEFAULT_PLANS, type PlanTable } from '../../src/policy/plans.js';
 import type { CounterStore, KeyStore } from '../../src/ports.js';
@@ -57,7 +58,11 @@ export interface HttpServiceOptions {
   convertTimeoutMs?: number;
   /** Clock for limit windows, epoch ms (tests). Default Date.now. */
   now?: () => number;
-  /** Called with every unexpected (5xx) error and its cause, for the host's log. Default: console.error. */
+  /**
+   * Called with every unexpected (5xx) error and its cause, for the host's log, and once with a
+   * CONFIG error when the engine's queue is in-process and no worker has started 5 s after the
+   * service was made (engine.start() forgotten). Default: console.error.
+   */
   onError?: (error: unknown) => void;
   /** Called once per answered request (logs, metrics). Must not throw. */
   onRequest?: (event: RequestEvent) => void;
@@ -111,7 +116,17 @@ export interface HttpService {
 /** Request ids accepted from a client or proxy: short, printable, no separators a log could split on. */
 const REQUEST_ID = /^[\w.:@/+=-]{1,128}$/;
 
+/** How long after the service is made an in-process queue may still lack its worker before onError hears of it. */
+const WORKER_GRACE_MS = 5000;
+
 export function createHttpService(engine: Engine, options: HttpServiceOptions = {}): HttpService {
+  // Every route but the formats list needs all three: fail here, not on the first upload.
+  const missing = (['storage', 'jobs', 'queue'] as const).filter((name: JobPortName) => !engine.ports[name]);
+  if (missing.length > 0) {
+    throw new FileconvError('CONFIG', missingPortsMessage('createHttpService', missing));
+  }
+  const onError = options.onError ?? ((error: unknown) => console.error(error));
+  if (engine.workerStatus() === 'none') warnWithoutWorker(engine, onError);
   const now = options.now ?? Date.now;
   const access: AccessSettings = {
     plans: options.plans ?? DEFAULT_PLANS,
@@ -150,7 +165,6 @@ export function createHttpService(engine: Engine, options: HttpServiceOptions = 
     ...docsRoutes(),
   ];
   const routes = routeTable(routeList);
-  const onError = options.onError ?? ((error: unknown) => console.error(error));
   const onRequest = options.onRequest;
 
   return {
@@ -213,6 +227,24 @@ export function createHttpService(engine: Engine, options: HttpServiceOptions = 
       }
     },
   };
+}
+
+/**
+ * A host that mounts the service and forgets engine.start() hears of it once, after a grace in
+ * which a start() right after mounting goes unremarked; until then each job creation is refused
+ * (UNAVAILABLE) and GET /api/ready fails its `worker` check.
+ */
+function warnWithoutWorker(engine: Engine, onError: (error: unknown) => void): void {
+  const timer = setTimeout(() => {
+    if (engine.workerStatus() !== 'none') return;
+    onError(
+      new FileconvError(
+        'CONFIG',
+        `createHttpService: no worker started within ${WORKER_GRACE_MS / 1000} s of mounting and the engine's queue is in-process: jobs created over HTTP are refused (503 UNAVAILABLE) and GET /api/ready answers 503 until engine.start() is called.`,
+      ),
+    );
+  }, WORKER_GRACE_MS);
+  timer.unref();
 }
 
 /** Query parameters that are credentials: never written to a log. */

@@ -163,5 +163,9 @@ export function createMemoryQueue(options?: MemoryQueueOptions): Queue {
     async size(): Promise<number> {
       return waiting.size;
     },
+
+    hasHandler(): boolean {
+      return handler !== undefined && !closed;
+    },
   };
 }

@@ -105,8 +105,10 @@ export function createTracing(api: Api, options: TracingOptions = {}): Tracing {
 
     traceQueue(queue) {
       const size = queue.size?.bind(queue);
+      const hasHandler = queue.hasHandler?.bind(queue);
       return {
         ...(queue.durable === undefined ? {} : { durable: queue.durable }),
+        ...(hasHandler ? { hasHandler } : {}),
         enqueue: (jobId, enqueueOptions) => queue.enqueue(jobId, enqueueOptions),
         close: () => queue.close(),
         ...(size ? { size } : {}),

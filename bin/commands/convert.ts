@@ -10,6 +10,7 @@ import {
   formatFromExtension,
   requireFormat,
 } from '../../src/index.js';
+import { outputFileError } from '../../src/local-files.js';
 import { baseName } from '../../src/names.js';
 
 export interface ConvertFlags {
@@ -96,7 +97,9 @@ export async function runConvert(
     // Several outputs (every page of a PDF) come as one zip: a name we chose gets its extension.
     if (report.packaging === 'zip' && output === undefined) {
       const zipped = resolve(`${baseName(basename(input))}.zip`);
-      await rename(outputPath, zipped);
+      await rename(outputPath, zipped).catch((error: unknown) => {
+        throw outputFileError(zipped, error);
+      });
       outputPath = zipped;
     }
     const seconds = (performance.now() - started) / 1000;

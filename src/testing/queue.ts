@@ -2,8 +2,8 @@
  * Conformance suite for Queue adapters: `testQueue('my queue', () => createMyQueue())`. The
  * factory must return a queue that is empty and not yet processing. The suite pins down the
  * delivery rules the engine schedules by: priority order, first in first out within a
- * priority, the concurrency cap, delivery that survives failing handlers, and a close() that
- * waits for running handlers.
+ * priority, the concurrency cap, delivery that survives failing handlers, a close() that
+ * waits for running handlers, and (for an in-process queue) whether a handler takes its ids.
  */
 import { describe, expect, it } from 'vitest';
 import type { Queue } from '../ports.js';
@@ -189,6 +189,16 @@ export function testQueue(name: string, factory: AdapterFactory<Queue>): void {
       }
       await waitUntil(() => delivered.length === 3, 10_000, 'all ids');
       await waitUntil(async () => (await adapter.size!()) === 0, 10_000, 'an empty queue');
+    });
+
+    it('hasHandler() is true from process() until close() (in-process queues only)', async ({ skip }) => {
+      const adapter = queue();
+      if (!adapter.hasHandler) return skip('a shared queue: no hasHandler()');
+      expect(adapter.hasHandler()).toBe(false);
+      collect();
+      expect(adapter.hasHandler()).toBe(true);
+      await adapter.close();
+      expect(adapter.hasHandler()).toBe(false);
     });
   });
 }

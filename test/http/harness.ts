@@ -27,7 +27,7 @@ import { createFsJobStore } from '../../adapters/jobs/fs.js';
 import { createMemoryJobStore } from '../../adapters/jobs/memory.js';
 import { createMemoryQueue } from '../../adapters/queue/memory.js';
 import { createFsStorage } from '../../adapters/storage/fs.js';
-import { createEngine, definePlans, type Engine, type EngineOptions } from '../../src/index.js';
+import { createEngine, definePlans, type Engine, type EngineOptions, type Queue } from '../../src/index.js';
 
 /** The router's signing secret (>= 32 bytes); tests that forge URLs sign with it too. */
 export const SECRET = 'fileconv-http-e2e-signing-secret-0123456789';
@@ -36,7 +36,12 @@ export const PREFIX = '/v1';
 export const FIXTURES = join(import.meta.dirname, '..', '..', 'fixtures');
 
 export interface StartOptions {
-  /** Run the engine's worker (engine.start()). Default true; false keeps jobs queued. */
+  /**
+   * Run the engine's worker (engine.start()). Default true; false keeps jobs queued, as on an API
+   * node whose workers run elsewhere: the memory queue then does not say it is in-process
+   * (see `sharedQueue`), so the service accepts jobs nobody here runs yet. To test an in-process
+   * queue without a worker, pass `engine: { queue: createMemoryQueue() }` too.
+   */
   start?: boolean;
   /** Reuse the dirs of an earlier server (a restart); they stay owned by the first. */
   root?: string;
@@ -119,6 +124,20 @@ afterEach(async () => {
   expect(unexpected, 'errors the router reported as 5xx').toEqual([]);
 });
 
+/**
+ * The queue as a shared one (BullMQ) looks to the engine: without `hasHandler`, so nothing here
+ * judges whether a worker runs (the test plays the remote worker by calling engine.start() later).
+ */
+export function sharedQueue(queue: Queue): Queue {
+  const size = queue.size?.bind(queue);
+  return {
+    enqueue: (jobId, enqueueOptions) => queue.enqueue(jobId, enqueueOptions),
+    process: (handler, processOptions) => queue.process(handler, processOptions),
+    close: () => queue.close(),
+    ...(size ? { size } : {}),
+  };
+}
+
 export async function startServer(options: StartOptions = {}): Promise<TestServer> {
   let root = options.root;
   if (!root) {
@@ -134,7 +153,7 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
       options.jobStore === 'memory'
         ? createMemoryJobStore()
         : createFsJobStore({ dir: dirs.jobs, fsync: false }),
-    queue: createMemoryQueue(),
+    queue: options.start === false ? sharedQueue(createMemoryQueue()) : createMemoryQueue(),
     converters: [createSharpConverter()],
     tempDir: dirs.temp,
     sweepIntervalMs: 0,

@@ -28,7 +28,8 @@ const ADVICE = {
   CONVERSION_TIMEOUT: 'The conversion took too long: try a smaller file.',
   CONVERSION_FAILED: 'Try again; if it fails again, try another target format.',
   OVERLOADED: 'The server is busy: try again in a minute.',
-  UNAVAILABLE: 'The service is briefly unable to reach its storage: try again in a few seconds.',
+  UNAVAILABLE:
+    'The service cannot take this right now: try again in a minute; if it keeps failing, tell whoever runs it.',
   URL_EXPIRED: 'The upload link expired: start the conversion again.',
   SIGNATURE_INVALID: 'The upload link was refused: start the conversion again.',
   RESULT_EXPIRED: 'The result has been deleted: convert the file again.',
