@@ -63,9 +63,9 @@ export interface FileconvOptions {
   /** How long results are kept, ms. Default one hour. */
   resultTtlMs?: number;
   /**
-   * The plans (limits per plan: conversions a day, file size, work budgets...). Default: the JSON
-   * file named by $FILECONV_PLANS merged into DEFAULT_PLANS (see `loadPlansFile`), else
-   * DEFAULT_PLANS. Takes precedence over `http.plans`.
+   * The plans (limits per plan: conversions a day, file size, work budgets...). Default:
+   * `http.plans`, else the JSON file named by $FILECONV_PLANS merged into DEFAULT_PLANS (see
+   * `loadPlansFile`), else DEFAULT_PLANS.
    */
   plans?: PlanTable;
   /**
