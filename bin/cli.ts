@@ -96,6 +96,14 @@ export function buildProgram(): Command {
       '--ready-engines <names>',
       'engines GET /api/ready requires, comma-separated, e.g. sharp,libreoffice ($FILECONV_READY_ENGINES)',
     )
+    .option(
+      '--plans <file>',
+      'JSON plan overrides merged into the default plans, e.g. {"free":{"conversionsPerDay":100}} ($FILECONV_PLANS)',
+    )
+    .option(
+      '--no-limits',
+      'no rate limits and no quotas, for an internal deployment behind its own auth ($FILECONV_LIMITS=off)',
+    )
     .action(async (options) => {
       const { runServe } = await import('./commands/serve.js');
       await runServe(options);

@@ -5,7 +5,7 @@
 import { open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { FileconvError } from './errors.js';
-import { DETECTION_BYTES } from './formats/index.js';
+import { carriesAudio, DETECTION_BYTES } from './formats/index.js';
 import type { FormatName } from './formats/types.js';
 import type { ConversionPlan } from './graph/index.js';
 import { ConversionGraph } from './graph/index.js';
@@ -160,7 +160,10 @@ export function createEngineContext(options: EngineOptions): EngineContext {
     const key = [...excluded].sort().join(',');
     let built = optimisticGraphs.get(key);
     if (!built) {
-      built = ConversionGraph.fromConverters([...converters.values()].filter((c) => !excluded.has(c.name)));
+      built = ConversionGraph.fromConverters(
+        [...converters.values()].filter((c) => !excluded.has(c.name)),
+        { carriesAudio },
+      );
       optimisticGraphs.set(key, built);
     }
     return built;
@@ -225,11 +228,12 @@ export function createEngineContext(options: EngineOptions): EngineContext {
       }
     },
     graph() {
-      graph ??= context
-        .availability()
-        .then((available) =>
-          ConversionGraph.fromConverters([...converters.values()].filter((c) => available.get(c.name)?.ok)),
-        );
+      graph ??= context.availability().then((available) =>
+        ConversionGraph.fromConverters(
+          [...converters.values()].filter((c) => available.get(c.name)?.ok),
+          { carriesAudio },
+        ),
+      );
       return graph;
     },
   };

@@ -215,6 +215,12 @@ export interface ConversionEdge {
   cost: number;
   /** True when the conversion loses information (re-encoding to a lossy codec, flattening). */
   lossy?: boolean;
+  /**
+   * True when the step reads its input's sound (a video's soundtrack to mp3, audio to audio): the
+   * graph then never routes content that has passed through a format without sound (a PNG, a
+   * GIF) into it, since such a chain could only fail. Default false.
+   */
+  needsAudio?: boolean;
 }
 
 export interface ConvertContext {

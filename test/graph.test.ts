@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { buildImageEdges } from '../adapters/converters/image/image-edges.js';
+import { buildMediaEdges } from '../adapters/converters/media/media-edges.js';
 import { isFileconvError } from '../src/errors.js';
+import { carriesAudio } from '../src/formats/index.js';
 import { ConversionGraph } from '../src/graph/index.js';
 
 const graph = ConversionGraph.fromConverters([
@@ -77,5 +80,62 @@ describe('ConversionGraph', () => {
     const g = new ConversionGraph();
     expect(() => g.addEdge('x', { from: 'a', to: 'b', cost: Number.NaN })).toThrow(/finite cost/);
     expect(() => g.addEdge('x', { from: 'a', to: 'b', cost: -1 })).toThrow(/finite cost/);
+  });
+
+  describe('sound along a chain', () => {
+    // The shipped image and media edges: sharp writes gif from any image, ffmpeg turns gif into
+    // video and video into audio. png -> gif -> mp4 -> mp3 is three steps, but has no sound.
+    const media = ConversionGraph.fromConverters(
+      [
+        { name: 'sharp', edges: buildImageEdges(false) },
+        { name: 'ffmpeg', edges: buildMediaEdges() },
+      ],
+      { carriesAudio },
+    );
+
+    it('never offers an audio target from a still image or a GIF', () => {
+      for (const image of ['png', 'jpg', 'webp', 'gif', 'bmp']) {
+        const targets = media.targetsOf(image);
+        expect(targets, image).toContain('mp4');
+        for (const audio of ['mp3', 'wav', 'flac']) expect(targets, image).not.toContain(audio);
+      }
+      expect(() => media.findPath('png', 'mp3')).toThrow(/No converter here turns png into mp3/);
+      expect(media.canConvert('gif', 'wav')).toBe(false);
+    });
+
+    it('still extracts a video soundtrack and converts audio to audio', () => {
+      expect(media.findPath('mp4', 'mp3').steps.map((s) => s.to)).toEqual(['mp3']);
+      expect(media.findPath('wav', 'flac').steps.map((s) => s.to)).toEqual(['flac']);
+      expect(media.targetsOf('mkv')).toContain('ogg');
+    });
+
+    it('without carriesAudio nothing is ruled out (the chain through gif is found)', () => {
+      const blind = ConversionGraph.fromConverters([
+        { name: 'sharp', edges: buildImageEdges(false) },
+        { name: 'ffmpeg', edges: buildMediaEdges() },
+      ]);
+      expect(blind.findPath('png', 'mp3').steps.map((s) => s.to)).toEqual(['gif', 'mp4', 'mp3']);
+    });
+
+    it('a chain keeps its sound only while every format on it can hold one', () => {
+      const g = ConversionGraph.fromConverters(
+        [
+          {
+            name: 'x',
+            edges: [
+              { from: 'mp4', to: 'gif', cost: 1 },
+              { from: 'gif', to: 'webm', cost: 1 },
+              { from: 'webm', to: 'mp3', cost: 1, needsAudio: true },
+              { from: 'mp4', to: 'mkv', cost: 5 },
+              { from: 'mkv', to: 'webm', cost: 5 },
+            ],
+          },
+        ],
+        { carriesAudio },
+      );
+      // mp4 -> gif -> webm is cheaper to webm, but silent: mp3 takes the dearer way that keeps sound.
+      expect(g.findPath('mp4', 'webm').steps.map((s) => s.to)).toEqual(['gif', 'webm']);
+      expect(g.findPath('mp4', 'mp3').steps.map((s) => s.to)).toEqual(['mkv', 'webm', 'mp3']);
+    });
   });
 });

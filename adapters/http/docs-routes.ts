@@ -16,7 +16,8 @@ const MAX_CACHED_BASES = 16;
 export function docsRoutes(): Route[] {
   // Built once per service; only servers[0].url depends on the request.
   const base = buildOpenApiDocument();
-  const rendered = new Map<string, { json: string; html: string }>();
+  // Buffers, kept: compression.ts keeps each one's compressed forms beside it.
+  const rendered = new Map<string, { json: Buffer; html: Buffer }>();
 
   function renderedFor(url: string) {
     // The public base when configured, else how this client reached the service (the same rule
@@ -24,7 +25,7 @@ export function docsRoutes(): Route[] {
     let entry = rendered.get(url);
     if (!entry) {
       const doc: OpenApiDocument = { ...base, servers: [{ url }] };
-      entry = { json: JSON.stringify(doc), html: renderDocsPage(doc) };
+      entry = { json: Buffer.from(JSON.stringify(doc)), html: Buffer.from(renderDocsPage(doc)) };
       if (rendered.size >= MAX_CACHED_BASES) rendered.delete(rendered.keys().next().value!);
       rendered.set(url, entry);
     }

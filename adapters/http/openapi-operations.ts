@@ -214,7 +214,9 @@ export const OPERATIONS: readonly ApiOperation[] = [
     operationId: 'listFormats',
     tag: 'Service',
     summary: 'Every format, its reachable targets and their options',
-    ok: { description: 'The formats.', content: { schema: 'Formats' } },
+    description:
+      'Lists only targets a conversion can reach from the format (no audio from an image). Cacheable: a strong ETag, 304 Not Modified on If-None-Match; sent br or gzip when the client accepts it.',
+    ok: { description: 'The formats.', content: { schema: 'Formats' }, headers: ['ETag'] },
     errors: [],
     rateLimit: 'default',
   },
@@ -224,9 +226,10 @@ export const OPERATIONS: readonly ApiOperation[] = [
     operationId: 'health',
     tag: 'Service',
     summary: 'Liveness and the conversion engines available',
+    description: 'For monitors and load balancers: needs no key and spends no rate limit.',
     ok: { description: 'Healthy.', content: { schema: 'Health' } },
     errors: [],
-    rateLimit: 'default',
+    rateLimit: null,
   },
   {
     method: 'get',

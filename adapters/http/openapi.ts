@@ -68,6 +68,7 @@ const HEADERS: Record<string, JsonObject> = {
   'Retry-After': header('Seconds to wait before retrying.', 'integer'),
   'WWW-Authenticate': header('The Bearer challenge of a refused API key.'),
   'Content-Disposition': header('`attachment` with the download name.'),
+  ETag: header('A strong validator of the body (per content coding); send it back in If-None-Match.'),
 };
 
 function header(description: string, type: 'string' | 'integer' = 'string'): JsonObject {

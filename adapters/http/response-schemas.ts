@@ -125,9 +125,9 @@ export const usageResponse = z.object({
     uploadBytes: quotaStatus.meta({ description: 'Bytes uploaded this UTC hour.' }),
     apiCalls: quotaStatus.optional().meta({ description: 'Keyed (paid) clients only.' }),
   }),
-  rateLimits: z.array(
-    z.object({ name: z.string(), limit: z.int().positive(), windowSeconds: z.number().positive() }),
-  ),
+  rateLimits: z
+    .array(z.object({ name: z.string(), limit: z.int().positive(), windowSeconds: z.number().positive() }))
+    .meta({ description: 'Per-IP request rate limits; empty when the service runs without limits.' }),
 });
 
 /** GET /api/formats (formats-view.ts). */

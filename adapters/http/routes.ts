@@ -14,7 +14,7 @@ export interface Route {
   method: RouteMethod;
   /** '/api/jobs/:jobId': static segments and `:name` parameters. */
   path: string;
-  /** Served before access control: no key needed, no rate limit spent (the web page's files). */
+  /** Served before access control: no key needed, no rate limit spent (the web page's files, health, readiness). */
   public?: boolean;
   handle(call: Call, params: Record<string, string>): Promise<HttpAnswer>;
 }

@@ -1,12 +1,24 @@
-/** The additive endpoints: GET /api/usage, GET /api/formats, GET /api/health, GET /api/ready. */
+/**
+ * The additive endpoints: GET /api/usage, GET /api/formats, GET /api/health, GET /api/ready.
+ * Health and readiness are probed by load balancers and monitors every few seconds, often from
+ * one address: they need no key and spend no rate limit.
+ */
+import { createHash } from 'node:crypto';
+import { matchesEtag } from './compression.js';
 import { jsonAnswer } from './exchange.js';
 import { describeFormats } from './formats-view.js';
 import type { RouteContext } from './route-context.js';
 import type { Route } from './routes.js';
 import { usageView } from './usage-view.js';
 
+/** The formats list as it is sent: the JSON once, and its strong validator. */
+interface FormatsBody {
+  json: Buffer;
+  etag: string;
+}
+
 export function serviceRoutes(ctx: RouteContext): Route[] {
-  let formatsBody: Promise<string> | undefined;
+  let formatsBody: Promise<FormatsBody> | undefined;
   return [
     {
       method: 'GET',
@@ -18,25 +30,33 @@ export function serviceRoutes(ctx: RouteContext): Route[] {
     {
       method: 'GET',
       path: '/api/formats',
-      async handle() {
-        // Serialised once: the list only changes when the process does.
-        formatsBody ??= describeFormats(ctx.engine).then((body) => JSON.stringify(body));
+      async handle({ exchange }) {
+        // Serialised once (and compressed once per coding: the buffer is the cache key of
+        // compression.ts): the list only changes when the process does.
+        formatsBody ??= describeFormats(ctx.engine).then((described) => {
+          const json = Buffer.from(JSON.stringify(described), 'utf8');
+          const etag = `"${createHash('sha256').update(json).digest('base64url').slice(0, 27)}"`;
+          return { json, etag };
+        });
         formatsBody.catch(() => {
           formatsBody = undefined;
         });
+        const { json, etag } = await formatsBody;
+        // A cache revalidates after five minutes; the list changes only when the engines do
+        // (a restart with another engine installed), so most revalidations end in a 304.
+        const headers = { 'cache-control': 'public, max-age=300', etag, vary: 'Accept-Encoding' };
+        if (matchesEtag(exchange.header('if-none-match'), etag)) return { status: 304, headers, body: null };
         return {
           status: 200,
-          headers: {
-            'content-type': 'application/json; charset=utf-8',
-            'cache-control': 'public, max-age=300',
-          },
-          body: await formatsBody,
+          headers: { ...headers, 'content-type': 'application/json; charset=utf-8' },
+          body: json,
         };
       },
     },
     {
       method: 'GET',
       path: '/api/health',
+      public: true,
       async handle() {
         const converters = await ctx.engine.converters();
         return jsonAnswer(
@@ -55,8 +75,8 @@ export function serviceRoutes(ctx: RouteContext): Route[] {
       },
     },
     {
-      // For load balancers and orchestrators: probed every few seconds, so it spends no rate
-      // limit and needs no key. 503 while a port does not answer or the engine is stopping.
+      // For load balancers and orchestrators: 503 while a port does not answer or the engine is
+      // stopping.
       method: 'GET',
       path: '/api/ready',
       public: true,

@@ -3,7 +3,8 @@
  * HttpExchange: Flow A (upload grant, PUT, job, polling), Flow B (multipart upload, convert,
  * download), GET /api/formats, /api/usage, /api/health, the OpenAPI document and docs page, and
  * the web converter page. It owns access (client IP, API keys, a host's sign-in, rate limits and
- * quotas), quota charge and refund, signed and presigned URLs, multipart, and error mapping.
+ * quotas), quota charge and refund, signed and presigned URLs, multipart, error mapping, and
+ * compression of the answers where it pays (compression.ts).
  * The adapters (node:http, Express, Fastify, the fetch handler) only translate requests and
  * answers; none of them holds a rule of its own.
  */
@@ -17,6 +18,7 @@ import type { CounterStore, KeyStore } from '../../src/ports.js';
 import type { ReadinessOptions } from '../../src/readiness.js';
 import { signingKey } from '../../src/signing.js';
 import { type AccessSettings, type Authenticator, admit, anonymousCall, compileTrust } from './access.js';
+import { compressAnswer } from './compression.js';
 import { docsRoutes } from './docs-routes.js';
 import type { HttpAnswer, HttpExchange } from './exchange.js';
 import { flowARoutes } from './flow-a-routes.js';
@@ -194,6 +196,11 @@ export function createHttpService(engine: Engine, options: HttpServiceOptions = 
       } catch (error) {
         answer = failure(error, call.headers);
       }
+      // Before HEAD drops the body: HEAD tells the same Content-Encoding and length as GET.
+      answer = await compressAnswer(answer, exchange.header('accept-encoding')).catch((error: unknown) => {
+        onError(error);
+        return answer;
+      });
       if (exchange.method === 'HEAD' && answer.body !== null) {
         if (typeof answer.body === 'object' && 'destroy' in answer.body) answer.body.destroy();
         answer.body = null;

@@ -47,10 +47,13 @@ export async function usageView(settings: AccessSettings, client: Client) {
       maxBatchJobs: plan.maxBatchJobs,
     },
     quotas,
-    rateLimits: Object.values(RATE_LIMITS).map((rule) => ({
-      name: rule.name,
-      limit: rule.limit,
-      windowSeconds: rule.windowMs / 1000,
-    })),
+    // Without counters nothing is rate-limited (limits off): no rule to announce.
+    rateLimits: settings.counters
+      ? Object.values(RATE_LIMITS).map((rule) => ({
+          name: rule.name,
+          limit: rule.limit,
+          windowSeconds: rule.windowMs / 1000,
+        }))
+      : [],
   };
 }

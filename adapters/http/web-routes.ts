@@ -8,6 +8,7 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { FileconvError } from '../../src/errors.js';
+import { matchesEtag } from './compression.js';
 import { type HttpAnswer, type HttpExchange, singleQueryValue } from './exchange.js';
 import type { RouteContext } from './route-context.js';
 import type { Route } from './routes.js';
@@ -100,13 +101,6 @@ function securityHeaders(connectSrc: string): Record<string, string> {
   };
 }
 
-/** Whether an If-None-Match header names this entity tag (weak comparison, as for GET). */
-function notModified(ifNoneMatch: string | undefined, etag: string): boolean {
-  if (ifNoneMatch === undefined) return false;
-  if (ifNoneMatch.trim() === '*') return true;
-  return ifNoneMatch.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
-}
-
 export function webConverterRoutes(ctx: RouteContext): Route[] {
   let loaded: Promise<{ assets: Record<AssetName, Asset>; connectSrc: string }> | undefined;
   const load = () => {
@@ -133,8 +127,14 @@ export function webConverterRoutes(ctx: RouteContext): Route[] {
         : singleQueryValue(exchange.query, 'v') !== undefined
           ? 'public, max-age=31536000, immutable'
           : 'public, max-age=300';
-    const headers = { ...securityHeaders(connectSrc), 'cache-control': cacheControl, etag: asset.etag };
-    if (notModified(exchange.header('if-none-match'), asset.etag))
+    // Vary: each asset is sent br or gzip to clients that accept it (compression.ts).
+    const headers = {
+      ...securityHeaders(connectSrc),
+      'cache-control': cacheControl,
+      etag: asset.etag,
+      vary: 'Accept-Encoding',
+    };
+    if (matchesEtag(exchange.header('if-none-match'), asset.etag))
       return { status: 304, headers, body: null };
     return {
       status: 200,

@@ -10,6 +10,8 @@
  * embedded stores (one SQLite file in the data dir: jobs, uploads, keys, counters, webhook
  * outbox), the rate-limit and quota counters, the signing secret (created in the data dir on
  * first start), refunds of service-fault failures, and webhook delivery when a secret is given.
+ * Plans come from the options or a JSON file ($FILECONV_PLANS); `limits: false`
+ * ($FILECONV_LIMITS=off) turns rate limits and quotas off for a deployment behind its own auth.
  * With a Redis URL (and an S3 bucket) it is one node of a scale-out deployment instead. The
  * engine is started: its workers take jobs from the first call on.
  */
@@ -19,6 +21,7 @@ import { join, resolve } from 'node:path';
 import type { Engine, EngineOptions } from '../../src/engine.js';
 import { createEngine } from '../../src/engine.js';
 import { FileconvError } from '../../src/errors.js';
+import type { PlanTable } from '../../src/policy/plans.js';
 import { refundFailedConversions } from '../../src/policy/refunds.js';
 import type { Converter } from '../../src/ports.js';
 import type { HttpServiceOptions } from '../http/service.js';
@@ -26,8 +29,10 @@ import { loadTracing } from '../telemetry/opentelemetry.js';
 import type { WebhookDeliveryReport, WebhookDispatcher } from '../webhooks/http.js';
 import { type Backends, createBackends, processTempDir } from './backends.js';
 import { defaultConverters } from './converters.js';
+import { limitsFromEnv, loadPlansFile } from './limits-config.js';
 
 export { defaultConverters } from './converters.js';
+export { limitsFromEnv, loadPlansFile } from './limits-config.js';
 
 export interface FileconvWebhookOptions {
   /** Signs every delivery (32+ bytes, the same on every node of a deployment). */
@@ -57,6 +62,19 @@ export interface FileconvOptions {
   concurrency?: number;
   /** How long results are kept, ms. Default one hour. */
   resultTtlMs?: number;
+  /**
+   * The plans (limits per plan: conversions a day, file size, work budgets...). Default:
+   * `http.plans`, else the JSON file named by $FILECONV_PLANS merged into DEFAULT_PLANS (see
+   * `loadPlansFile`), else DEFAULT_PLANS.
+   */
+  plans?: PlanTable;
+  /**
+   * Rate limits and quotas (per-IP request rates, conversions a day, hourly uploads, monthly API
+   * calls). Default true, or false when $FILECONV_LIMITS is 'off'. false: nothing is counted or
+   * refused for it, for an internal deployment behind its own access control; each plan's file
+   * size and work budgets still apply (raise them with `plans`).
+   */
+  limits?: boolean;
   /** Webhook delivery. Default: on when $FILECONV_WEBHOOK_SECRET is set; false turns it off. */
   webhooks?: FileconvWebhookOptions | false;
   /** Background errors (a failed sweep, a store away). Default: console.error. */
@@ -84,6 +102,8 @@ export interface Fileconv {
   http: FileconvHttpOptions;
   /** The stores it runs on. */
   backends: Backends;
+  /** Whether rate limits and quotas apply (the `limits` option or $FILECONV_LIMITS). */
+  limits: boolean;
   /** Webhook delivery, when on. */
   webhooks: WebhookDispatcher | undefined;
   /** Stops taking jobs, gives running conversions `graceMs` (default 30 s), closes every store. */
@@ -136,6 +156,13 @@ function webhookOptionsOf(option: FileconvOptions['webhooks']): FileconvWebhookO
 }
 
 export async function createFileconv(options: FileconvOptions = {}): Promise<Fileconv> {
+  // Read before anything is opened: a bad plans file or variable fails the start at once.
+  const limits = options.limits ?? limitsFromEnv();
+  const plansFile = env('FILECONV_PLANS');
+  const plans =
+    options.plans ??
+    options.http?.plans ??
+    (plansFile === undefined ? undefined : await loadPlansFile(plansFile));
   const dataDir = dataDirOf(options.dataDir);
   await mkdir(dataDir, { recursive: true });
   const signingSecret = options.signingSecret ?? (await loadOrCreateSecret(dataDir));
@@ -192,11 +219,14 @@ export async function createFileconv(options: FileconvOptions = {}): Promise<Fil
     http: {
       ...options.http,
       ...(onRequest ? { onRequest } : {}),
+      ...(plans ? { plans } : {}),
       signingSecret,
-      counters: backends.counters,
+      // Without counters the HTTP service limits and counts nothing (HttpServiceOptions.counters).
+      ...(limits ? { counters: backends.counters } : {}),
       keys: backends.keys,
     },
     backends,
+    limits,
     webhooks,
     close(closeOptions = {}) {
       closing ??= (async () => {

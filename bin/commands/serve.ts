@@ -4,11 +4,13 @@
  * signing secret created on first start and kept in the data dir. With REDIS_URL (and S3_BUCKET)
  * it is one API node of many, with or without its own workers (--no-worker). SIGTERM/SIGINT stop
  * taking requests, let running conversions finish within a grace period, leave the rest queued.
+ * Plans come from a JSON file (--plans, $FILECONV_PLANS); --no-limits ($FILECONV_LIMITS=off)
+ * turns rate limits and quotas off for an internal deployment behind its own access control.
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { createNodeHandler } from '../../adapters/http/node.js';
 import type { BackendFlags } from '../../adapters/preset/backends.js';
-import { createFileconv, dataDirOf } from '../../adapters/preset/index.js';
+import { createFileconv, dataDirOf, loadPlansFile } from '../../adapters/preset/index.js';
 import { type Engine, FileconvError } from '../../src/index.js';
 import { createServiceLog, logFormatOf } from '../logging.js';
 import { startMetricsEndpoint } from '../metrics-flag.js';
@@ -35,6 +37,10 @@ export interface ServeFlags extends BackendFlags {
   readyEngines?: string;
   /** Prometheus metrics (GET /metrics) on this port of their own. */
   metricsPort?: number;
+  /** A JSON file of plan overrides merged into the default plans (default $FILECONV_PLANS). */
+  plans?: string;
+  /** false with --no-limits: no rate limits and no quotas. Default: $FILECONV_LIMITS, else on. */
+  limits?: boolean;
 }
 
 export interface RunningService {
@@ -47,13 +53,20 @@ export interface RunningService {
   description: string;
   /** Where Prometheus scrapes, with --metrics-port. */
   metricsUrl: string | undefined;
+  /** Whether rate limits and quotas apply. */
+  limits: boolean;
 }
 
 export async function startService(flags: ServeFlags): Promise<RunningService> {
   // The same assembly a host gets from fileconv/preset: every converter, the embedded stores (or
   // Redis + S3), counters, keys, the signing secret, refunds and webhooks.
+  // --plans before $FILECONV_PLANS (which createFileconv reads when no table is given).
+  const plans = flags.plans === undefined ? undefined : await loadPlansFile(flags.plans);
   const fileconv = await createFileconv({
     dataDir: dataDirOf(flags.data),
+    ...(plans ? { plans } : {}),
+    // Commander sets `limits` true unless --no-limits: only its false overrides $FILECONV_LIMITS.
+    ...(flags.limits === false ? { limits: false } : {}),
     ...(flags.redisUrl === undefined ? {} : { redisUrl: flags.redisUrl }),
     ...(flags.s3Bucket === undefined ? {} : { s3Bucket: flags.s3Bucket }),
     worker: flags.worker !== false,
@@ -133,7 +146,15 @@ export async function startService(flags: ServeFlags): Promise<RunningService> {
     })();
     return stopping;
   };
-  return { server, engine, url, stop, description: fileconv.backends.description, metricsUrl: metrics.url };
+  return {
+    server,
+    engine,
+    url,
+    stop,
+    description: fileconv.backends.description,
+    metricsUrl: metrics.url,
+    limits: fileconv.limits,
+  };
 }
 
 /** A request body that stops arriving for this long is cut (its upload refunded and removed). */
@@ -175,6 +196,11 @@ export async function runServe(flags: ServeFlags): Promise<void> {
   console.log(`fileconv: serving on ${service.url} (${service.description}; ${workers})`);
   if (flags.web !== false) console.log(`fileconv: web converter at ${service.url}/`);
   if (service.metricsUrl) console.log(`fileconv: Prometheus metrics at ${service.metricsUrl}`);
+  if (!service.limits) {
+    console.log(
+      'fileconv: limits off (--no-limits or FILECONV_LIMITS=off): no rate limits and no quotas; keep this service behind your own access control',
+    );
+  }
   await untilSignal(service.stop, flags.graceSeconds ?? 30);
 }
 

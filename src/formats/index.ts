@@ -11,6 +11,7 @@ export {
 } from './detect.js';
 export { isEncryptedOoxml } from './detect-containers.js';
 export {
+  carriesAudio,
   extensionOf,
   formatFromExtension,
   formatFromMime,

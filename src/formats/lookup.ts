@@ -87,3 +87,13 @@ export function extensionOf(name: FormatName): string {
 export function formatsByFamily(family: FormatFamily): readonly FormatDefinition[] {
   return byFamily.get(family) ?? [];
 }
+
+/**
+ * Whether content in this format can hold sound: video and audio formats. Images (a GIF or an
+ * animated WebP too) and documents cannot, so nothing converted from them has a soundtrack. An
+ * unknown name is given the benefit of the doubt.
+ */
+export function carriesAudio(name: FormatName): boolean {
+  const family = getFormat(name)?.family;
+  return family === undefined || family === 'video' || family === 'audio';
+}

@@ -5,6 +5,11 @@
  * "Best" is lexicographic: fewest lossy steps first (a lossless detour beats a cheaper path
  * that re-encodes twice), then the lowest total cost, then the fewest steps. All three are
  * non-negative and additive, so Dijkstra over the tuple finds the optimum.
+ *
+ * Sound is tracked along a chain: content that has been in a format without sound (a PNG, a
+ * GIF) has none, so a step that reads sound (`needsAudio`: a soundtrack to mp3) is never offered
+ * after it. Without that, png -> gif -> mp4 -> mp3 looked like a conversion and could only fail
+ * with "no audio stream". The search therefore runs over (format, still has sound) pairs.
  */
 import { FileconvError } from '../errors.js';
 import type { FormatName } from '../formats/types.js';
@@ -28,6 +33,14 @@ export interface ConversionPlan {
   lossySteps: number;
 }
 
+export interface ConversionGraphOptions {
+  /**
+   * Whether a format can hold sound (video and audio formats do). Default: every format can, so
+   * nothing is ruled out.
+   */
+  carriesAudio?: (format: FormatName) => boolean;
+}
+
 export interface FindPathOptions {
   /** Longest chain considered. Default 3: longer chains are slow and rarely what anyone wants. */
   maxSteps?: number;
@@ -45,15 +58,35 @@ function lighter(a: Weight, b: Weight): boolean {
   return a.steps < b.steps;
 }
 
+/** A step as the graph keeps it: the plan's step, and whether it reads sound. */
+interface GraphStep {
+  step: ConversionStep;
+  needsAudio: boolean;
+}
+
+/** A chain found so far: where it ends, whether its content still has sound, its weight. */
+interface Reached {
+  format: FormatName;
+  silent: boolean;
+  weight: Weight;
+  steps: ConversionStep[];
+}
+
 export class ConversionGraph {
   /** Outgoing steps by source format; for each (from, to) pair only the best converter's step. */
-  private readonly outgoing = new Map<FormatName, Map<FormatName, ConversionStep>>();
+  private readonly outgoing = new Map<FormatName, Map<FormatName, GraphStep>>();
+  private readonly carriesAudio: (format: FormatName) => boolean;
+
+  constructor(options: ConversionGraphOptions = {}) {
+    this.carriesAudio = options.carriesAudio ?? (() => true);
+  }
 
   /** Builds the graph from converters' declared edges; the first converter wins ties. */
   static fromConverters(
     converters: readonly { name: string; edges: readonly ConversionEdge[] }[],
+    options: ConversionGraphOptions = {},
   ): ConversionGraph {
-    const graph = new ConversionGraph();
+    const graph = new ConversionGraph(options);
     for (const converter of converters) {
       for (const edge of converter.edges) graph.addEdge(converter.name, edge);
     }
@@ -81,12 +114,13 @@ export class ConversionGraph {
       this.outgoing.set(edge.from, byTarget);
     }
     const existing = byTarget.get(edge.to);
-    if (!existing || lighter(weightOf(step), weightOf(existing))) byTarget.set(edge.to, step);
+    if (!existing || lighter(weightOf(step), weightOf(existing.step)))
+      byTarget.set(edge.to, { step, needsAudio: edge.needsAudio ?? false });
   }
 
   /** Every step in the graph. */
   steps(): ConversionStep[] {
-    return [...this.outgoing.values()].flatMap((byTarget) => [...byTarget.values()]);
+    return [...this.outgoing.values()].flatMap((byTarget) => [...byTarget.values()].map(({ step }) => step));
   }
 
   /** Formats that appear as a source of at least one edge. */
@@ -102,7 +136,7 @@ export class ConversionGraph {
     const maxSteps = options.maxSteps ?? 3;
     if (from === to) {
       const self = this.outgoing.get(from)?.get(to);
-      if (self) return planOf(from, to, [self]);
+      if (self) return planOf(from, to, [self.step]);
       throw unsupported(from, to);
     }
     const best = this.shortestPaths(from, maxSteps);
@@ -125,36 +159,50 @@ export class ConversionGraph {
     return [...reachable].sort();
   }
 
-  /** Dijkstra over (lossy, cost, steps) from one source, bounded by maxSteps. */
+  /**
+   * Dijkstra over (lossy, cost, steps) from one source, bounded by maxSteps, over (format, has
+   * sound) states; for each format reached, its lightest chain.
+   */
   private shortestPaths(
     from: FormatName,
     maxSteps: number,
   ): Map<FormatName, { weight: Weight; steps: ConversionStep[] }> {
-    const settled = new Map<FormatName, { weight: Weight; steps: ConversionStep[] }>();
-    const frontier = new Map<FormatName, { weight: Weight; steps: ConversionStep[] }>([
-      [from, { weight: { lossy: 0, cost: 0, steps: 0 }, steps: [] }],
-    ]);
+    const stateKey = (format: FormatName, silent: boolean) => `${silent ? 's' : 'a'}:${format}`;
+    const start: Reached = {
+      format: from,
+      silent: !this.carriesAudio(from),
+      weight: { lossy: 0, cost: 0, steps: 0 },
+      steps: [],
+    };
+    const settled = new Set<string>();
+    const frontier = new Map<string, Reached>([[stateKey(from, start.silent), start]]);
+    const best = new Map<FormatName, { weight: Weight; steps: ConversionStep[] }>();
     while (frontier.size > 0) {
-      let current: FormatName | undefined;
-      for (const [format, entry] of frontier) {
+      let current: string | undefined;
+      for (const [key, entry] of frontier) {
         const currentEntry = current === undefined ? undefined : frontier.get(current);
-        if (!currentEntry || lighter(entry.weight, currentEntry.weight)) current = format;
+        if (!currentEntry || lighter(entry.weight, currentEntry.weight)) current = key;
       }
       if (current === undefined) break;
       const entry = frontier.get(current)!;
       frontier.delete(current);
-      settled.set(current, entry);
+      settled.add(current);
+      // States settle lightest first, so a format's first settled state holds its best chain.
+      if (!best.has(entry.format)) best.set(entry.format, { weight: entry.weight, steps: entry.steps });
       if (entry.weight.steps >= maxSteps) continue;
-      for (const step of this.outgoing.get(current)?.values() ?? []) {
-        if (settled.has(step.to)) continue;
+      for (const { step, needsAudio } of this.outgoing.get(entry.format)?.values() ?? []) {
+        if (needsAudio && entry.silent) continue;
+        const silent = entry.silent || !this.carriesAudio(step.to);
+        const key = stateKey(step.to, silent);
+        if (settled.has(key)) continue;
         const weight = addWeight(entry.weight, step);
-        const known = frontier.get(step.to);
+        const known = frontier.get(key);
         if (!known || lighter(weight, known.weight))
-          frontier.set(step.to, { weight, steps: [...entry.steps, step] });
+          frontier.set(key, { format: step.to, silent, weight, steps: [...entry.steps, step] });
       }
     }
-    settled.delete(from);
-    return settled;
+    best.delete(from);
+    return best;
   }
 }
 

@@ -1,2 +1,2 @@
-export type { ConversionPlan, ConversionStep, FindPathOptions } from './graph.js';
+export type { ConversionGraphOptions, ConversionPlan, ConversionStep, FindPathOptions } from './graph.js';
 export { ConversionGraph } from './graph.js';

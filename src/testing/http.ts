@@ -22,6 +22,7 @@ import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { createMemoryCounterStore } from '../../adapters/counters/memory.js';
 import type { HttpServiceOptions } from '../../adapters/http/service.js';
@@ -432,15 +433,67 @@ export function testHttpService(
       await withService({ counters: createMemoryCounterStore({ now }), now }, async (url) => {
         let last: Reply | undefined;
         for (let request = 1; request <= 60; request++) {
-          last = await send(`${url}/api/health`);
+          last = await send(`${url}/api/usage`);
           expect(last.status).toBe(200);
           expect(last.headers.get('ratelimit-policy'), 'RateLimit-Policy').toBeTruthy();
           expect(last.headers.get('ratelimit'), 'RateLimit').toMatch(/;r=\d+;t=\d+/);
           expect(last.headers.get('x-ratelimit-remaining')).toBe(String(60 - request));
         }
-        const refused = await send(`${url}/api/health`);
+        const refused = await send(`${url}/api/usage`);
         expectError(refused, 429, 'RATE_LIMITED', 'the 61st request in a minute');
         expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+        // Health and readiness answer a client that is past its limit: monitors are never refused.
+        expect((await send(`${url}/api/health`)).status).toBe(200);
+        expect((await send(`${url}/api/ready`)).status).toBe(200);
+      });
+    });
+
+    it('never rate-limits health and readiness: 100 probes from one address, none refused', async () => {
+      const now = () => Date.UTC(2026, 0, 5, 12, 0, 1);
+      await withService({ counters: createMemoryCounterStore({ now }), now }, async (url) => {
+        for (let probe = 1; probe <= 100; probe++) {
+          for (const path of ['/api/health', '/api/ready']) {
+            const reply = await send(`${url}${path}`);
+            expect([200, 503], `${path} probe ${probe}: ${reply.status}`).toContain(reply.status);
+            expect(reply.headers.get('ratelimit-policy'), `${path} spends no rate limit`).toBeNull();
+          }
+        }
+        // Nor did they spend the limit of the client's other requests.
+        expect((await send(`${url}/api/usage`)).headers.get('x-ratelimit-remaining')).toBe('59');
+      });
+    });
+
+    it('compresses large JSON answers for clients that accept it, never a download', async () => {
+      await withService({}, async (url) => {
+        const plain = await rawGet(`${url}/api/openapi.json`, {});
+        expect(plain.status).toBe(200);
+        expect(plain.headers['content-encoding'], 'no Accept-Encoding: identity').toBeUndefined();
+        expect(String(plain.headers.vary)).toMatch(/accept-encoding/i);
+        for (const coding of ['gzip', 'br'] as const) {
+          const coded = await rawGet(`${url}/api/openapi.json`, { 'accept-encoding': coding });
+          expect(coded.headers['content-encoding'], coding).toBe(coding);
+          expect(String(coded.headers.vary)).toMatch(/accept-encoding/i);
+          const decoded = coding === 'gzip' ? gunzipSync(coded.body) : brotliDecompressSync(coded.body);
+          expect(decoded.equals(plain.body), `${coding} decodes to the same JSON`).toBe(true);
+          expect(coded.body.length).toBeLessThan(plain.body.length / 2);
+        }
+        // A converted file is sent as it is, whatever the client accepts.
+        const text = 'a download is never re-encoded\n'.repeat(200);
+        const uploaded = await send(`${url}/api/upload`, {
+          method: 'POST',
+          body: multipart([{ field: 'file', name: 'big.txt', bytes: Buffer.from(text) }]),
+        });
+        const converted = await send(`${url}/api/convert`, {
+          method: 'POST',
+          json: { fileId: uploaded.body.fileId, fileName: 'big.txt', targetFormat: 'md' },
+        });
+        expect(converted.status).toBe(200);
+        const download = await rawGet(`${url}/api/download?id=${converted.body.downloadId}`, {
+          'accept-encoding': 'gzip, br',
+        });
+        expect(download.status).toBe(200);
+        expect(download.headers['content-encoding']).toBeUndefined();
+        expect(download.body.toString()).toBe(fakeOutputHeader('fake', 'txt', 'md') + text);
       });
     });
 
@@ -499,5 +552,28 @@ function streamUpload(url: string, size: number): Promise<{ status: number; text
     };
     req.write(head);
     write();
+  });
+}
+
+/**
+ * A GET through node:http, which sends only the headers given and decodes nothing (fetch adds
+ * its own Accept-Encoding and decompresses): what a client of a given Accept-Encoding receives.
+ */
+function rawGet(
+  url: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { headers, signal: AbortSignal.timeout(20_000) });
+    req.on('error', reject);
+    req.on('response', (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (data: Buffer) => chunks.push(data));
+      res.on('end', () =>
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }),
+      );
+      res.on('error', reject);
+    });
+    req.end();
   });
 }

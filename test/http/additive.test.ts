@@ -2,13 +2,17 @@
  * The additive endpoints (GET /api/formats, GET /api/health, DELETE /api/jobs/{id}) and result
  * expiry: a discarded or swept result is gone (status expired, download 410 RESULT_EXPIRED).
  */
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
+import { createFfmpegConverter } from '../../adapters/converters/ffmpeg.js';
+import { createSharpConverter } from '../../adapters/converters/sharp.js';
 import {
   call,
   expectAlive,
   expectError,
   fixture,
   pollJob,
+  rawRequest,
   startServer,
   uploadA,
   uploadB,
@@ -34,6 +38,100 @@ describe('GET /api/formats and /api/health', () => {
     expect(png).toMatchObject({ lossy: false, path: ['jpg', 'png'] });
     // Only conversions that can run here are listed.
     expect(jpg.targets.map((target: { format: string }) => target.format)).not.toContain('mp3');
+  });
+
+  it('is compressed for a client that accepts it, identical once decoded; identity otherwise', async () => {
+    const server = await startServer();
+    const url = `${server.url}/api/formats`;
+    const plain = await rawRequest(url, { method: 'GET' });
+    expect(plain.status).toBe(200);
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    expect(plain.headers.vary).toMatch(/accept-encoding/i);
+    expect(Number(plain.headers['content-length'] ?? plain.body.length)).toBe(plain.body.length);
+    const gzipped = await rawRequest(url, { method: 'GET', headers: { 'accept-encoding': 'gzip' } });
+    expect(gzipped.headers['content-encoding']).toBe('gzip');
+    expect(gzipped.headers.vary).toMatch(/accept-encoding/i);
+    expect(Number(gzipped.headers['content-length'])).toBe(gzipped.body.length);
+    expect(gunzipSync(gzipped.body).equals(plain.body)).toBe(true);
+    expect(gzipped.body.length).toBeLessThan(plain.body.length / 5);
+    // br where both are accepted; gzip;q=0 is a refusal, not a preference.
+    const br = await rawRequest(url, { method: 'GET', headers: { 'accept-encoding': 'gzip, deflate, br' } });
+    expect(br.headers['content-encoding']).toBe('br');
+    expect(brotliDecompressSync(br.body).equals(plain.body)).toBe(true);
+    const refused = await rawRequest(url, { method: 'GET', headers: { 'accept-encoding': 'gzip;q=0' } });
+    expect(refused.headers['content-encoding']).toBeUndefined();
+    // HEAD tells what GET would send.
+    const head = await rawRequest(url, { method: 'HEAD', headers: { 'accept-encoding': 'gzip' } });
+    expect(head.headers['content-encoding']).toBe('gzip');
+    expect(head.headers['content-length']).toBe(gzipped.headers['content-length']);
+    expect(head.body.length).toBe(0);
+    // Small answers are not worth it.
+    const health = await rawRequest(`${server.url}/api/health`, {
+      method: 'GET',
+      headers: { 'accept-encoding': 'gzip' },
+    });
+    expect(health.body.length).toBeLessThan(1024);
+    expect(health.headers['content-encoding']).toBeUndefined();
+  });
+
+  it('is cacheable: a strong ETag per coding, 304 on If-None-Match', async () => {
+    const server = await startServer();
+    const url = `${server.url}/api/formats`;
+    const plain = await rawRequest(url, { method: 'GET' });
+    const etag = String(plain.headers.etag);
+    expect(etag).toMatch(/^"[\w-]{20,}"$/);
+    expect(plain.headers['cache-control']).toBe('public, max-age=300');
+    const gzipped = await rawRequest(url, { method: 'GET', headers: { 'accept-encoding': 'gzip' } });
+    expect(gzipped.headers.etag).toBe(`${etag.slice(0, -1)}-gzip"`);
+    // The same body again: the same tag.
+    expect((await rawRequest(url, { method: 'GET' })).headers.etag).toBe(etag);
+
+    const revalidated = await rawRequest(url, { method: 'GET', headers: { 'if-none-match': etag } });
+    expect(revalidated.status).toBe(304);
+    expect(revalidated.body.length).toBe(0);
+    expect(revalidated.headers.etag).toBe(etag);
+    expect(revalidated.headers['cache-control']).toBe('public, max-age=300');
+    // A cache holding the gzip'd copy revalidates it with its own tag.
+    const coded = await rawRequest(url, {
+      method: 'GET',
+      headers: { 'if-none-match': String(gzipped.headers.etag), 'accept-encoding': 'gzip' },
+    });
+    expect(coded.status).toBe(304);
+    expect(coded.headers.etag).toBe(gzipped.headers.etag);
+    expect(coded.headers.vary).toMatch(/accept-encoding/i);
+    // Another tag: the whole list.
+    const stale = await rawRequest(url, { method: 'GET', headers: { 'if-none-match': '"something-else"' } });
+    expect(stale.status).toBe(200);
+    expect(stale.body.equals(plain.body)).toBe(true);
+  });
+
+  it('lists no audio target for a still image, and refuses such a job when it is created', async () => {
+    // sharp writes gif, ffmpeg turns gif into mp4 and mp4 into mp3: three steps, no sound.
+    const server = await startServer({
+      engine: { converters: [createSharpConverter(), createFfmpegConverter()] },
+    });
+    const response = await call(server, 'GET', '/api/formats');
+    const targetsOf = (name: string): string[] =>
+      response.body.formats
+        .find((format: { name: string }) => format.name === name)
+        .targets.map((target: { format: string }) => target.format);
+    for (const image of ['png', 'jpg', 'webp', 'gif']) {
+      expect(targetsOf(image), image).toContain('mp4');
+      for (const audio of ['mp3', 'wav', 'flac', 'ogg']) expect(targetsOf(image), image).not.toContain(audio);
+    }
+    expect(targetsOf('mp4')).toContain('mp3');
+
+    const bytes = await fixture('fixture.png');
+    const granted = await uploadA(server, bytes, 'a.png', 'image/png');
+    const created = await call(server, 'POST', '/api/jobs/create', {
+      json: { fileKey: granted.fileKey, sourceFormat: 'png', targetFormat: 'mp3', fileSize: bytes.length },
+    });
+    expectError(created, 422, 'UNSUPPORTED_CONVERSION');
+    const uploaded = await uploadB(server, bytes, 'b.png');
+    const converted = await call(server, 'POST', '/api/convert', {
+      json: { fileId: uploaded.body.fileId, fileName: 'b.png', targetFormat: 'wav' },
+    });
+    expectError(converted, 422, 'UNSUPPORTED_CONVERSION');
   });
 
   it('health answers ok with the converters', async () => {

@@ -109,7 +109,7 @@ describe('response schemas match real responses', () => {
     const invalid = await call(server, 'POST', '/api/jobs/create', { json: { fileKey: 1 } });
     expectConforms(errorResponse, invalid, 400);
     expect(invalid.body.error.details.issues.length).toBeGreaterThan(0);
-    const unauthorized = await call(server, 'GET', '/api/health', {
+    const unauthorized = await call(server, 'GET', '/api/usage', {
       headers: { authorization: 'Bearer nope' },
     });
     expectConforms(errorResponse, unauthorized, 401);
