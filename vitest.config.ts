@@ -16,7 +16,10 @@ const sourceAliases = Object.entries(pkg.exports).flatMap(([subpath, target]) =>
         {
           find: new RegExp(`^fileconv${subpath.slice(1)}$`),
           replacement: fileURLToPath(
-            new URL(target.import.default.replace(/^\.\/dist\//, './').replace(/\.js$/, '.ts'), import.meta.url),
+            new URL(
+              target.import.default.replace(/^\.\/dist\//, './').replace(/\.js$/, '.ts'),
+              import.meta.url,
+            ),
           ),
         },
       ],
