@@ -144,7 +144,7 @@ async function convertInWorkDir(
   options: DirectConvertOptions,
 ): Promise<{ report: ConversionReport; outputPath: string }> {
   const budgets = options.limits === undefined ? undefined : checkWorkLimits(options.limits);
-  const planned = await planConversion(context, from, target, options.options);
+  const planned = await planConversion(context, from, target, options.options, true);
   const signal = conversionSignal(options.timeoutMs ?? context.timeoutMs, options.signal);
   const result = await runChain({
     plan: planned.plan,

@@ -4,7 +4,7 @@
  */
 import { open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { FileconvError } from './errors.js';
+import { FileconvError, isFileconvError } from './errors.js';
 import { carriesAudio, DETECTION_BYTES } from './formats/index.js';
 import type { FormatName } from './formats/types.js';
 import type { ConversionPlan } from './graph/index.js';
@@ -91,8 +91,15 @@ export interface EngineContext {
    * The best chain from `from` to `to` over the available converters, the same as
    * `graph().findPath`, but checking only the engines on the candidate path: a JPEG -> WebP
    * conversion loads sharp, never pdf.js, exceljs or LibreOffice (the CLI's start-up time).
+   * With `explainMissing`, no path but through an unavailable engine is ENGINE_UNAVAILABLE
+   * naming it and its install line, rather than UNSUPPORTED_CONVERSION.
    */
-  findPath(from: FormatName, to: FormatName, maxSteps?: number): Promise<ConversionPlan>;
+  findPath(
+    from: FormatName,
+    to: FormatName,
+    maxSteps?: number,
+    options?: { explainMissing?: boolean },
+  ): Promise<ConversionPlan>;
   /** Availability of every converter (each computed once). */
   availability(): Promise<Map<string, Availability>>;
   /** Notified with the new record after every change this process saves (waitForJob listens). */
@@ -211,20 +218,31 @@ export function createEngineContext(options: EngineOptions): EngineContext {
       ).then((entries) => new Map(entries));
       return availability;
     },
-    async findPath(from, to, maxSteps = context.maxSteps) {
+    async findPath(from, to, maxSteps = context.maxSteps, { explainMissing = false } = {}) {
       // Each round either returns or leaves out at least one more converter, so it ends. A path
       // that is best over a superset of the available converters and uses only available ones is
       // also best over the available ones alone: the answer is the one graph() would give.
       const excluded = new Set<string>();
+      // What the best path would have needed, had its engines been installed: when no path is
+      // left, that (with its install line) is the answer, not "no converter".
+      let wanted: (readonly [string, Availability])[] | undefined;
       for (;;) {
-        const plan = optimisticGraph(excluded).findPath(from, to, { maxSteps });
+        let plan: ConversionPlan;
+        try {
+          plan = optimisticGraph(excluded).findPath(from, to, { maxSteps });
+        } catch (error) {
+          if (explainMissing && wanted && isFileconvError(error, 'UNSUPPORTED_CONVERSION'))
+            throw engineMissing(from, to, wanted);
+          throw error;
+        }
         const names = [...new Set(plan.steps.map((step) => step.converter))];
         const checks = await Promise.all(
           names.map(async (name) => [name, await availabilityOf(converters.get(name)!)] as const),
         );
-        const missing = checks.filter(([, result]) => !result.ok).map(([name]) => name);
+        const missing = checks.filter(([, result]) => !result.ok);
         if (missing.length === 0) return plan;
-        for (const name of missing) excluded.add(name);
+        wanted ??= missing;
+        for (const [name] of missing) excluded.add(name);
       }
     },
     graph() {
@@ -238,6 +256,22 @@ export function createEngineContext(options: EngineOptions): EngineContext {
     },
   };
   return context;
+}
+
+/** ENGINE_UNAVAILABLE for a conversion only engines that are not available here could make. */
+function engineMissing(
+  from: string,
+  to: string,
+  wanted: readonly (readonly [string, Availability])[],
+): FileconvError {
+  const [name, availability] = wanted[0]!;
+  const why = availability.reason ? ` (${availability.reason})` : '';
+  const install = availability.install ? `: run \`${availability.install}\`` : '';
+  return new FileconvError(
+    'ENGINE_UNAVAILABLE',
+    `Turning ${from} into ${to} needs the ${name} engine, which is not available here${why}${install}`,
+    { details: { converter: name, ...(availability.install ? { install: availability.install } : {}) } },
+  );
 }
 
 /** How to give an engine each port jobs need: named in every "the engine has no X" error. */

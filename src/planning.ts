@@ -74,15 +74,21 @@ export interface PlannedConversion {
   packaging: OutputPackaging | undefined;
 }
 
-/** The chain from `from` to the target, and the options validated for it. */
+/**
+ * The chain from `from` to the target, and the options validated for it. With `explainMissing`
+ * (a direct conversion: the caller runs this machine), a conversion only uninstalled engines
+ * could make is ENGINE_UNAVAILABLE with their install line; otherwise (an API client, who sees
+ * only what GET /api/formats offers) it is UNSUPPORTED_CONVERSION.
+ */
 export async function planConversion(
   context: EngineContext,
   from: FormatName,
   target: string,
   options: Record<string, unknown> | undefined,
+  explainMissing = false,
 ): Promise<PlannedConversion> {
   const to = requireFormat(target).name;
-  const plan = await context.findPath(from, to);
+  const plan = await context.findPath(from, to, undefined, { explainMissing });
   const validated = validateOptions(plan, context.converters, options);
   return { plan, options: validated, packaging: outputPackaging(plan, context.converters, validated) };
 }

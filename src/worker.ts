@@ -217,7 +217,12 @@ async function convertJob(
  */
 async function replan(context: EngineContext, job: Job): Promise<ConversionPlan> {
   const steps = await Promise.all(
-    job.path.slice(1).map(async (to, index) => (await context.findPath(job.path[index]!, to, 1)).steps[0]!),
+    job.path
+      .slice(1)
+      .map(
+        async (to, index) =>
+          (await context.findPath(job.path[index]!, to, 1, { explainMissing: true })).steps[0]!,
+      ),
   );
   return {
     from: job.sourceFormat,

@@ -17,7 +17,7 @@
  * copy: a FileconvError of one copy of fileconv is no FileconvError to another.
  */
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, lstatSync, mkdirSync, readdirSync, rmSync, statSync, unlinkSync } from 'node:fs';
+import { cpSync, existsSync, lstatSync, mkdirSync, rmSync, unlinkSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
@@ -28,6 +28,7 @@ import type {
   testHttpService as TestHttpService,
 } from 'fileconv/testing';
 import { afterAll, beforeAll, it } from 'vitest';
+import { assertBuiltPackageFresh } from './helpers/built-package.js';
 import { describeWithEngine } from './helpers/engines.js';
 import { listening } from './helpers/listening.js';
 
@@ -114,13 +115,7 @@ describeWithEngine('Next.js', suite !== undefined, INSTALL, 'examples/nextjs on 
  * of the built package; answers the path of its fileconv/testing entry.
  */
 function stageFileconv(): string {
-  const built = join(root, 'dist/src/index.js');
-  const stale = newestSource(['src', 'adapters', 'client']);
-  if (!existsSync(built) || statSync(built).mtimeMs < stale.mtimeMs) {
-    throw new Error(
-      `dist/ is older than ${stale.path}: run \`npm run build\` (the Next.js app runs the built package)`,
-    );
-  }
+  assertBuiltPackageFresh();
   const target = join(appDir, 'node_modules/fileconv');
   const existing = lstatSync(target, { throwIfNoEntry: false });
   if (existing?.isSymbolicLink()) unlinkSync(target);
@@ -129,17 +124,4 @@ function stageFileconv(): string {
   cpSync(join(root, 'package.json'), join(target, 'package.json'));
   cpSync(join(root, 'dist'), join(target, 'dist'), { recursive: true });
   return join(target, 'dist/src/testing/index.js');
-}
-
-function newestSource(dirs: string[]): { path: string; mtimeMs: number } {
-  let newest = { path: '', mtimeMs: 0 };
-  for (const dir of dirs) {
-    for (const entry of readdirSync(join(root, dir), { recursive: true, withFileTypes: true })) {
-      if (!entry.isFile()) continue;
-      const path = join(entry.parentPath, entry.name);
-      const { mtimeMs } = statSync(path);
-      if (mtimeMs > newest.mtimeMs) newest = { path, mtimeMs };
-    }
-  }
-  return newest;
 }
