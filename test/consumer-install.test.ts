@@ -76,14 +76,22 @@ const meta = await sharp('esm.webp').metadata();
 console.log(JSON.stringify([meta.format, meta.width, meta.height]));
 `;
 
-/** Converts fixture.png from CommonJS and from ESM in `dir`; both must give a 64x48 WebP. */
+/**
+ * Converts fixture.png from CommonJS, from ESM and with the CLI in `dir`; each must give a 64x48
+ * WebP and print no warning (a missing optional engine must stay silent until it is needed).
+ */
 function convertsPng(dir: string): void {
   writeFileSync(join(dir, 'convert.cjs'), CJS);
   writeFileSync(join(dir, 'convert.mjs'), ESM);
   const png = join(ROOT, 'fixtures/fixture.png');
   for (const script of ['convert.cjs', 'convert.mjs']) {
-    expect(JSON.parse(ok(run('node', [script, png], dir)))).toEqual(['webp', 64, 48]);
+    const result = run('node', [script, png], dir);
+    expect(JSON.parse(ok(result))).toEqual(['webp', 64, 48]);
+    expect(result.stderr).toBe('');
   }
+  const cli = run('node', ['node_modules/.bin/fileconv', 'convert', png, 'cli.webp', '--quiet'], dir);
+  ok(cli);
+  expect(cli.stderr).toBe('');
 }
 
 interface DoctorReport {
