@@ -106,6 +106,9 @@ describeWithEngine('Next.js', suite !== undefined, INSTALL, 'examples/nextjs on 
       // tells no length; and its router answers a path that is not valid percent-encoding
       // before any route runs (a plain-text 500 in an App Router app).
       frameworkLimits: { dropsContentLength: true, refusesMalformedPaths: true },
+      // A fetch handler leaves compression to its framework (Next.js drops a route's own
+      // Content-Encoding, so the service must not encode).
+      compression: false,
     },
   );
 });

@@ -38,7 +38,10 @@ export interface FetchConnectionInfo {
 export type FetchHandler = (request: Request, connection?: FetchConnectionInfo) => Promise<Response>;
 
 export function createFetchHandler(engine: Engine, options: FetchHandlerOptions = {}): FetchHandler {
-  return fetchHandlerFor(createHttpService(engine, options), options.basePath);
+  // Off unless asked for: the framework around a fetch handler compresses (Next.js, Deno.serve,
+  // Hono's compress middleware), and Next.js drops a route's own Content-Encoding header.
+  const service = createHttpService(engine, { ...options, compression: options.compression ?? false });
+  return fetchHandlerFor(service, options.basePath);
 }
 
 /** The fetch handler of an existing service (one service can back several adapters). */

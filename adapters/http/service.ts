@@ -41,6 +41,12 @@ export interface HttpServiceOptions {
   signingSecret?: string | Uint8Array;
   /** The service's public base URL (e.g. https://api.example.com/convert) for links behind a proxy. Default: from each request. */
   publicUrl?: string;
+  /**
+   * Compress answers where it pays (JSON, the docs page, the web page; never a download), br or
+   * gzip as the client accepts. Default true, except in createFetchHandler: web frameworks
+   * compress for themselves there, and Next.js drops a route's Content-Encoding header.
+   */
+  compression?: boolean;
   /** The plans: limits, priorities, batch. Default DEFAULT_PLANS (the specification's values). */
   plans?: PlanTable;
   /** Where API keys live; without it, requests with an Authorization header are refused (401). */
@@ -128,6 +134,7 @@ export function createHttpService(engine: Engine, options: HttpServiceOptions = 
     throw new FileconvError('CONFIG', missingPortsMessage('createHttpService', missing));
   }
   const onError = options.onError ?? ((error: unknown) => console.error(error));
+  const compression = options.compression ?? true;
   if (engine.workerStatus() === 'none') warnWithoutWorker(engine, onError);
   const now = options.now ?? Date.now;
   const access: AccessSettings = {
@@ -197,10 +204,12 @@ export function createHttpService(engine: Engine, options: HttpServiceOptions = 
         answer = failure(error, call.headers);
       }
       // Before HEAD drops the body: HEAD tells the same Content-Encoding and length as GET.
-      answer = await compressAnswer(answer, exchange.header('accept-encoding')).catch((error: unknown) => {
-        onError(error);
-        return answer;
-      });
+      if (compression) {
+        answer = await compressAnswer(answer, exchange.header('accept-encoding')).catch((error: unknown) => {
+          onError(error);
+          return answer;
+        });
+      }
       if (exchange.method === 'HEAD' && answer.body !== null) {
         if (typeof answer.body === 'object' && 'destroy' in answer.body) answer.body.destroy();
         answer.body = null;

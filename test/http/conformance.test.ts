@@ -24,14 +24,18 @@ testHttpService('Express', ({ engine, options, basePath }) => {
   return listening(createServer(app), basePath);
 });
 
-testHttpService('fetch handler (@hono/node-server)', ({ engine, options, basePath }) => {
-  const handler = createFetchHandler(engine, { ...options, basePath });
-  const server = createAdaptorServer({
-    fetch: (request: Request, env: { incoming: { socket: { remoteAddress?: string | undefined } } }) =>
-      handler(request, { remoteAddress: env.incoming.socket.remoteAddress }),
-  }) as Server;
-  return listening(server, basePath);
-});
+testHttpService(
+  'fetch handler (@hono/node-server)',
+  ({ engine, options, basePath }) => {
+    const handler = createFetchHandler(engine, { ...options, basePath });
+    const server = createAdaptorServer({
+      fetch: (request: Request, env: { incoming: { socket: { remoteAddress?: string | undefined } } }) =>
+        handler(request, { remoteAddress: env.incoming.socket.remoteAddress }),
+    }) as Server;
+    return listening(server, basePath);
+  },
+  { compression: false },
+);
 
 testHttpService('Fastify', async ({ engine, options, basePath }) => {
   // forceCloseConnections: close() drops keep-alive sockets too. Without it a socket whose last

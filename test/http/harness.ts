@@ -285,7 +285,8 @@ function mountService(engine: Engine, options: HttpServiceOptions): Mounted {
         server: createServer(createNodeHandler(engine, { ...options, basePath: PREFIX })),
       };
     case 'fetch': {
-      const handler = createFetchHandler(engine, { ...options, basePath: PREFIX });
+      // Compression on: these suites check the service's answers, compressed ones included.
+      const handler = createFetchHandler(engine, { compression: true, ...options, basePath: PREFIX });
       const server = createAdaptorServer({
         fetch: (request: Request, env: { incoming: { socket: { remoteAddress?: string | undefined } } }) =>
           handler(request, { remoteAddress: env.incoming.socket.remoteAddress }),
