@@ -35,6 +35,7 @@ import { edgeGuard, parseOptions } from './converter-kit.js';
 import { loadSharp } from './image/engines.js';
 import { moveIntoPlace } from './image/output.js';
 
+export type { BrowserPoolStats as ChromiumStats } from './browser/browser-pool.js';
 export { CHROMIUM_EDGES } from './browser/chromium-edges.js';
 export { CHROMIUM_INSTALL } from './browser/chromium-locate.js';
 export {
@@ -43,7 +44,6 @@ export {
   type ChromiumScreenshotOptions,
   chromiumPdfOptionsSchema,
 } from './browser/chromium-options.js';
-export type { BrowserPoolStats as ChromiumStats } from './browser/browser-pool.js';
 
 export interface ChromiumConverterOptions {
   /** The browser. Default: CHROMIUM_PATH, else chromium, chromium-browser or google-chrome on PATH. */
@@ -178,7 +178,8 @@ export function createChromiumConverter(options: ChromiumConverterOptions = {}):
     });
     throwIfAborted(ctx.signal);
     ctx.onProgress(0.9);
-    const data = ctx.to === 'webp' ? await toWebp(rendered.data, options as ChromiumScreenshotOptions) : rendered.data;
+    const data =
+      ctx.to === 'webp' ? await toWebp(rendered.data, options as ChromiumScreenshotOptions) : rendered.data;
     const scratch = join(ctx.tempDir, `chromium-${randomUUID()}.${ctx.to}`);
     await writeFile(scratch, data);
     await moveIntoPlace(scratch, ctx.outputPath);

@@ -220,7 +220,11 @@ export class BrowserPool {
         headless: true,
         host: '127.0.0.1',
         timeout: this.settings.launchTimeoutMs,
-        args: [...SWITCHES, `--js-flags=--max-old-space-size=${this.settings.jsHeapMb}`, ...this.settings.args],
+        args: [
+          ...SWITCHES,
+          `--js-flags=--max-old-space-size=${this.settings.jsHeapMb}`,
+          ...this.settings.args,
+        ],
         // A proxy nobody listens on (port 9, discard), loopback included: see SWITCHES.
         proxy: { server: 'http://127.0.0.1:9', bypass: '' },
         // Playwright's own signal handlers would kill the browser under the host's feet; the

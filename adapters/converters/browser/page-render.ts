@@ -194,7 +194,9 @@ async function printPdf(page: Page, options: ChromiumPdfOptions): Promise<Buffer
       displayHeaderFooter: withTemplates,
       // Chromium prints its own date and title when one template is given alone: an empty span
       // keeps the other edge empty.
-      ...(withTemplates ? { headerTemplate: header ?? '<span></span>', footerTemplate: footer ?? '<span></span>' } : {}),
+      ...(withTemplates
+        ? { headerTemplate: header ?? '<span></span>', footerTemplate: footer ?? '<span></span>' }
+        : {}),
       outline: false,
       tagged: true,
     });
@@ -214,10 +216,10 @@ async function takeScreenshot(page: Page, job: RenderJob): Promise<Buffer> {
   const viewport = page.viewportSize() ?? { width: 0, height: 0 };
   // The page's size is read by the DevTools protocol, which works with the page's scripts off.
   const [width, height] = fullPage
-    ? await page.evaluate(
+    ? ((await page.evaluate(
         // A string: this package is compiled without the DOM's types.
         '[Math.max(document.documentElement.scrollWidth, innerWidth), Math.max(document.documentElement.scrollHeight, innerHeight)]',
-      ) as [number, number]
+      )) as [number, number])
     : [viewport.width, viewport.height];
   const pixels = Math.ceil((width ?? 0) * scale) * Math.ceil((height ?? 0) * scale);
   if (pixels > job.maxPixels) {
