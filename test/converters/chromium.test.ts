@@ -242,14 +242,45 @@ describeWithEngine('chromium', AVAILABLE, CHROMIUM_INSTALL, 'chromium converter'
 <img src="${origin}/image.png">
 <link rel="stylesheet" href="file:///etc/passwd">
 <iframe src="${origin}/frame"></iframe>
-<iframe src="file:///etc/passwd"></iframe>
-<meta http-equiv="refresh" content="0; url=${origin}/refresh">`;
+<iframe src="file:///etc/passwd"></iframe>`;
     const ctx = await htmlContext(ws, html, 'pdf');
     await converter.convert(ctx);
     expect(await pdfText(ctx.outputPath)).toContain('Still here');
     expect(await pdfText(ctx.outputPath)).not.toContain('root:');
     expect(connections).toBe(0);
     expect(blocked).toEqual(expect.arrayContaining([`${origin}/image.png`, `${origin}/frame`]));
+  });
+
+  it.each([
+    ['a meta refresh', (url: string) => `<meta http-equiv="refresh" content="0; url=${url}"><p>Away</p>`, {}],
+    [
+      'a script',
+      (url: string) => `<p>Away</p><script>location.href = '${url}'</script>`,
+      { javascript: true },
+    ],
+  ])(
+    'fails a page that navigates itself to loopback by %s as UNSAFE_INPUT, reading nothing',
+    async (_, page, options) => {
+      const ws = await workspace();
+      const ctx = await htmlContext(ws, page(`${origin}/away`), 'pdf', options);
+      const error = await expectCode(converter.convert(ctx), 'UNSAFE_INPUT');
+      expect(error.message).toContain(`${origin}/away`);
+      expect(connections).toBe(0);
+      await expectNoLeftovers(ws);
+    },
+  );
+
+  it('keeps a page that navigates itself to file: on its own document (Chromium refuses file: from the web)', async () => {
+    const ws = await workspace();
+    const ctx = await htmlContext(
+      ws,
+      '<meta http-equiv="refresh" content="0; url=file:///etc/passwd"><p>Stays</p>',
+      'pdf',
+    );
+    await converter.convert(ctx);
+    const text = await pdfText(ctx.outputPath);
+    expect(text).toContain('Stays');
+    expect(text).not.toContain('root:');
   });
 
   it('runs no script by default, and runs them when asked to', async () => {
@@ -271,13 +302,21 @@ fetch('${origin}/fetch').catch(() => {});
 try { new WebSocket('${origin.replace('http', 'ws')}/socket'); } catch {}
 window.open('${origin}/popup');
 const image = new Image(); image.src = '${origin}/script-image';
+// Printed once the popup has had time to open (and be closed).
+setTimeout(() => document.body.insertAdjacentHTML('beforeend', '<p id="done">Done</p>'), 500);
 </script>`;
-    const ctx = await htmlContext(ws, html, 'pdf', { javascript: true, waitFor: 'networkidle' });
+    const ctx = await htmlContext(ws, html, 'pdf', { javascript: true, waitFor: '#done' });
     await converter.convert(ctx);
-    expect(await pdfText(ctx.outputPath)).toContain('Scripted');
+    expect(await pdfText(ctx.outputPath)).toMatch(/Scripted[\s\S]*Done/);
     expect(connections).toBe(0);
-    expect(blocked).toEqual(expect.arrayContaining([`${origin}/fetch`, `${origin}/script-image`]));
-    expect(blocked.some((what) => what.startsWith('popup'))).toBe(true);
+    expect(blocked).toEqual(
+      expect.arrayContaining([
+        `${origin}/fetch`,
+        `${origin}/script-image`,
+        `${origin.replace('http', 'ws')}/socket`,
+      ]),
+    );
+    expect(blocked.some((what) => what.startsWith('popup')), blocked.join(' ')).toBe(true);
   });
 
   it('stops an endless script at the timeout, and the same browser converts the next page', async () => {

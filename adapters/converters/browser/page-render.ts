@@ -6,7 +6,8 @@
  * What a hostile page can do, and what stops it:
  * - fetch anything (http(s) to the network or loopback, file:, ws:): every request of the
  *   context is intercepted and aborted, except the one navigation that serves the document from
- *   memory at DOCUMENT_URL; data: and blob: never leave the renderer. WebSockets are closed
+ *   memory at DOCUMENT_URL; data: and blob: never leave the renderer. A page that tries to
+ *   navigate itself away fails its job (UNSAFE_INPUT); refused images, styles and frames do not. WebSockets are closed
  *   before they connect. Chromium itself refuses file: subresources to an http origin, and the
  *   browser's dead proxy (browser-pool.ts) would catch whatever slipped by.
  * - run scripts: off unless the job asks (`javascript: true`); then a loop or a hang runs into the
@@ -16,7 +17,7 @@
  * - open popups or start downloads: a second page of the context is closed at once; downloads
  *   are refused by the context.
  */
-import type { Browser, BrowserContext, Page, Route } from 'playwright-core';
+import type { Browser, BrowserContext, Frame, Page, Request, Route } from 'playwright-core';
 import { abortError } from '../../../src/abort.js';
 import { FileconvError } from '../../../src/errors.js';
 import type { FormatName } from '../../../src/formats/types.js';
@@ -63,6 +64,15 @@ function crashError(): FileconvError {
     'The page crashed the browser tab rendering it (it most likely needed more memory than allowed).',
     { details: { engine: 'chromium', reason: 'page crashed' } },
   );
+}
+
+/** The frame a request comes from; undefined when Playwright does not know it (a popup's first navigation). */
+function frameOf(request: Request): Frame | undefined {
+  try {
+    return request.frame();
+  } catch {
+    return undefined;
+  }
 }
 
 /** Whether the bytes declare their charset early on; otherwise the page is served as UTF-8. */
@@ -125,6 +135,7 @@ async function load(
   interrupt: (error: FileconvError) => void,
 ): Promise<Buffer> {
   let served = false;
+  let page: Page | undefined;
   await context.route('**/*', (route: Route) => {
     const request = route.request();
     // The document, once, to the main frame's first navigation; an <iframe> pointing at it
@@ -134,17 +145,33 @@ async function load(
       const type = declaresCharset(job.html) ? 'text/html' : 'text/html; charset=utf-8';
       return route.fulfill({ status: 200, contentType: type, body: job.html });
     }
-    block(request.url());
+    const frame = frameOf(request);
+    // A navigation outside the page's own frames is a popup's (Playwright may not know its frame yet).
+    const popup = request.isNavigationRequest() && (frame === undefined || frame.page() !== page);
+    block(popup ? `popup ${request.url()}` : request.url());
+    // The page itself trying to go elsewhere (a meta refresh, a script setting location) would
+    // print whatever it found there, or a blank error page: the job fails, naming the address.
+    if (served && request.isNavigationRequest() && frame !== undefined && frame === page?.mainFrame()) {
+      interrupt(
+        new FileconvError(
+          'UNSAFE_INPUT',
+          `The page tried to navigate to ${request.url()}, which is refused.`,
+          {
+            details: { engine: 'chromium', url: request.url() },
+          },
+        ),
+      );
+    }
     return route.abort('blockedbyclient');
   });
   await context.routeWebSocket(/.*/, (socket) => {
     block(socket.url());
     return socket.close();
   });
-  const page = await context.newPage();
+  page = await context.newPage();
   context.on('page', (popup) => {
     if (popup === page) return;
-    block(`popup ${popup.url()}`);
+    block(`popup closed ${popup.url()}`);
     popup.close().catch(() => {});
   });
   page.on('download', (download) => {
@@ -172,8 +199,9 @@ async function load(
       });
     });
   }
-  if (job.to === 'pdf') return printPdf(page, options as ChromiumPdfOptions);
-  return takeScreenshot(page, job);
+  const main = page;
+  if (job.to === 'pdf') return printPdf(main, options as ChromiumPdfOptions);
+  return takeScreenshot(main, job);
 }
 
 async function printPdf(page: Page, options: ChromiumPdfOptions): Promise<Buffer> {
