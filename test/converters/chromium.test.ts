@@ -22,6 +22,7 @@ import { locateChromium } from '../../adapters/converters/browser/chromium-locat
 import { CHROMIUM_INSTALL, createChromiumConverter } from '../../adapters/converters/chromium.js';
 import { createLibreOfficeConverter } from '../../adapters/converters/libreoffice.js';
 import { createTextConverter } from '../../adapters/converters/text.js';
+import { describeFormats } from '../../adapters/http/formats-view.js';
 import { ConversionGraph } from '../../src/graph/index.js';
 import { createEngine } from '../../src/index.js';
 import { describeWithEngine } from '../helpers/engines.js';
@@ -316,7 +317,10 @@ setTimeout(() => document.body.insertAdjacentHTML('beforeend', '<p id="done">Don
         `${origin.replace('http', 'ws')}/socket`,
       ]),
     );
-    expect(blocked.some((what) => what.startsWith('popup')), blocked.join(' ')).toBe(true);
+    expect(
+      blocked.some((what) => what.startsWith('popup')),
+      blocked.join(' '),
+    ).toBe(true);
   });
 
   it('stops an endless script at the timeout, and the same browser converts the next page', async () => {
@@ -391,7 +395,7 @@ setTimeout(() => document.body.insertAdjacentHTML('beforeend', '<p id="done">Don
     await expect.poll(() => alive([...pids, ...tree]), { timeout: 10_000 }).toEqual([]);
   });
 
-  it('serves html -> pdf through Chromium in an engine that also has LibreOffice', async () => {
+  it('serves html -> pdf through Chromium in an engine that also has LibreOffice, and says so', async () => {
     const ws = await workspace();
     const engine = createEngine({
       converters: [createLibreOfficeConverter(), createChromiumConverter()],
@@ -399,6 +403,13 @@ setTimeout(() => document.body.insertAdjacentHTML('beforeend', '<p id="done">Don
     });
     const plan = await engine.plan('html', 'pdf');
     expect(plan.steps.map((step) => step.converter)).toEqual(['chromium']);
+    // GET /api/formats tells which engine makes it.
+    const { formats } = await describeFormats(engine);
+    const html = formats.find((format) => format.name === 'html');
+    expect(html?.targets.find((target) => target.format === 'pdf')).toMatchObject({
+      path: ['html', 'pdf'],
+      converters: ['chromium'],
+    });
     await engine.close();
   });
 });
