@@ -52,7 +52,7 @@ export interface ChromiumConverterOptions {
   concurrency?: number;
   /** Jobs after which the browser is replaced by a fresh one. Default 200. */
   maxJobsPerBrowser?: number;
-  /** Longest one job may take (load and render), unless its `timeoutSeconds` says otherwise. Default 30000. */
+  /** Longest one job may take (load and render); a job's `timeoutSeconds` may only shorten it. Default 30000. */
   timeoutMs?: number;
   /** Longest the browser may take to start. Default 30000. */
   launchTimeoutMs?: number;
@@ -162,8 +162,12 @@ export function createChromiumConverter(options: ChromiumConverterOptions = {}):
     ctx.onProgress(0.05);
     const browsers = await browserPool();
     throwIfAborted(ctx.signal);
+    // A request may shorten the converter's timeout, never lengthen it: on a shared service one
+    // job could otherwise hold a browser slot for ten minutes.
     const timeoutMs =
-      options.timeoutSeconds === undefined ? settings.timeoutMs : Math.round(options.timeoutSeconds * 1000);
+      options.timeoutSeconds === undefined
+        ? settings.timeoutMs
+        : Math.min(settings.timeoutMs, Math.round(options.timeoutSeconds * 1000));
     const rendered = await browsers.run(ctx.signal, (browser, discard) => {
       ctx.onProgress(0.1);
       return renderPage(browser, discard, {

@@ -383,6 +383,20 @@ setTimeout(() => document.body.insertAdjacentHTML('beforeend', '<p id="done">Don
     );
   });
 
+  it('renders at most `concurrency` pages at once, the others queued', async () => {
+    const ws = await workspace();
+    const one = createChromiumConverter({ concurrency: 1 });
+    const loop = { javascript: true, timeoutSeconds: 1 };
+    const jobs = await Promise.all(
+      [0, 1].map(() => htmlContext(ws, '<script>for (;;) {}</script>', 'pdf', loop)),
+    );
+    const running = jobs.map((job) => expectCode(one.convert(job), 'CONVERSION_TIMEOUT'));
+    await expect.poll(() => one.stats(), { timeout: 10_000 }).toMatchObject({ busy: 1, queued: 1 });
+    await Promise.all(running);
+    expect(one.stats()).toMatchObject({ busy: 0, queued: 0, launched: 1 });
+    await one.close();
+  });
+
   it('replaces its browser after maxJobsPerBrowser jobs, and close() leaves no process', async () => {
     const ws = await workspace();
     const pids: number[] = [];

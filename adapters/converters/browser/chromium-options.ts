@@ -39,7 +39,7 @@ const pageShape = {
   waitFor: z.string().min(1).max(1000).optional(),
   /** The CSS media type the page is laid out for. Default 'print' for PDF, 'screen' for images. */
   media: z.enum(['print', 'screen']).optional(),
-  /** Longest the page may take to load and render, in seconds; CONVERSION_TIMEOUT past it. Default: the converter's timeoutMs (30 s). */
+  /** Longest the page may take to load and render, in seconds; CONVERSION_TIMEOUT past it. Default and maximum: the converter's timeoutMs (30 s). */
   timeoutSeconds: z.number().min(0.1).max(600).optional(),
 };
 
