@@ -143,7 +143,8 @@ async function load(
     if (!served && request.url() === DOCUMENT_URL && request.isNavigationRequest()) {
       served = true;
       const type = declaresCharset(job.html) ? 'text/html' : 'text/html; charset=utf-8';
-      return route.fulfill({ status: 200, contentType: type, body: job.html });
+      // Caught: the context may close (timeout, abort) while the answer is on its way.
+      return route.fulfill({ status: 200, contentType: type, body: job.html }).catch(() => {});
     }
     const frame = frameOf(request);
     // A navigation outside the page's own frames is a popup's (Playwright may not know its frame yet).
@@ -162,11 +163,11 @@ async function load(
         ),
       );
     }
-    return route.abort('blockedbyclient');
+    return route.abort('blockedbyclient').catch(() => {});
   });
   await context.routeWebSocket(/.*/, (socket) => {
     block(socket.url());
-    return socket.close();
+    return socket.close().catch(() => {});
   });
   page = await context.newPage();
   context.on('page', (popup) => {
