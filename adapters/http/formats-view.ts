@@ -1,7 +1,7 @@
 /**
  * GET /api/formats: every registered format, and for each the targets reachable from it here
- * with whether the conversion is lossy, the formats it passes through, and the JSON Schema of the
- * options it accepts. Computed once per router.
+ * with whether the conversion is lossy, the formats it passes through, the converters that make
+ * each step, and the JSON Schema of the options it accepts. Computed once per router.
  */
 import { z } from 'zod';
 import type { Engine } from '../../src/engine.js';
@@ -28,6 +28,9 @@ export async function describeFormats(engine: Engine) {
         format: target,
         lossy: plan ? plan.lossySteps > 0 : null,
         path: plan ? [format.name, ...plan.steps.map((step) => step.to)] : null,
+        // Which engine makes each step: html -> pdf says 'chromium' where it is installed and
+        // 'libreoffice' where only that is.
+        converters: plan ? plan.steps.map((step) => step.converter) : null,
         options,
       });
     }

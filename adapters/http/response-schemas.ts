@@ -145,6 +145,10 @@ export const formatsResponse = z.object({
           format: z.string(),
           lossy: z.boolean().nullable(),
           path: z.array(z.string()).nullable().meta({ description: 'Formats passed through, source first.' }),
+          converters: z
+            .array(z.string())
+            .nullable()
+            .meta({ description: "The converter of each step ('chromium', 'libreoffice', ...), in order." }),
           options: z
             .record(z.string(), z.unknown())
             .nullable()

@@ -33,7 +33,7 @@ describe('GET /api/formats and /api/health', () => {
     expect(webp.options.properties.quality).toMatchObject({ type: 'integer', minimum: 1, maximum: 100 });
     expect(webp.options.properties.width).toMatchObject({ type: 'integer' });
     // Lossiness and route: jpg -> webp is a lossy encode; jpg -> png keeps every pixel.
-    expect(webp).toMatchObject({ lossy: true, path: ['jpg', 'webp'] });
+    expect(webp).toMatchObject({ lossy: true, path: ['jpg', 'webp'], converters: ['sharp'] });
     const png = jpg.targets.find((target: { format: string }) => target.format === 'png');
     expect(png).toMatchObject({ lossy: false, path: ['jpg', 'png'] });
     // Only conversions that can run here are listed.

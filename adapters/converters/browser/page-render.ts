@@ -1,0 +1,289 @@
+/**
+ * One job of the Chromium converter: a fresh BrowserContext on the warm browser, the uploaded
+ * page loaded into it as the only thing it may fetch, then printed (page.pdf) or photographed
+ * (page.screenshot), and the context closed, whatever happened.
+ *
+ * What a hostile page can do, and what stops it:
+ * - fetch anything (http(s) to the network or loopback, file:, ws:): every request of the
+ *   context is intercepted and aborted, except the one navigation that serves the document from
+ *   memory at DOCUMENT_URL; data: and blob: never leave the renderer. A page that tries to
+ *   navigate itself away fails its job (UNSAFE_INPUT); refused images, styles and frames do not. WebSockets are closed
+ *   before they connect. Chromium itself refuses file: subresources to an http origin, and the
+ *   browser's dead proxy (browser-pool.ts) would catch whatever slipped by.
+ * - run scripts: off unless the job asks (`javascript: true`); then a loop or a hang runs into the
+ *   job's hard timeout, the context is closed (its renderer with it) and the browser lives on.
+ * - eat memory: the input is capped before it is read, each renderer's V8 heap is capped by a
+ *   launch switch; a renderer that dies anyway is INPUT_LIMIT_EXCEEDED.
+ * - open popups or start downloads: a second page of the context is closed at once; downloads
+ *   are refused by the context.
+ */
+import type { Browser, BrowserContext, Frame, Page, Request, Route } from 'playwright-core';
+import { abortError } from '../../../src/abort.js';
+import { FileconvError } from '../../../src/errors.js';
+import type { FormatName } from '../../../src/formats/types.js';
+import {
+  CHROMIUM_OPTION_DEFAULTS,
+  type ChromiumPdfOptions,
+  type ChromiumScreenshotOptions,
+} from './chromium-options.js';
+
+/** The synthetic address the document is served at (.invalid never resolves, RFC 2606). */
+export const DOCUMENT_URL = 'http://fileconv.invalid/index.html';
+
+export interface RenderJob {
+  /** The page, as uploaded (its bytes; the charset comes from the page or is UTF-8). */
+  html: Buffer;
+  to: FormatName;
+  options: ChromiumPdfOptions | ChromiumScreenshotOptions;
+  timeoutMs: number;
+  signal: AbortSignal;
+  /** Largest screenshot, in device pixels. */
+  maxPixels: number;
+  /** What the context blocked, for tests and logs. */
+  onBlocked?: ((what: string) => void) | undefined;
+}
+
+/** What came out: the PDF or the image (PNG or JPEG; WebP is encoded by the caller from PNG). */
+export interface Rendered {
+  data: Buffer;
+  /** Requests, WebSockets, popups and downloads refused. */
+  blocked: number;
+}
+
+function timeoutError(timeoutMs: number): FileconvError {
+  return new FileconvError(
+    'CONVERSION_TIMEOUT',
+    `The page took longer than ${timeoutMs} ms to load and render, and was stopped.`,
+    { details: { engine: 'chromium', timeoutMs } },
+  );
+}
+
+function crashError(): FileconvError {
+  return new FileconvError(
+    'INPUT_LIMIT_EXCEEDED',
+    'The page crashed the browser tab rendering it (it most likely needed more memory than allowed).',
+    { details: { engine: 'chromium', reason: 'page crashed' } },
+  );
+}
+
+/** The frame a request comes from; undefined when Playwright does not know it (a popup's first navigation). */
+function frameOf(request: Request): Frame | undefined {
+  try {
+    return request.frame();
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether the bytes declare their charset early on; otherwise the page is served as UTF-8. */
+function declaresCharset(html: Buffer): boolean {
+  return /<meta[^>]+charset/i.test(html.subarray(0, 4096).toString('latin1'));
+}
+
+/**
+ * Renders `job` in a fresh context of `browser`. `discard` is called when the context would not
+ * close (the browser is then replaced).
+ */
+export async function renderPage(browser: Browser, discard: () => void, job: RenderJob): Promise<Rendered> {
+  const screenshot = job.to !== 'pdf';
+  const image = job.options as ChromiumScreenshotOptions;
+  const context = await browser.newContext({
+    javaScriptEnabled: job.options.javascript ?? CHROMIUM_OPTION_DEFAULTS.javascript,
+    acceptDownloads: false,
+    serviceWorkers: 'block',
+    ...(screenshot
+      ? {
+          viewport: {
+            width: image.width ?? CHROMIUM_OPTION_DEFAULTS.viewportWidth,
+            height: image.height ?? CHROMIUM_OPTION_DEFAULTS.viewportHeight,
+          },
+          deviceScaleFactor: image.deviceScaleFactor ?? CHROMIUM_OPTION_DEFAULTS.deviceScaleFactor,
+        }
+      : {}),
+  });
+  let blocked = 0;
+  const block = (what: string) => {
+    blocked++;
+    job.onBlocked?.(what);
+  };
+  let interrupt: (error: FileconvError) => void = () => {};
+  const interrupted = new Promise<never>((_, reject) => {
+    interrupt = reject;
+  });
+  interrupted.catch(() => {});
+  const timer = setTimeout(() => interrupt(timeoutError(job.timeoutMs)), job.timeoutMs);
+  const onAbort = () => interrupt(abortError(job.signal));
+  job.signal.addEventListener('abort', onAbort, { once: true });
+  let work: Promise<Buffer> | undefined;
+  try {
+    if (job.signal.aborted) throw abortError(job.signal);
+    work = load(context, job, block, interrupt);
+    const data = await Promise.race([work, interrupted]);
+    return { data, blocked };
+  } finally {
+    clearTimeout(timer);
+    job.signal.removeEventListener('abort', onAbort);
+    work?.catch(() => {}); // rejects once the context closes under it
+    await closeContext(context, discard);
+  }
+}
+
+async function load(
+  context: BrowserContext,
+  job: RenderJob,
+  block: (what: string) => void,
+  interrupt: (error: FileconvError) => void,
+): Promise<Buffer> {
+  let served = false;
+  let page: Page | undefined;
+  await context.route('**/*', (route: Route) => {
+    const request = route.request();
+    // The document, once, to the main frame's first navigation; an <iframe> pointing at it
+    // (or the page reloading itself) gets nothing.
+    if (!served && request.url() === DOCUMENT_URL && request.isNavigationRequest()) {
+      served = true;
+      const type = declaresCharset(job.html) ? 'text/html' : 'text/html; charset=utf-8';
+      // Caught: the context may close (timeout, abort) while the answer is on its way.
+      return route.fulfill({ status: 200, contentType: type, body: job.html }).catch(() => {});
+    }
+    const frame = frameOf(request);
+    // A navigation outside the page's own frames is a popup's (Playwright may not know its frame yet).
+    const popup = request.isNavigationRequest() && (frame === undefined || frame.page() !== page);
+    block(popup ? `popup ${request.url()}` : request.url());
+    // The page itself trying to go elsewhere (a meta refresh, a script setting location) would
+    // print whatever it found there, or a blank error page: the job fails, naming the address.
+    if (served && request.isNavigationRequest() && frame !== undefined && frame === page?.mainFrame()) {
+      interrupt(
+        new FileconvError(
+          'UNSAFE_INPUT',
+          `The page tried to navigate to ${request.url()}, which is refused.`,
+          {
+            details: { engine: 'chromium', url: request.url() },
+          },
+        ),
+      );
+    }
+    return route.abort('blockedbyclient').catch(() => {});
+  });
+  await context.routeWebSocket(/.*/, (socket) => {
+    block(socket.url());
+    return socket.close().catch(() => {});
+  });
+  page = await context.newPage();
+  context.on('page', (popup) => {
+    if (popup === page) return;
+    block(`popup closed ${popup.url()}`);
+    popup.close().catch(() => {});
+  });
+  page.on('download', (download) => {
+    block(`download ${download.url()}`);
+    download.cancel().catch(() => {});
+  });
+  page.on('crash', () => interrupt(crashError()));
+  page.on('dialog', (dialog) => dialog.dismiss().catch(() => {}));
+
+  const options = job.options;
+  const media = options.media ?? (job.to === 'pdf' ? 'print' : 'screen');
+  await page.emulateMedia({ media });
+  const waitFor = options.waitFor ?? CHROMIUM_OPTION_DEFAULTS.waitFor;
+  const response = await page.goto(DOCUMENT_URL, {
+    waitUntil: waitFor === 'networkidle' ? 'networkidle' : 'load',
+    timeout: 0, // renderPage's own timer stops the job
+  });
+  if (!response?.ok()) {
+    throw new FileconvError('CONVERSION_FAILED', 'Chromium did not load the page.');
+  }
+  if (waitFor !== 'load' && waitFor !== 'networkidle') {
+    await page.waitForSelector(waitFor, { state: 'attached', timeout: 0 }).catch((error: unknown) => {
+      throw new FileconvError('INVALID_OPTIONS', `waitFor: not a CSS selector Chromium accepts: ${waitFor}`, {
+        cause: error,
+      });
+    });
+  }
+  const main = page;
+  if (job.to === 'pdf') return printPdf(main, options as ChromiumPdfOptions);
+  return takeScreenshot(main, job);
+}
+
+async function printPdf(page: Page, options: ChromiumPdfOptions): Promise<Buffer> {
+  const header = options.headerTemplate;
+  const footer = options.footerTemplate;
+  const withTemplates = header !== undefined || footer !== undefined;
+  try {
+    return await page.pdf({
+      ...(options.width !== undefined && options.height !== undefined
+        ? { width: options.width, height: options.height }
+        : { format: options.paper ?? CHROMIUM_OPTION_DEFAULTS.paper }),
+      ...(options.margin ? { margin: options.margin } : {}),
+      landscape: options.landscape ?? CHROMIUM_OPTION_DEFAULTS.landscape,
+      scale: options.scale ?? CHROMIUM_OPTION_DEFAULTS.scale,
+      printBackground: options.printBackground ?? CHROMIUM_OPTION_DEFAULTS.printBackground,
+      ...(options.pageRanges ? { pageRanges: options.pageRanges } : {}),
+      preferCSSPageSize: options.preferCSSPageSize ?? false,
+      displayHeaderFooter: withTemplates,
+      // Chromium prints its own date and title when one template is given alone: an empty span
+      // keeps the other edge empty.
+      ...(withTemplates
+        ? { headerTemplate: header ?? '<span></span>', footerTemplate: footer ?? '<span></span>' }
+        : {}),
+      outline: false,
+      tagged: true,
+    });
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    if (/page range/i.test(message)) {
+      throw new FileconvError('INVALID_OPTIONS', `pageRanges: ${message.split('\n')[0]}`, { cause: error });
+    }
+    throw error;
+  }
+}
+
+async function takeScreenshot(page: Page, job: RenderJob): Promise<Buffer> {
+  const options = job.options as ChromiumScreenshotOptions;
+  const fullPage = options.fullPage ?? CHROMIUM_OPTION_DEFAULTS.fullPage;
+  const scale = options.deviceScaleFactor ?? CHROMIUM_OPTION_DEFAULTS.deviceScaleFactor;
+  const viewport = page.viewportSize() ?? { width: 0, height: 0 };
+  // The page's size is read by the DevTools protocol, which works with the page's scripts off.
+  const [width, height] = fullPage
+    ? ((await page.evaluate(
+        // A string: this package is compiled without the DOM's types.
+        '[Math.max(document.documentElement.scrollWidth, innerWidth), Math.max(document.documentElement.scrollHeight, innerHeight)]',
+      )) as [number, number])
+    : [viewport.width, viewport.height];
+  const pixels = Math.ceil((width ?? 0) * scale) * Math.ceil((height ?? 0) * scale);
+  if (pixels > job.maxPixels) {
+    throw new FileconvError(
+      'INPUT_LIMIT_EXCEEDED',
+      `The page is ${width} x ${height} CSS pixels; as an image (${pixels} pixels) it passes the limit of ${job.maxPixels}.`,
+      { details: { width, height, pixels, maxPixels: job.maxPixels } },
+    );
+  }
+  const jpeg = job.to === 'jpg';
+  return page.screenshot({
+    type: jpeg ? 'jpeg' : 'png',
+    fullPage,
+    ...(jpeg ? { quality: options.quality ?? CHROMIUM_OPTION_DEFAULTS.quality.jpg } : {}),
+    animations: 'disabled',
+    caret: 'hide',
+    timeout: 0,
+  });
+}
+
+/**
+ * Closes the context (and with it the job's renderer). A renderer stuck in a script still goes:
+ * the browser disposes of the context. If even that hangs for 5 s, the browser is replaced.
+ */
+async function closeContext(context: BrowserContext, discard: () => void): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const closed = await Promise.race([
+    context.close().then(
+      () => true,
+      () => true, // the browser is gone already
+    ),
+    new Promise<false>((resolve) => {
+      timer = setTimeout(() => resolve(false), 5_000);
+    }),
+  ]);
+  clearTimeout(timer);
+  if (!closed) discard();
+}

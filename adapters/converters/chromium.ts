@@ -1,0 +1,244 @@
+/**
+ * The Chromium converter: HTML and Markdown to PDF, HTML to PNG, JPEG and WebP, rendered by the
+ * system's Chromium (Debian's `chromium`, or CHROMIUM_PATH) driven through playwright-core. Where
+ * it is installed it is the html -> pdf path the graph prefers (modern CSS, web fonts, print CSS
+ * as a browser does them); LibreOffice stays the fallback.
+ *
+ * One browser is kept warm and every job gets a fresh BrowserContext of its own
+ * (browser/browser-pool.ts); the browser is replaced after `maxJobsPerBrowser` jobs or when it
+ * dies. Uploaded pages are untrusted: their scripts are off unless a job asks, they may fetch
+ * nothing but their own data: and blob: URLs, popups and downloads are refused, and each job has
+ * a hard timeout (browser/page-render.ts). The output appears at `outputPath` only when complete.
+ */
+import { randomUUID } from 'node:crypto';
+import { readFile, stat, writeFile } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { abortError, throwIfAborted } from '../../src/abort.js';
+import { FileconvError } from '../../src/errors.js';
+import type { FormatName } from '../../src/formats/types.js';
+import type { Availability, ConvertContext, Converter, ConvertResult } from '../../src/ports.js';
+import { installLine, isInstalled, notInstalled } from '../engine-packages.js';
+import { BrowserPool, type BrowserPoolStats, closedError } from './browser/browser-pool.js';
+import { CHROMIUM_EDGES } from './browser/chromium-edges.js';
+import { CHROMIUM_INSTALL, chromiumVersion, locateChromium } from './browser/chromium-locate.js';
+import {
+  CHROMIUM_OPTION_DEFAULTS,
+  type ChromiumPdfOptions,
+  type ChromiumScreenshotOptions,
+  chromiumOptionsSchema,
+} from './browser/chromium-options.js';
+import { markdownPage } from './browser/markdown-page.js';
+import { renderPage } from './browser/page-render.js';
+import { edgeGuard, parseOptions } from './converter-kit.js';
+import { loadSharp } from './image/engines.js';
+import { moveIntoPlace } from './image/output.js';
+
+export type { BrowserPoolStats as ChromiumStats } from './browser/browser-pool.js';
+export { CHROMIUM_EDGES } from './browser/chromium-edges.js';
+export { CHROMIUM_INSTALL } from './browser/chromium-locate.js';
+export {
+  CHROMIUM_OPTION_DEFAULTS,
+  type ChromiumPdfOptions,
+  type ChromiumScreenshotOptions,
+  chromiumPdfOptionsSchema,
+} from './browser/chromium-options.js';
+
+export interface ChromiumConverterOptions {
+  /** The browser. Default: CHROMIUM_PATH, else chromium, chromium-browser or google-chrome on PATH. */
+  executablePath?: string;
+  /** Pages rendered at once (each its own renderer process). Default min(4, os.availableParallelism()). */
+  concurrency?: number;
+  /** Jobs after which the browser is replaced by a fresh one. Default 200. */
+  maxJobsPerBrowser?: number;
+  /** Longest one job may take (load and render); a job's `timeoutSeconds` may only shorten it. Default 30000. */
+  timeoutMs?: number;
+  /** Longest the browser may take to start. Default 30000. */
+  launchTimeoutMs?: number;
+  /** Largest HTML or Markdown input, in bytes; INPUT_LIMIT_EXCEEDED past it, before it is read. Default 32 MiB. */
+  maxInputBytes?: number;
+  /** V8 heap of each page's renderer, in MiB (only matters with `javascript`). Default 256. */
+  jsHeapMb?: number;
+  /** More Chromium switches, after the converter's own. Default none. */
+  args?: string[];
+  /** Called with each browser's pid once it runs (tests check that none outlives close()). */
+  onLaunch?: (pid: number) => void;
+  /** Called with each request, WebSocket, popup or download a page was refused. */
+  onBlocked?: (what: string) => void;
+}
+
+export interface ChromiumConverter extends Converter {
+  /** Fails queued jobs (CANCELED), closes the browser (killing it if it does not go). */
+  close(): Promise<void>;
+  /** The browser and its counters; undefined until the first conversion. */
+  stats(): BrowserPoolStats | undefined;
+}
+
+export const CHROMIUM_DEFAULTS = {
+  maxJobsPerBrowser: 200,
+  timeoutMs: 30_000,
+  launchTimeoutMs: 30_000,
+  maxInputBytes: 32 * 1024 * 1024,
+  jsHeapMb: 256,
+} as const;
+
+const factoryOptionsSchema = z.strictObject({
+  executablePath: z.string().min(1).optional(),
+  concurrency: z.int().min(1).max(64).optional(),
+  maxJobsPerBrowser: z.int().min(1).optional(),
+  timeoutMs: z.int().min(1).max(86_400_000).optional(),
+  launchTimeoutMs: z.int().min(1).max(600_000).optional(),
+  maxInputBytes: z.int().min(1).optional(),
+  jsHeapMb: z.int().min(16).max(16_384).optional(),
+  args: z.array(z.string().startsWith('--')).optional(),
+  onLaunch: z.custom<(pid: number) => void>((v) => typeof v === 'function').optional(),
+  onBlocked: z.custom<(what: string) => void>((v) => typeof v === 'function').optional(),
+});
+
+/** Creates the Chromium converter. Options are checked here; a bad one throws INVALID_OPTIONS. Nothing starts until the first conversion. */
+export function createChromiumConverter(options: ChromiumConverterOptions = {}): ChromiumConverter {
+  const given = parseOptions(factoryOptionsSchema, options, 'createChromiumConverter options');
+  const settings = {
+    timeoutMs: given.timeoutMs ?? CHROMIUM_DEFAULTS.timeoutMs,
+    maxInputBytes: given.maxInputBytes ?? CHROMIUM_DEFAULTS.maxInputBytes,
+  };
+  const guard = edgeGuard('chromium', CHROMIUM_EDGES);
+  let located: Promise<string | { missing: string }> | undefined;
+  let version: Promise<string | undefined> | undefined;
+  let pool: BrowserPool | undefined;
+  let closed = false;
+  const locate = () => {
+    located ??= locateChromium(given.executablePath);
+    return located;
+  };
+
+  async function browserPool(): Promise<BrowserPool> {
+    if (!isInstalled('playwright-core')) {
+      const install = installLine('chromium');
+      throw new FileconvError(
+        'ENGINE_UNAVAILABLE',
+        `The chromium engine needs the npm package 'playwright-core', which is not installed: run \`${install}\``,
+        { details: { package: 'playwright-core', install } },
+      );
+    }
+    const path = await locate();
+    if (typeof path !== 'string') {
+      throw new FileconvError('ENGINE_UNAVAILABLE', path.missing, { details: { install: CHROMIUM_INSTALL } });
+    }
+    if (closed) throw closedError();
+    pool ??= new BrowserPool({
+      executablePath: path,
+      concurrency: given.concurrency ?? Math.min(4, availableParallelism()),
+      maxJobs: given.maxJobsPerBrowser ?? CHROMIUM_DEFAULTS.maxJobsPerBrowser,
+      launchTimeoutMs: given.launchTimeoutMs ?? CHROMIUM_DEFAULTS.launchTimeoutMs,
+      jsHeapMb: given.jsHeapMb ?? CHROMIUM_DEFAULTS.jsHeapMb,
+      args: given.args ?? [],
+      onLaunch: given.onLaunch,
+    });
+    return pool;
+  }
+
+  async function readPage(ctx: ConvertContext): Promise<Buffer> {
+    const { size } = await stat(ctx.inputPath);
+    if (size > settings.maxInputBytes) {
+      throw new FileconvError(
+        'INPUT_LIMIT_EXCEEDED',
+        `The input is ${size} bytes; the Chromium converter accepts at most ${settings.maxInputBytes}.`,
+        { details: { size, maxInputBytes: settings.maxInputBytes } },
+      );
+    }
+    const bytes = await readFile(ctx.inputPath);
+    return ctx.from === 'md' ? Buffer.from(await markdownPage(bytes.toString('utf8')), 'utf8') : bytes;
+  }
+
+  async function run(ctx: ConvertContext): Promise<void> {
+    guard(ctx.from, ctx.to);
+    const schema = chromiumOptionsSchema(ctx.to);
+    const options = parseOptions(schema ?? z.strictObject({}), ctx.options) as
+      | ChromiumPdfOptions
+      | ChromiumScreenshotOptions;
+    const html = await readPage(ctx);
+    ctx.onProgress(0.05);
+    const browsers = await browserPool();
+    throwIfAborted(ctx.signal);
+    // A request may shorten the converter's timeout, never lengthen it: on a shared service one
+    // job could otherwise hold a browser slot for ten minutes.
+    const timeoutMs =
+      options.timeoutSeconds === undefined
+        ? settings.timeoutMs
+        : Math.min(settings.timeoutMs, Math.round(options.timeoutSeconds * 1000));
+    const rendered = await browsers.run(ctx.signal, (browser, discard) => {
+      ctx.onProgress(0.1);
+      return renderPage(browser, discard, {
+        html,
+        to: ctx.to,
+        options,
+        timeoutMs,
+        signal: ctx.signal,
+        maxPixels: ctx.limits.maxPixels,
+        onBlocked: given.onBlocked,
+      });
+    });
+    throwIfAborted(ctx.signal);
+    ctx.onProgress(0.9);
+    const data =
+      ctx.to === 'webp' ? await toWebp(rendered.data, options as ChromiumScreenshotOptions) : rendered.data;
+    const scratch = join(ctx.tempDir, `chromium-${randomUUID()}.${ctx.to}`);
+    await writeFile(scratch, data);
+    await moveIntoPlace(scratch, ctx.outputPath);
+  }
+
+  return {
+    name: 'chromium',
+    edges: CHROMIUM_EDGES,
+
+    async available(): Promise<Availability> {
+      if (!isInstalled('playwright-core')) return notInstalled('chromium', ['playwright-core']);
+      const path = await locate();
+      if (typeof path !== 'string') return { ok: false, reason: path.missing, install: CHROMIUM_INSTALL };
+      version ??= chromiumVersion(path);
+      const found = await version;
+      return { ok: true, version: found ?? path };
+    },
+
+    optionsSchema: (to: FormatName) => chromiumOptionsSchema(to) ?? z.strictObject({}),
+
+    async convert(ctx: ConvertContext): Promise<ConvertResult> {
+      throwIfAborted(ctx.signal);
+      if (closed) throw closedError();
+      ctx.onProgress(0);
+      try {
+        await run(ctx);
+      } catch (error) {
+        if (ctx.signal.aborted) throw abortError(ctx.signal);
+        if (closed && !(error instanceof FileconvError)) throw closedError();
+        if (error instanceof FileconvError) throw error;
+        throw new FileconvError(
+          'CONVERSION_FAILED',
+          `Chromium failed: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`,
+          { cause: error, details: { engine: 'chromium' } },
+        );
+      }
+      ctx.onProgress(1);
+      // The work happens in the browser's processes, which are not this process's children in a
+      // way cpuUsage() sees: no CPU time is reported rather than a wrong one.
+      return {};
+    },
+
+    async close(): Promise<void> {
+      closed = true;
+      await pool?.close();
+    },
+
+    stats: () => pool?.stats(),
+  };
+}
+
+/** The PNG screenshot as WebP, with sharp (a dependency of fileconv itself). */
+async function toWebp(png: Buffer, options: ChromiumScreenshotOptions): Promise<Buffer> {
+  const sharp = await loadSharp();
+  return sharp(png)
+    .webp({ quality: options.quality ?? CHROMIUM_OPTION_DEFAULTS.quality.webp })
+    .toBuffer();
+}
