@@ -4,11 +4,9 @@
  * `--version`. Nothing here starts a browser beyond that one `--version`, once.
  */
 import { execFile } from 'node:child_process';
-import { constants } from 'node:fs';
-import { access } from 'node:fs/promises';
-import { delimiter, isAbsolute, join } from 'node:path';
 import { promisify } from 'node:util';
 import { installLine } from '../../engine-packages.js';
+import { findOnPath, isExecutable } from '../executables.js';
 
 const run = promisify(execFile);
 
@@ -17,25 +15,6 @@ export const CHROMIUM_INSTALL = `apt-get install chromium; ${installLine('chromi
 
 const CANDIDATES = ['chromium', 'chromium-browser', 'google-chrome', 'google-chrome-stable'];
 
-async function isExecutable(path: string): Promise<boolean> {
-  try {
-    await access(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-async function onPath(name: string): Promise<string | undefined> {
-  const dirs = (process.env.PATH ?? '').split(delimiter).filter((dir) => dir && isAbsolute(dir));
-  // /usr/bin is where Debian puts it, and a service's PATH may be minimal.
-  for (const dir of [...dirs, '/usr/bin']) {
-    const candidate = join(dir, name);
-    if (await isExecutable(candidate)) return candidate;
-  }
-  return undefined;
-}
-
 /** The browser's path, or why there is none. */
 export async function locateChromium(configured: string | undefined): Promise<string | { missing: string }> {
   const wanted = configured ?? (process.env.CHROMIUM_PATH || undefined);
@@ -43,7 +22,7 @@ export async function locateChromium(configured: string | undefined): Promise<st
     return (await isExecutable(wanted)) ? wanted : { missing: `Chromium is not executable at ${wanted}` };
   }
   for (const name of CANDIDATES) {
-    const found = await onPath(name);
+    const found = await findOnPath(name, ['/usr/bin']);
     if (found) return found;
   }
   return { missing: `no Chromium found (looked for ${CANDIDATES.join(', ')} on PATH; set CHROMIUM_PATH)` };

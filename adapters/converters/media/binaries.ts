@@ -4,10 +4,9 @@
  * is never paired with a different system ffprobe. Nothing is run to find them.
  */
 import { execFile } from 'node:child_process';
-import { constants } from 'node:fs';
-import { access } from 'node:fs/promises';
-import { delimiter, dirname, isAbsolute, join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
+import { findOnPath, isExecutable } from '../executables.js';
 
 export interface BinaryPaths {
   ffmpeg: string;
@@ -17,27 +16,6 @@ export interface BinaryPaths {
 export interface BinaryOptions {
   ffmpegPath?: string | undefined;
   ffprobePath?: string | undefined;
-}
-
-async function isExecutable(path: string): Promise<boolean> {
-  try {
-    await access(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-async function onPath(name: string): Promise<string | undefined> {
-  const suffixes = process.platform === 'win32' ? ['.exe', ''] : [''];
-  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
-    if (!dir || !isAbsolute(dir)) continue; // a relative PATH entry would depend on the cwd
-    for (const suffix of suffixes) {
-      const candidate = join(dir, `${name}${suffix}`);
-      if (await isExecutable(candidate)) return candidate;
-    }
-  }
-  return undefined;
 }
 
 async function explicit(path: string | undefined): Promise<string | undefined> {
@@ -51,7 +29,7 @@ async function explicit(path: string | undefined): Promise<string | undefined> {
  */
 export async function locateBinaries(options: BinaryOptions): Promise<BinaryPaths | { missing: string }> {
   const ffmpegWanted = options.ffmpegPath ?? process.env.FFMPEG_PATH;
-  const ffmpeg = ffmpegWanted ? await explicit(ffmpegWanted) : await onPath('ffmpeg');
+  const ffmpeg = ffmpegWanted ? await explicit(ffmpegWanted) : await findOnPath('ffmpeg');
   if (!ffmpeg) {
     return {
       missing: ffmpegWanted ? `ffmpeg is not executable at ${ffmpegWanted}` : 'ffmpeg is not on PATH',
@@ -64,7 +42,7 @@ export async function locateBinaries(options: BinaryOptions): Promise<BinaryPath
   }
   const suffix = process.platform === 'win32' ? '.exe' : '';
   const beside = join(dirname(ffmpeg), `ffprobe${suffix}`);
-  const ffprobe = (await isExecutable(beside)) ? beside : await onPath('ffprobe');
+  const ffprobe = (await isExecutable(beside)) ? beside : await findOnPath('ffprobe');
   return ffprobe ? { ffmpeg, ffprobe } : { missing: `ffprobe is not beside ${ffmpeg} nor on PATH` };
 }
 

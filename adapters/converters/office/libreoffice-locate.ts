@@ -8,34 +8,17 @@
  * except `--version`, once, for available().
  */
 import { execFile } from 'node:child_process';
-import { constants, existsSync } from 'node:fs';
-import { access, realpath } from 'node:fs/promises';
-import { delimiter, dirname, isAbsolute, join } from 'node:path';
+import { existsSync } from 'node:fs';
+import { realpath } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { findOnPath, isExecutable } from '../executables.js';
 
 const run = promisify(execFile);
 
 export const LIBREOFFICE_INSTALL =
   'apt-get install libreoffice-writer-nogui libreoffice-calc-nogui libreoffice-impress-nogui python3-uno';
-
-async function isExecutable(path: string): Promise<boolean> {
-  try {
-    await access(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-async function onPath(name: string): Promise<string | undefined> {
-  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
-    if (!dir || !isAbsolute(dir)) continue; // a relative PATH entry would depend on the cwd
-    const candidate = join(dir, name);
-    if (await isExecutable(candidate)) return candidate;
-  }
-  return undefined;
-}
 
 /**
  * soffice.bin: beside the real path of `soffice` (Debian links /usr/bin/soffice to the script in
@@ -47,7 +30,7 @@ export async function locateSoffice(configured: string | undefined): Promise<str
     ? (await isExecutable(wanted))
       ? wanted
       : undefined
-    : ((await onPath('soffice')) ?? (await onPath('libreoffice')));
+    : ((await findOnPath('soffice')) ?? (await findOnPath('libreoffice')));
   if (!launcher) {
     return { missing: wanted ? `soffice is not executable at ${wanted}` : 'soffice is not on PATH' };
   }
@@ -79,7 +62,7 @@ export async function locateUnoPython(
   const programDir = dirname(soffice);
   const candidates = configured
     ? [configured]
-    : ['/usr/bin/python3', await onPath('python3'), join(programDir, 'python')].filter(
+    : ['/usr/bin/python3', await findOnPath('python3'), join(programDir, 'python')].filter(
         (path): path is string => path !== undefined,
       );
   const tried: string[] = [];
