@@ -175,6 +175,38 @@ export function buildProgram(): Command {
       await runFormats(options);
     });
 
+  const pdf = program.command('pdf').description('operations on whole PDFs: merge, split, rotate');
+  pdf
+    .command('merge')
+    .description('join PDFs, in the order given, into one')
+    .argument('<inputs...>', 'two or more PDFs')
+    .requiredOption('-o, --output <file>', 'the merged PDF')
+    .action(async (inputs: string[], options: { output: string }) => {
+      const { runPdf } = await import('./commands/pdf.js');
+      await runPdf({ op: 'merge', inputs, output: options.output });
+    });
+  pdf
+    .command('split')
+    .description('write the pages of a PDF that --pages selects into a new PDF')
+    .argument('<input>', 'the PDF')
+    .requiredOption('-p, --pages <ranges>', 'pages, e.g. 2-3,5 or 7- (1-based)')
+    .requiredOption('-o, --output <file>', 'the new PDF')
+    .action(async (input: string, options: { pages: string; output: string }) => {
+      const { runPdf } = await import('./commands/pdf.js');
+      await runPdf({ op: 'split', inputs: [input], output: options.output, pages: options.pages });
+    });
+  pdf
+    .command('rotate')
+    .description('rotate pages clockwise by a multiple of 90 degrees')
+    .argument('<input>', 'the PDF')
+    .requiredOption('-a, --angle <degrees>', '90, 180, 270 (or negative)', integer)
+    .option('-p, --pages <ranges>', 'only these pages (default all)')
+    .requiredOption('-o, --output <file>', 'the rotated PDF')
+    .action(async (input: string, options: { angle: number; pages?: string; output: string }) => {
+      const { runPdf } = await import('./commands/pdf.js');
+      await runPdf({ op: 'rotate', inputs: [input], ...options });
+    });
+
   program
     .command('doctor')
     .description('check which conversion engines are available, and how to install the missing ones')

@@ -1,0 +1,121 @@
+/**
+ * PDF operations on whole documents, on pdf-lib (an optional peer: `npm install pdfjs-dist
+ * pdf-lib`): merge several PDFs in order, split out page ranges, rotate pages. Each reads its
+ * inputs (bounded by `maxInputBytes`), refuses what is not a readable, unencrypted PDF with a
+ * stable code, and writes its output through a temp file moved into place only when complete.
+ */
+import { randomUUID } from 'node:crypto';
+import { readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import type { PDFDocument } from 'pdf-lib';
+import { FileconvError } from '../../src/errors.js';
+import { loadPdfLib } from '../converters/office/pdf/libraries.js';
+import { parsePageRanges } from './page-ranges.js';
+
+export interface PdfOperationOptions {
+  /** Largest input read, bytes (PDFs are read whole). Default 256 MiB. */
+  maxInputBytes?: number;
+}
+
+const DEFAULT_MAX_INPUT_BYTES = 256 * 1024 * 1024;
+
+/** Writes `inputs` (in order) into one PDF at `output`; returns its page count. */
+export async function mergePdfs(
+  inputs: readonly string[],
+  output: string,
+  options: PdfOperationOptions = {},
+): Promise<{ pages: number }> {
+  if (inputs.length < 2) throw new FileconvError('INVALID_OPTIONS', 'Merging needs at least two PDFs.');
+  const { PDFDocument } = await loadPdfLib();
+  const merged = await PDFDocument.create();
+  for (const input of inputs) {
+    const source = await openPdf(input, options);
+    const pages = await merged.copyPages(source, source.getPageIndices());
+    for (const page of pages) merged.addPage(page);
+  }
+  await save(merged, output);
+  return { pages: merged.getPageCount() };
+}
+
+/** Writes the pages `ranges` selects ("2-3,5", "7-", "all") from `input` into `output`. */
+export async function extractPages(
+  input: string,
+  ranges: string,
+  output: string,
+  options: PdfOperationOptions = {},
+): Promise<{ pages: number }> {
+  const { PDFDocument } = await loadPdfLib();
+  const source = await openPdf(input, options);
+  const selected = parsePageRanges(ranges, source.getPageCount());
+  const extracted = await PDFDocument.create();
+  for (const page of await extracted.copyPages(source, selected)) extracted.addPage(page);
+  await save(extracted, output);
+  return { pages: extracted.getPageCount() };
+}
+
+/** Rotates the pages `ranges` selects (default all) by `angle` (a multiple of 90, clockwise). */
+export async function rotatePages(
+  input: string,
+  angle: number,
+  output: string,
+  options: PdfOperationOptions & { pages?: string } = {},
+): Promise<{ pages: number }> {
+  if (!Number.isInteger(angle) || angle % 90 !== 0) {
+    throw new FileconvError('INVALID_OPTIONS', `A rotation is a multiple of 90 degrees, not ${angle}.`);
+  }
+  const { degrees } = await loadPdfLib();
+  const document = await openPdf(input, options);
+  const selected = parsePageRanges(options.pages ?? 'all', document.getPageCount());
+  for (const index of selected) {
+    const page = document.getPage(index);
+    page.setRotation(degrees((((page.getRotation().angle + angle) % 360) + 360) % 360));
+  }
+  await save(document, output);
+  return { pages: document.getPageCount() };
+}
+
+/** Reads and parses the PDF at `path`: NOT_FOUND, INPUT_LIMIT_EXCEEDED, CORRUPT_INPUT or PASSWORD_PROTECTED. */
+async function openPdf(path: string, options: PdfOperationOptions): Promise<PDFDocument> {
+  const limit = options.maxInputBytes ?? DEFAULT_MAX_INPUT_BYTES;
+  const info = await stat(path).catch((error: unknown) => {
+    throw new FileconvError('NOT_FOUND', `No such file: ${path}.`, { cause: error });
+  });
+  if (info.size > limit) {
+    throw new FileconvError(
+      'INPUT_LIMIT_EXCEEDED',
+      `${path} has ${info.size} bytes; at most ${limit} are read.`,
+    );
+  }
+  const bytes = await readFile(path);
+  if (bytes.subarray(0, 1024).indexOf('%PDF-') === -1) {
+    throw new FileconvError('CORRUPT_INPUT', `${path} is not a PDF.`, { details: { reason: 'not-pdf' } });
+  }
+  const { PDFDocument } = await loadPdfLib();
+  try {
+    return await PDFDocument.load(bytes, { updateMetadata: false });
+  } catch (error) {
+    // pdf-lib's EncryptedPDFError is compiled to a plain Error (instanceof fails): its words tell.
+    if (error instanceof Error && /document to `PDFDocument\.load` is encrypted/.test(error.message)) {
+      throw new FileconvError('PASSWORD_PROTECTED', `${path} is encrypted: unlock it first.`, {
+        cause: error,
+      });
+    }
+    throw new FileconvError('CORRUPT_INPUT', `${path} is not a readable PDF.`, { cause: error });
+  }
+}
+
+/** Saves beside `output` under a temp name, then moves it into place. */
+async function save(document: PDFDocument, output: string): Promise<void> {
+  const scratch = join(dirname(output), `.fileconv-${randomUUID()}.pdf`);
+  try {
+    await writeFile(scratch, await document.save());
+    await rename(scratch, output);
+  } catch (error) {
+    await rm(scratch, { force: true });
+    const code = (error as { code?: string }).code;
+    if (code === 'ENOENT' || code === 'EACCES' || code === 'EISDIR' || code === 'ENOTDIR') {
+      throw new FileconvError('OUTPUT_NOT_WRITABLE', `Cannot write ${output} (${code}).`, { cause: error });
+    }
+    throw error;
+  }
+}
