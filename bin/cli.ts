@@ -175,7 +175,9 @@ export function buildProgram(): Command {
       await runFormats(options);
     });
 
-  const pdf = program.command('pdf').description('operations on whole PDFs: merge, split, rotate');
+  const pdf = program
+    .command('pdf')
+    .description('operations on whole PDFs: merge, split, rotate, info, meta');
   pdf
     .command('merge')
     .description('join PDFs, in the order given, into one')
@@ -206,6 +208,34 @@ export function buildProgram(): Command {
       const { runPdf } = await import('./commands/pdf.js');
       await runPdf({ op: 'rotate', inputs: [input], ...options });
     });
+
+  pdf
+    .command('info')
+    .description("print a PDF's page count and document information (title, author, ...)")
+    .argument('<input>', 'the PDF')
+    .option('--json', 'print JSON')
+    .action(async (input: string, options: { json?: boolean }) => {
+      const { runPdfInfo } = await import('./commands/pdf.js');
+      await runPdfInfo(input, options);
+    });
+  pdf
+    .command('meta')
+    .description("set a PDF's title, author, subject or keywords")
+    .argument('<input>', 'the PDF')
+    .option('--title <text>')
+    .option('--author <text>')
+    .option('--subject <text>')
+    .option('--keywords <list>', 'comma-separated')
+    .requiredOption('-o, --output <file>', 'the PDF with its new document information')
+    .action(
+      async (
+        input: string,
+        options: { title?: string; author?: string; subject?: string; keywords?: string; output: string },
+      ) => {
+        const { runPdfMeta } = await import('./commands/pdf.js');
+        await runPdfMeta(input, options);
+      },
+    );
 
   program
     .command('doctor')

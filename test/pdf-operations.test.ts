@@ -10,7 +10,14 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { describe, expect, it } from 'vitest';
-import { extractPages, mergePdfs, parsePageRanges, rotatePages } from '../adapters/pdf/index.js';
+import {
+  extractPages,
+  mergePdfs,
+  parsePageRanges,
+  readPdfMetadata,
+  rotatePages,
+  writePdfMetadata,
+} from '../adapters/pdf/index.js';
 import { describeWithEngine } from './helpers/engines.js';
 import { CLI_ARGS } from './helpers/serve-process.js';
 import { fixture, tempDir } from './helpers/temp.js';
@@ -113,6 +120,26 @@ describeWithEngine('poppler-utils', POPPLER, 'apt-get install poppler-utils', 'P
     expect(existsSync(out)).toBe(false);
   });
 
+  it('reads and sets the document information, which pdfinfo then shows', async () => {
+    const dir = await tempDir();
+    const input = await labelledPdf(dir, 'm', 2);
+    const out = join(dir, 'meta.pdf');
+    const written = await writePdfMetadata(
+      input,
+      { title: 'Quarterly report – Q3', author: 'Ana Núñez', subject: 'Sales', keywords: ['sales', 'q3'] },
+      out,
+    );
+    expect(written).toMatchObject({ title: 'Quarterly report – Q3', author: 'Ana Núñez', pages: 2 });
+    const info = pdfinfo(out);
+    expect(info).toMatch(/^Title:\s+Quarterly report – Q3$/m);
+    expect(info).toMatch(/^Author:\s+Ana Núñez$/m);
+    expect(info).toMatch(/^Subject:\s+Sales$/m);
+    expect(info).toMatch(/^Keywords:\s+sales q3$/m);
+    expect(await readPdfMetadata(out)).toMatchObject({ subject: 'Sales', keywords: ['sales', 'q3'] });
+    // Nothing else changes: the pages are the same.
+    expect(labels(out)).toEqual(['m1', 'm2']);
+  });
+
   it('runs from the command line', async () => {
     const dir = await tempDir();
     const a = await labelledPdf(dir, 'a', 1);
@@ -129,5 +156,18 @@ describeWithEngine('poppler-utils', POPPLER, 'apt-get install poppler-utils', 'P
     });
     expect(past.status).toBe(1);
     expect(past.stderr).toMatch(/page 4 does not exist.*\[INVALID_OPTIONS\]/);
+    const titled = join(dir, 'titled.pdf');
+    const meta = spawnSync(
+      process.execPath,
+      [...CLI_ARGS, 'pdf', 'meta', out, '--title', 'Joined', '-o', titled],
+      {
+        encoding: 'utf8',
+      },
+    );
+    expect(meta.status, meta.stderr).toBe(0);
+    const info = spawnSync(process.execPath, [...CLI_ARGS, 'pdf', 'info', titled, '--json'], {
+      encoding: 'utf8',
+    });
+    expect(JSON.parse(info.stdout)).toMatchObject({ title: 'Joined', pages: 3 });
   });
 });

@@ -119,3 +119,50 @@ async function save(document: PDFDocument, output: string): Promise<void> {
     throw error;
   }
 }
+
+/** A PDF's document information, as viewers show it. */
+export interface PdfMetadata {
+  title?: string;
+  author?: string;
+  subject?: string;
+  keywords?: string[];
+  creator?: string;
+  producer?: string;
+  pages?: number;
+}
+
+/** Reads the document information and page count of the PDF at `input`. */
+export async function readPdfMetadata(
+  input: string,
+  options: PdfOperationOptions = {},
+): Promise<PdfMetadata> {
+  const document = await openPdf(input, options);
+  const keywords = document.getKeywords();
+  const found: PdfMetadata = {
+    title: document.getTitle(),
+    author: document.getAuthor(),
+    subject: document.getSubject(),
+    keywords: keywords ? keywords.split(/\s*[,;]\s*|\s+/).filter(Boolean) : undefined,
+    creator: document.getCreator(),
+    producer: document.getProducer(),
+    pages: document.getPageCount(),
+  };
+  return Object.fromEntries(Object.entries(found).filter(([, value]) => value !== undefined)) as PdfMetadata;
+}
+
+/** Writes `input` to `output` with the given fields of its document information set. */
+export async function writePdfMetadata(
+  input: string,
+  metadata: Omit<PdfMetadata, 'pages' | 'producer'>,
+  output: string,
+  options: PdfOperationOptions = {},
+): Promise<PdfMetadata> {
+  const document = await openPdf(input, options);
+  if (metadata.title !== undefined) document.setTitle(metadata.title);
+  if (metadata.author !== undefined) document.setAuthor(metadata.author);
+  if (metadata.subject !== undefined) document.setSubject(metadata.subject);
+  if (metadata.keywords !== undefined) document.setKeywords(metadata.keywords);
+  if (metadata.creator !== undefined) document.setCreator(metadata.creator);
+  await save(document, output);
+  return readPdfMetadata(output, options);
+}
