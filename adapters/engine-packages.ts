@@ -55,9 +55,13 @@ export function notInstalled(group: EngineGroup, missing: readonly string[]): Av
   return { ok: false, reason: `not installed: ${missing.join(', ')}`, install: installLine(group) };
 }
 
-function isModuleNotFound(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND';
+/** Whether `error` (or what caused it: loaders and module mocks wrap it) is "module not found". */
+export function isModuleNotFound(error: unknown): boolean {
+  for (let at = error, depth = 0; at && depth < 5; at = (at as { cause?: unknown }).cause, depth++) {
+    const code = (at as { code?: unknown }).code;
+    if (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') return true;
+  }
+  return false;
 }
 
 /**

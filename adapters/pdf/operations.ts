@@ -9,6 +9,7 @@ import { readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { PDFDocument } from 'pdf-lib';
 import { FileconvError } from '../../src/errors.js';
+import { inputFileError, outputFileError } from '../../src/local-files.js';
 import { loadPdfLib } from '../converters/office/pdf/libraries.js';
 import { parsePageRanges } from './page-ranges.js';
 
@@ -78,7 +79,7 @@ export async function rotatePages(
 async function openPdf(path: string, options: PdfOperationOptions): Promise<PDFDocument> {
   const limit = options.maxInputBytes ?? DEFAULT_MAX_INPUT_BYTES;
   const info = await stat(path).catch((error: unknown) => {
-    throw new FileconvError('NOT_FOUND', `No such file: ${path}.`, { cause: error });
+    throw inputFileError(path, error);
   });
   if (info.size > limit) {
     throw new FileconvError(
@@ -86,7 +87,9 @@ async function openPdf(path: string, options: PdfOperationOptions): Promise<PDFD
       `${path} has ${info.size} bytes; at most ${limit} are read.`,
     );
   }
-  const bytes = await readFile(path);
+  const bytes = await readFile(path).catch((error: unknown) => {
+    throw inputFileError(path, error);
+  });
   if (bytes.subarray(0, 1024).indexOf('%PDF-') === -1) {
     throw new FileconvError('CORRUPT_INPUT', `${path} is not a PDF.`, { details: { reason: 'not-pdf' } });
   }
@@ -112,11 +115,7 @@ async function save(document: PDFDocument, output: string): Promise<void> {
     await rename(scratch, output);
   } catch (error) {
     await rm(scratch, { force: true });
-    const code = (error as { code?: string }).code;
-    if (code === 'ENOENT' || code === 'EACCES' || code === 'EISDIR' || code === 'ENOTDIR') {
-      throw new FileconvError('OUTPUT_NOT_WRITABLE', `Cannot write ${output} (${code}).`, { cause: error });
-    }
-    throw error;
+    throw outputFileError(output, error);
   }
 }
 

@@ -5,16 +5,12 @@
  */
 import type { Redis } from 'ioredis';
 import { FileconvError } from '../../src/errors.js';
+import { isModuleNotFound } from '../engine-packages.js';
 
 export type BullmqModule = typeof import('bullmq');
 
 /** The command that installs what every Redis adapter needs. */
 export const REDIS_INSTALL = 'npm install bullmq ioredis';
-
-function isModuleNotFound(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND';
-}
 
 function packageUnavailable(pkg: string, adapter: string, error: unknown): FileconvError {
   const problem = isModuleNotFound(error) ? 'is not installed' : 'failed to load';

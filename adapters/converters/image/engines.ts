@@ -5,6 +5,7 @@
  */
 import { createRequire } from 'node:module';
 import { FileconvError } from '../../../src/errors.js';
+import { isModuleNotFound } from '../../engine-packages.js';
 
 /** sharp's default export: the function that starts a pipeline, with its static helpers. */
 export type SharpFactory = typeof import('sharp')['default'];
@@ -25,15 +26,6 @@ export function engineUnavailable(pkg: string, purpose: string, cause: unknown):
     `The sharp converter needs the npm package '${pkg}' for ${purpose}: run \`npm install ${pkg}\``,
     { cause, details: { package: pkg, install: `npm install ${pkg}` } },
   );
-}
-
-/** Whether `error` (or what caused it, as module mocks and loaders wrap it) is "module not found". */
-function isModuleNotFound(error: unknown): boolean {
-  for (let at = error, depth = 0; at && depth < 5; at = (at as { cause?: unknown }).cause, depth++) {
-    const code = (at as { code?: unknown }).code;
-    if (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') return true;
-  }
-  return false;
 }
 
 let sharpPromise: Promise<SharpFactory> | undefined;

@@ -7,6 +7,7 @@
  * `available()` is what decides: a runner that is not ok is never chosen.
  */
 import { FileconvError, isFileconvError } from '../../../src/errors.js';
+import { isModuleNotFound } from '../../engine-packages.js';
 import { locateBinaries } from './binaries.js';
 import { createNativeFfmpegRunner, type NativeRunnerOptions } from './native-runner.js';
 import type { FfmpegRunner } from './runner.js';
@@ -17,11 +18,6 @@ export const WASM_INSTALL_HINT = 'npm install @ffmpeg/core';
 
 interface WasmRunnerModule {
   createWasmFfmpegRunner(options?: Record<string, unknown>): FfmpegRunner;
-}
-
-function isModuleNotFound(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND';
 }
 
 function wasmUnavailable(cause: unknown, reason?: string): FileconvError {
