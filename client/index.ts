@@ -11,6 +11,8 @@ import type {
   CallOptions,
   ClientOptions,
   ConvertFileOptions,
+  OperationFile,
+  RunOperationOptions,
   UploadOptions,
   WaitOptions,
 } from './options.js';
@@ -23,6 +25,9 @@ import type {
   FormatsResponse,
   HealthResponse,
   JobView,
+  OperationConvertRequest,
+  OperationJobRequest,
+  OperationsResponse,
   UploadBody,
   UploadedFile,
   UploadGrant,
@@ -108,13 +113,17 @@ export function createClient(clientOptions: ClientOptions) {
       await response.body?.cancel();
     },
 
-    createJob(request: CreateJobRequest, { signal }: CallOptions = {}): Promise<{ jobId: string }> {
+    /** A conversion job, or a document operation job (`{ operation, fileKeys }`). */
+    createJob(
+      request: CreateJobRequest | OperationJobRequest,
+      { signal }: CallOptions = {},
+    ): Promise<{ jobId: string }> {
       return callJson(t, { method: 'POST', path: '/api/jobs/create', json: request, signal });
     },
 
     /** Several jobs at once, all or nothing (plans with batch support). */
     createJobs(
-      requests: readonly CreateJobRequest[],
+      requests: readonly (CreateJobRequest | OperationJobRequest)[],
       { signal }: CallOptions = {},
     ): Promise<{ jobIds: string[] }> {
       return callJson(t, { method: 'POST', path: '/api/jobs/batch', json: { jobs: requests }, signal });
@@ -192,8 +201,14 @@ export function createClient(clientOptions: ClientOptions) {
       return (await response.json()) as UploadedFile;
     },
 
-    /** Converts an uploaded file; the server answers once the result is ready. */
-    convert(request: ConvertRequest, { signal }: CallOptions = {}): Promise<ConversionResult> {
+    /**
+     * Converts an uploaded file, or runs a document operation over uploaded files
+     * (`{ operation, fileIds }`); the server answers once the result is ready.
+     */
+    convert(
+      request: ConvertRequest | OperationConvertRequest,
+      { signal }: CallOptions = {},
+    ): Promise<ConversionResult> {
       return callJson(t, { method: 'POST', path: '/api/convert', json: request, signal });
     },
 
@@ -210,6 +225,8 @@ export function createClient(clientOptions: ClientOptions) {
     // ---- Service ----
     formats: ({ signal }: CallOptions = {}) =>
       callJson<FormatsResponse>(t, { method: 'GET', path: '/api/formats', signal }),
+    operations: ({ signal }: CallOptions = {}) =>
+      callJson<OperationsResponse>(t, { method: 'GET', path: '/api/operations', signal }),
     usage: ({ signal }: CallOptions = {}) =>
       callJson<UsageResponse>(t, { method: 'GET', path: '/api/usage', signal }),
     health: ({ signal }: CallOptions = {}) =>
@@ -258,6 +275,41 @@ export function createClient(clientOptions: ClientOptions) {
                 onProgress({ phase: 'convert', status: polled.status, progress: polled.progress }),
             }
           : {}),
+      });
+      if (job.status !== 'completed' || !job.downloadUrl) throw jobFailure(job);
+      return { ...(await fetchSigned(job.downloadUrl, job.outputName, signal)), job };
+    },
+
+    /**
+     * A document operation end to end through Flow A: uploads each file, runs `operation` over
+     * them in order, waits, and downloads the result: `runOperation('merge', [a, b])`. Throws a
+     * FileconvApiError with the job's own error code when it fails.
+     */
+    async runOperation(
+      operation: string,
+      files: readonly OperationFile[],
+      options: RunOperationOptions = {},
+    ): Promise<DownloadedFile & { job: JobView }> {
+      const { signal } = options;
+      const fileKeys: string[] = [];
+      for (const file of files) {
+        const fileSize = sizeOrThrow(file.body, file.fileSize);
+        const contentType = file.contentType ?? ((isBlob(file.body) && file.body.type) || 'application/pdf');
+        const grant = await client.getUploadUrl(
+          { fileName: file.fileName, fileSize, contentType },
+          { signal },
+        );
+        await client.uploadContent(grant, file.body, { signal });
+        fileKeys.push(grant.fileKey);
+      }
+      const { jobId } = await client.createJob(
+        { operation, fileKeys, ...(options.options ? { options: options.options } : {}) },
+        { signal },
+      );
+      const job = await client.waitForJob(jobId, {
+        signal,
+        ...(options.pollIntervalMs === undefined ? {} : { intervalMs: options.pollIntervalMs }),
+        ...(options.onProgress ? { onProgress: options.onProgress } : {}),
       });
       if (job.status !== 'completed' || !job.downloadUrl) throw jobFailure(job);
       return { ...(await fetchSigned(job.downloadUrl, job.outputName, signal)), job };

@@ -50,3 +50,20 @@ export interface ConvertFileOptions extends CallOptions {
   onProgress?: (event: ConvertFileProgress) => void;
   pollIntervalMs?: number;
 }
+
+/** One file of runOperation: its bytes and the name it is uploaded under. */
+export interface OperationFile {
+  body: import('./types.js').UploadBody;
+  fileName: string;
+  /** Default: a Blob's own type, else application/pdf. */
+  contentType?: string;
+  /** Required for a ReadableStream body. */
+  fileSize?: number;
+}
+
+export interface RunOperationOptions extends CallOptions {
+  options?: Record<string, unknown>;
+  pollIntervalMs?: number;
+  /** Called with every polled state of the job. */
+  onProgress?: (job: JobView) => void;
+}

@@ -54,6 +54,10 @@ export interface JobView {
   progress: number;
   outputSize: number | null;
   expiresAt: string | null;
+  /** Only on document operation jobs: the operation ('merge', 'split'...). */
+  operation?: string;
+  /** Only on document operation jobs: the names of its input files, in order. */
+  inputFiles?: string[];
 }
 
 /** POST /api/jobs/create's body. `options` depends on the conversion (see formats()). */
@@ -63,6 +67,14 @@ export interface CreateJobRequest {
   targetFormat: string;
   fileSize: number;
   options?: Record<string, unknown>;
+}
+
+/** POST /api/jobs/create's body for a document operation over uploaded files, in order (see operations()). */
+export interface OperationJobRequest {
+  operation: string;
+  fileKeys: string[];
+  options?: Record<string, unknown>;
+  webhookUrl?: string;
 }
 
 /** POST /api/upload (Flow B). */
@@ -78,6 +90,26 @@ export interface ConvertRequest {
   fileName: string;
   targetFormat: string;
   options?: Record<string, unknown>;
+}
+
+/** POST /api/convert's body for a document operation over uploaded files (their fileId), in order. */
+export interface OperationConvertRequest {
+  operation: string;
+  fileIds: string[];
+  options?: Record<string, unknown>;
+}
+
+/** GET /api/operations. `options` is the JSON Schema of the operation's options. */
+export interface OperationsResponse {
+  operations: Array<{
+    name: string;
+    description: string;
+    /** The format every input must have. */
+    input: string;
+    minInputs: number;
+    maxInputs: number;
+    options: Record<string, unknown>;
+  }>;
 }
 
 /** POST /api/convert's answer (Flow B). */

@@ -5,6 +5,7 @@
  */
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { ZodType } from 'zod';
 import { abortError, raceAbort } from './abort.js';
 import { FileconvError, toFileconvError } from './errors.js';
 import { extensionOf, mimeTypeOf } from './formats/index.js';
@@ -50,13 +51,22 @@ export function validateOptions(
       details: { given: Object.keys(given) },
     });
   }
+  return parseOptions(schema, given, plan.to);
+}
+
+/** `given` parsed by `schema`; INVALID_OPTIONS naming every problem ("Invalid options for <what>: ..."). */
+export function parseOptions(
+  schema: ZodType<Record<string, unknown>>,
+  given: Record<string, unknown>,
+  what: string,
+): Record<string, unknown> {
   const parsed = schema.safeParse(given);
   if (parsed.success) return parsed.data;
   const issues = parsed.error.issues.map((issue) => ({ path: issue.path.join('.'), message: issue.message }));
   const summary = issues
     .map((issue) => (issue.path ? `${issue.path}: ${issue.message}` : issue.message))
     .join('; ');
-  throw new FileconvError('INVALID_OPTIONS', `Invalid options for ${plan.to}: ${summary}.`, {
+  throw new FileconvError('INVALID_OPTIONS', `Invalid options for ${what}: ${summary}.`, {
     details: { issues },
     cause: parsed.error,
   });

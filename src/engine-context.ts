@@ -12,11 +12,24 @@ import { ConversionGraph } from './graph/index.js';
 import { createJobEventHub, type JobEventHub } from './job-events.js';
 import { createJobWatch, type JobWatch } from './job-watch.js';
 import type { Job } from './jobs/types.js';
-import type { Availability, ConversionLimits, Converter, JobStore, Queue, Storage } from './ports.js';
+import type {
+  Availability,
+  ConversionLimits,
+  Converter,
+  DocumentOperation,
+  JobStore,
+  Queue,
+  Storage,
+} from './ports.js';
 
 export interface EngineOptions {
   /** Converters, in order of preference when two offer the same step at the same cost. */
   converters: readonly Converter[];
+  /**
+   * Document operations jobs may run instead of a conversion (merge, split, rotate...: see
+   * `pdfOperations()` of fileconv/pdf). Default none.
+   */
+  operations?: readonly DocumentOperation[];
   /** Where uploads and results live. Required for jobs; the direct API works without it. */
   storage?: Storage;
   /** Where file and job records live. Required for jobs. */
@@ -66,6 +79,9 @@ export interface EngineOptions {
 
 export interface EngineContext {
   converters: ReadonlyMap<string, Converter>;
+  operations: ReadonlyMap<string, DocumentOperation>;
+  /** Availability of an operation's engine (computed once per operation). */
+  operationAvailability(operation: DocumentOperation): Promise<Availability>;
   storage: Storage | undefined;
   jobs: JobStore | undefined;
   queue: Queue | undefined;
@@ -131,6 +147,26 @@ function nonNegativeInteger(name: string, value: number | undefined, fallback: n
   return value === 0 ? 0 : positiveInteger(name, value, fallback);
 }
 
+/** Asks each engine (by name) whether it can run here once; a throw is "not available", with its message. */
+function memoizedAvailability<T extends { name: string; available(): Promise<Availability> }>(): (
+  engine: T,
+) => Promise<Availability> {
+  const known = new Map<string, Promise<Availability>>();
+  return (engine) => {
+    let answer = known.get(engine.name);
+    if (!answer) {
+      answer = engine.available().catch(
+        (error: unknown): Availability => ({
+          ok: false,
+          reason: error instanceof Error ? error.message : String(error),
+        }),
+      );
+      known.set(engine.name, answer);
+    }
+    return answer;
+  };
+}
+
 export function createEngineContext(options: EngineOptions): EngineContext {
   if (!Array.isArray(options.converters)) {
     throw new FileconvError('INVALID_OPTIONS', 'createEngine: converters must be an array of converters.');
@@ -142,22 +178,16 @@ export function createEngineContext(options: EngineOptions): EngineContext {
     }
     converters.set(converter.name, converter);
   }
+  const operations = new Map<string, DocumentOperation>();
+  for (const operation of options.operations ?? []) {
+    if (operations.has(operation.name)) {
+      throw new FileconvError('INVALID_OPTIONS', `createEngine: two operations are named ${operation.name}.`);
+    }
+    operations.set(operation.name, operation);
+  }
   const clock = options.now ?? (() => new Date());
   const concurrency = positiveInteger('concurrency', options.concurrency, 2);
-  const availabilityByName = new Map<string, Promise<Availability>>();
-  const availabilityOf = (converter: Converter): Promise<Availability> => {
-    let known = availabilityByName.get(converter.name);
-    if (!known) {
-      known = converter.available().catch(
-        (error: unknown): Availability => ({
-          ok: false,
-          reason: error instanceof Error ? error.message : String(error),
-        }),
-      );
-      availabilityByName.set(converter.name, known);
-    }
-    return known;
-  };
+  const availabilityOf = memoizedAvailability<Converter>();
   let availability: Promise<Map<string, Availability>> | undefined;
   let graph: Promise<ConversionGraph> | undefined;
   // Graphs over every converter not yet found unavailable, by the names left out: planning
@@ -177,6 +207,8 @@ export function createEngineContext(options: EngineOptions): EngineContext {
   };
   const context: EngineContext = {
     converters,
+    operations,
+    operationAvailability: memoizedAvailability<DocumentOperation>(),
     storage: options.storage,
     jobs: options.jobs,
     queue: options.queue,

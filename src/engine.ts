@@ -46,8 +46,9 @@ import {
 } from './job-operations.js';
 import { recordWebhookOutcome, type WebhookOutcome } from './job-webhook.js';
 import type { FileRecord, Job } from './jobs/types.js';
+import type { CreateOperationJobInput } from './operation-jobs.js';
 import { planConversion } from './planning.js';
-import type { Availability, Storage } from './ports.js';
+import type { Availability, DocumentOperation, Storage } from './ports.js';
 import { checkReadiness, type ReadinessOptions, type ReadinessReport } from './readiness.js';
 import {
   createUploadGrant,
@@ -73,6 +74,18 @@ export interface ConverterStatus extends Availability {
   name: string;
   /** Number of conversion edges the converter offers. */
   edges: number;
+}
+
+/** A document operation of the engine and whether it can run here. */
+export interface OperationStatus extends Availability {
+  name: string;
+  description: string;
+  /** The format its inputs must have. */
+  input: FormatName;
+  minInputs: number;
+  maxInputs: number;
+  /** Its options' schema (for API descriptions). */
+  optionsSchema: DocumentOperation['optionsSchema'];
 }
 
 export interface Engine {
@@ -103,9 +116,9 @@ export interface Engine {
   getFile(id: string, owner?: string): Promise<FileRecord>;
   /** Deletes an upload's bytes and record. */
   deleteFile(id: string, owner?: string): Promise<void>;
-  createJob(input: CreateJobInput): Promise<Job>;
+  createJob(input: CreateJobInput | CreateOperationJobInput): Promise<Job>;
   /** Creates several jobs all-or-nothing: all are checked before any is stored. */
-  createJobs(inputs: readonly CreateJobInput[]): Promise<Job[]>;
+  createJobs(inputs: readonly (CreateJobInput | CreateOperationJobInput)[]): Promise<Job[]>;
   getJob(id: string, owner?: string): Promise<Job>;
   cancelJob(id: string, owner?: string): Promise<Job>;
   /** Cancels a queued or running job, or deletes a completed job's result. */
@@ -135,6 +148,8 @@ export interface Engine {
   optionsSchema(from: string, to: string): Promise<ZodType<Record<string, unknown>> | undefined>;
   /** Each converter and whether its engine can run here. */
   converters(): Promise<ConverterStatus[]>;
+  /** The document operations jobs may run (merge, split...), available or not. */
+  operations(): Promise<OperationStatus[]>;
   /**
    * Whether this process can work right now: each port answers a cheap read within the deadline,
    * the required converters are available, and the engine is not closing (src/readiness.ts).
@@ -218,6 +233,20 @@ export function createEngine(options: EngineOptions): Engine {
         edges: converter.edges.length,
         ...(availability.get(converter.name) ?? { ok: false }),
       }));
+    },
+
+    async operations() {
+      return Promise.all(
+        [...context.operations.values()].map(async (operation) => ({
+          name: operation.name,
+          description: operation.description,
+          input: operation.input,
+          minInputs: operation.minInputs,
+          maxInputs: operation.maxInputs,
+          optionsSchema: operation.optionsSchema,
+          ...(await context.operationAvailability(operation)),
+        })),
+      );
     },
 
     readiness: (readinessOptions) => checkReadiness(context, readinessOptions),

@@ -13,6 +13,7 @@ export type {
   EngineStats,
   FormatSupport,
   JobPortName,
+  OperationStatus,
   WorkerStatus,
 } from './engine.js';
 export { createEngine } from './engine.js';
@@ -36,12 +37,14 @@ export type {
   FileStatus,
   Job,
   JobError,
+  JobInput,
   JobStatus,
   JobWebhook,
   WebhookStatus,
 } from './jobs/types.js';
 export { FILE_STATUSES, JOB_STATUSES, WEBHOOK_STATUSES } from './jobs/types.js';
 export { outputNameFor, sanitizeFileName } from './names.js';
+export type { CreateOperationJobInput } from './operation-jobs.js';
 export * from './policy/index.js';
 export type * from './ports.js';
 export type { ReadinessCheck, ReadinessOptions, ReadinessReport } from './readiness.js';

@@ -13,6 +13,7 @@ import { pendingWebhook } from './job-webhook.js';
 import { isTerminal, type JobEvent, transition } from './jobs/state.js';
 import type { Job } from './jobs/types.js';
 import { outputNameFor } from './names.js';
+import { type CreateOperationJobInput, isOperationJobInput, prepareOperationJob } from './operation-jobs.js';
 import { planConversion, resolveSourceFormat } from './planning.js';
 import type { WorkLimits } from './ports.js';
 import { confirmUpload, getFile } from './upload-operations.js';
@@ -43,7 +44,11 @@ export interface CreateJobInput {
  * match, a conversion path exists, the options are valid) and returns the queued job record
  * it would be, without storing anything.
  */
-export async function prepareJob(context: EngineContext, input: CreateJobInput): Promise<Job> {
+export async function prepareJob(
+  context: EngineContext,
+  input: CreateJobInput | CreateOperationJobInput,
+): Promise<Job> {
+  if (isOperationJobInput(input)) return prepareOperationJob(context, input);
   const { storage } = jobPorts(context);
   // Checked first: a bad URL is the cheapest refusal.
   const webhook = input.webhookUrl === undefined ? undefined : pendingWebhook(input.webhookUrl);
@@ -88,7 +93,10 @@ export async function prepareJob(context: EngineContext, input: CreateJobInput):
 }
 
 /** Checks the input and the plan, stores a queued job and enqueues it. */
-export async function createJob(context: EngineContext, input: CreateJobInput): Promise<Job> {
+export async function createJob(
+  context: EngineContext,
+  input: CreateJobInput | CreateOperationJobInput,
+): Promise<Job> {
   return (await createJobs(context, [input]))[0]!;
 }
 
@@ -96,7 +104,10 @@ export async function createJob(context: EngineContext, input: CreateJobInput): 
  * Creates several jobs all-or-nothing: every input is checked first (an error names the index
  * of the failing one), and only then are they stored and enqueued.
  */
-export async function createJobs(context: EngineContext, inputs: readonly CreateJobInput[]): Promise<Job[]> {
+export async function createJobs(
+  context: EngineContext,
+  inputs: readonly (CreateJobInput | CreateOperationJobInput)[],
+): Promise<Job[]> {
   const { jobs, queue } = jobPorts(context);
   const prepared: Job[] = [];
   for (const [index, input] of inputs.entries()) {
@@ -279,7 +290,9 @@ export async function sweepExpired(context: EngineContext): Promise<number> {
   const expiringFiles = await jobs.listFiles({ expiresBefore: new Date(now).toISOString() });
   if (expiringFiles.length > 0) {
     const active = await jobs.listJobs({ status: ['queued', 'processing'] });
-    const inUse = new Set(active.map((job) => job.fileId));
+    const inUse = new Set(
+      active.flatMap((job) => [job.fileId, ...(job.inputs ?? []).map((input) => input.fileId)]),
+    );
     for (const file of expiringFiles) {
       if (inUse.has(file.id)) continue;
       await storage.delete(file.key);

@@ -319,6 +319,51 @@ export interface Converter {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Document operations
+//
+// Work on whole documents that is not a change of format: merge N PDFs, split out pages, rotate,
+// compress, stamp a watermark, protect with a password. A job runs one operation over its
+// inputs, in order, instead of a conversion chain.
+
+export interface OperationContext {
+  /** The job's inputs, in the order given, each already checked to be of the operation's input format. */
+  inputPaths: readonly string[];
+  outputPath: string;
+  /** Options already validated against optionsSchema. */
+  options: Record<string, unknown>;
+  /** A private directory for scratch files; removed by the engine. */
+  tempDir: string;
+  /** Aborted on timeout or cancel: stop work, kill child processes. */
+  signal: AbortSignal;
+  limits: ConversionLimits;
+}
+
+/** What an operation writes for given options: one file of `format`, or a zip of several. */
+export interface OperationOutput {
+  format: FormatName;
+  packaging?: OutputPackaging;
+}
+
+export interface DocumentOperation {
+  /** Unique, short, as clients name it: 'merge', 'split', 'rotate', ... */
+  name: string;
+  /** One line for API descriptions and `GET /api/operations`. */
+  description: string;
+  /** The format every input must have ('pdf'). */
+  input: FormatName;
+  /** How many inputs it takes. */
+  minInputs: number;
+  maxInputs: number;
+  /** Whether the engine behind it can run here. */
+  available(): Promise<Availability>;
+  /** Schema of its options; unknown keys are rejected. */
+  optionsSchema: ZodType<Record<string, unknown>>;
+  /** The result's format for these (validated) options. */
+  output(options: Record<string, unknown>): OperationOutput;
+  run(ctx: OperationContext): Promise<ConvertResult | undefined>;
+}
+
+// ---------------------------------------------------------------------------------------------
 // Webhook outbox
 //
 // Deliveries the webhook dispatcher still owes, kept where a restart cannot lose them. A

@@ -33,6 +33,7 @@ import type { ConversionPlan } from './graph/index.js';
 import { applyJobEvent } from './job-operations.js';
 import type { JobEvent } from './jobs/state.js';
 import type { Job } from './jobs/types.js';
+import { runOperation, stagedInputPath } from './operation-jobs.js';
 import type { QueueDelivery, Storage } from './ports.js';
 import { createOutageBudget } from './retry.js';
 import { withWorkLimits } from './work-limits.js';
@@ -194,6 +195,25 @@ async function convertJob(
   patiently: Patiently,
 ): Promise<Converted> {
   const { storage } = jobPorts(context);
+  if (job.operation) {
+    const inputs = job.inputs ?? [
+      { fileId: job.fileId ?? '', inputKey: job.inputKey, fileName: job.fileName },
+    ];
+    const inputPaths = inputs.map((_, index) => stagedInputPath(workDir, job, index));
+    for (const [index, input] of inputs.entries()) {
+      await patiently(() => stageInput(storage, input.inputKey, inputPaths[index]!));
+    }
+    const signal = conversionSignal(context.timeoutMs, cancel);
+    const result = await runOperation(context, {
+      job,
+      inputPaths,
+      workDir,
+      signal,
+      limits: withWorkLimits(context.limits, job.limits),
+    });
+    if (signal.aborted) throw abortError(signal);
+    return result;
+  }
   const inputPath = join(workDir, `input.${extensionOf(job.sourceFormat)}`);
   await patiently(() => stageInput(storage, job.inputKey, inputPath));
   const signal = conversionSignal(context.timeoutMs, cancel);

@@ -2,6 +2,7 @@
  * Flow A of the specification: upload grant, the signed PUT (the local stand-in for a presigned
  * storage URL), job creation (one or a batch), polling, cancel, and the signed result GET.
  */
+import { z } from 'zod';
 import { FileconvError } from '../../src/errors.js';
 import {
   assertBatchAllowed,
@@ -14,7 +15,14 @@ import { type Call, chargeQuota } from './access.js';
 import { emptyAnswer, jsonAnswer } from './exchange.js';
 import { readJsonBody } from './json-body.js';
 import { downloadUrlFor, uploadUrlFor, verifyDownloadUrl, verifyUploadUrl } from './links.js';
-import { batchRequest, type CreateJobBody, createJobRequest, uploadUrlRequest } from './request-schemas.js';
+import {
+  type CreateJobBody,
+  createJobRequest,
+  namesOperation,
+  type OperationJobBody,
+  operationJobRequest,
+  uploadUrlRequest,
+} from './request-schemas.js';
 import {
   assertWorkerRunning,
   jobIdParam,
@@ -28,29 +36,46 @@ import {
 import type { Route } from './routes.js';
 import { jobView } from './views.js';
 
+/** A job body by its kind: a document operation when it names one, else the specification's conversion. */
+function parseJobBody(value: unknown, what?: string): CreateJobBody | OperationJobBody {
+  return namesOperation(value)
+    ? parse(operationJobRequest, value, what)
+    : parse(createJobRequest, value, what);
+}
+
+/** The batch's list, each job then read by its kind (parseJobBody), so a problem names its own fields. */
+const batchEnvelope = z.object({ jobs: z.array(z.unknown()).min(1).max(1000) });
+
 /** What POST /api/jobs/batch reads: 1000 jobs of up to ~1 KB each. */
 const BATCH_BODY_LIMIT = 1024 * 1024;
 
 export function flowARoutes(ctx: RouteContext): Route[] {
   /** Creates Flow A jobs all-or-nothing, charged to the daily quota; a refusal charges nothing. */
-  async function createCharged(call: Call, requests: readonly CreateJobBody[]) {
+  async function createCharged(call: Call, requests: readonly (CreateJobBody | OperationJobBody)[]) {
     const { client } = call;
     const inputs = requests.map((body, index) => {
-      const fileId = fileIdFromKey(body.fileKey);
-      if (!fileId) {
+      const fileIdOf = (fileKey: string) => {
+        const fileId = fileIdFromKey(fileKey);
+        if (fileId) return fileId;
         const where = requests.length > 1 ? `jobs[${index}]: ` : '';
-        throw new FileconvError('NOT_FOUND', `${where}No such file.`, { details: { fileKey: body.fileKey } });
-      }
-      return {
+        throw new FileconvError('NOT_FOUND', `${where}No such file.`, { details: { fileKey } });
+      };
+      const common = {
         owner: client.owner,
-        fileId,
-        sourceFormat: body.sourceFormat,
-        targetFormat: body.targetFormat,
-        fileSize: body.fileSize,
         options: body.options,
         priority: client.plan.priority,
         limits: workLimitsOf(client.plan),
         ...(body.webhookUrl === undefined ? {} : { webhookUrl: body.webhookUrl }),
+      };
+      if ('operation' in body) {
+        return { ...common, operation: body.operation, fileIds: body.fileKeys.map(fileIdOf) };
+      }
+      return {
+        ...common,
+        fileId: fileIdOf(body.fileKey),
+        sourceFormat: body.sourceFormat,
+        targetFormat: body.targetFormat,
+        fileSize: body.fileSize,
       };
     });
     const jobs = await withCharge(ctx, call, inputs.length, (charge) =>
@@ -123,7 +148,7 @@ export function flowARoutes(ctx: RouteContext): Route[] {
       path: '/api/jobs/create',
       async handle(call) {
         assertWorkerRunning(ctx.engine);
-        const [job] = await createCharged(call, [parse(createJobRequest, await readJsonBody(call.exchange))]);
+        const [job] = await createCharged(call, [parseJobBody(await readJsonBody(call.exchange))]);
         return jsonAnswer(200, { jobId: job!.id });
       },
     },
@@ -134,9 +159,12 @@ export function flowARoutes(ctx: RouteContext): Route[] {
         assertWorkerRunning(ctx.engine);
         // Room for the largest batch a plan allows (1000 jobs of a few hundred bytes), so a batch
         // of too many jobs is told so (INVALID_REQUEST), not that its body is too large.
-        const body = parse(batchRequest, await readJsonBody(call.exchange, BATCH_BODY_LIMIT));
+        const body = parse(batchEnvelope, await readJsonBody(call.exchange, BATCH_BODY_LIMIT));
         assertBatchAllowed(call.client.plan, body.jobs.length);
-        const jobs = await createCharged(call, body.jobs);
+        const jobs = await createCharged(
+          call,
+          body.jobs.map((job, index) => parseJobBody(job, `jobs[${index}]`)),
+        );
         return jsonAnswer(200, { jobIds: jobs.map((job) => job.id) });
       },
     },

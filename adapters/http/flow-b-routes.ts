@@ -4,14 +4,16 @@
  */
 
 import { FileconvError } from '../../src/errors.js';
+import type { CreateJobInput } from '../../src/job-operations.js';
 import { sanitizeFileName } from '../../src/names.js';
+import type { CreateOperationJobInput } from '../../src/operation-jobs.js';
 import { refundQuota } from '../../src/policy/enforce.js';
 import { assertFileSize, uploadRetentionMsOf, workLimitsOf } from '../../src/policy/plans.js';
 import { chargeQuota } from './access.js';
 import { jsonAnswer, singleQueryValue } from './exchange.js';
 import { readJsonBody } from './json-body.js';
 import { receiveSingleFile } from './multipart.js';
-import { convertRequest } from './request-schemas.js';
+import { convertRequest, namesOperation, operationConvertRequest } from './request-schemas.js';
 import {
   assertWorkerRunning,
   jobIdParam,
@@ -81,25 +83,28 @@ export function flowBRoutes(ctx: RouteContext): Route[] {
       async handle(call) {
         assertWorkerRunning(ctx.engine);
         const { client, exchange } = call;
-        const body = parse(convertRequest, await readJsonBody(exchange));
-        const file = await ctx.engine.getFile(body.fileId, client.owner);
-        // The name the client uploaded is as good as the cleaned one the upload returned.
-        if (body.fileName !== file.fileName && sanitizeFileName(body.fileName) !== file.fileName) {
-          throw new FileconvError('INVALID_REQUEST', 'fileName must be the name the upload returned.', {
-            details: { expected: file.fileName },
-          });
+        const raw = await readJsonBody(exchange);
+        const common = {
+          owner: client.owner,
+          priority: client.plan.priority,
+          limits: workLimitsOf(client.plan),
+        };
+        let input: CreateJobInput | CreateOperationJobInput;
+        if (namesOperation(raw)) {
+          const body = parse(operationConvertRequest, raw);
+          input = { ...common, operation: body.operation, fileIds: body.fileIds, options: body.options };
+        } else {
+          const body = parse(convertRequest, raw);
+          const file = await ctx.engine.getFile(body.fileId, client.owner);
+          // The name the client uploaded is as good as the cleaned one the upload returned.
+          if (body.fileName !== file.fileName && sanitizeFileName(body.fileName) !== file.fileName) {
+            throw new FileconvError('INVALID_REQUEST', 'fileName must be the name the upload returned.', {
+              details: { expected: file.fileName },
+            });
+          }
+          input = { ...common, fileId: file.id, targetFormat: body.targetFormat, options: body.options };
         }
-        const job = await withCharge(ctx, call, 1, (charge) =>
-          ctx.engine.createJob({
-            owner: client.owner,
-            fileId: file.id,
-            targetFormat: body.targetFormat,
-            options: body.options,
-            priority: client.plan.priority,
-            limits: workLimitsOf(client.plan),
-            charge,
-          }),
-        );
+        const job = await withCharge(ctx, call, 1, (charge) => ctx.engine.createJob({ ...input, charge }));
         call.jobIds = [job.id];
         // The conversion goes on if the client leaves; only the waiting stops.
         const done = await ctx.engine.waitForJob(job.id, {

@@ -6,7 +6,16 @@
 import type { z } from 'zod';
 import type { ErrorCode } from '../../src/errors.js';
 import type { RateLimitClass } from '../../src/policy/limits.js';
-import { batchRequest, convertRequest, createJobRequest, uploadUrlRequest } from './request-schemas.js';
+import {
+  batchRequest,
+  convertOrOperationRequest,
+  convertRequest,
+  createJobRequest,
+  jobRequest,
+  operationConvertRequest,
+  operationJobRequest,
+  uploadUrlRequest,
+} from './request-schemas.js';
 import {
   batchResponse,
   convertResponse,
@@ -15,6 +24,7 @@ import {
   formatsResponse,
   healthResponse,
   jobResponse,
+  operationsResponse,
   readinessResponse,
   uploadedFileResponse,
   uploadGrantResponse,
@@ -25,8 +35,12 @@ import {
 export const SCHEMAS = {
   UploadUrlRequest: uploadUrlRequest,
   CreateJobRequest: createJobRequest,
+  OperationJobRequest: operationJobRequest,
+  JobRequest: jobRequest,
   BatchRequest: batchRequest,
   ConvertRequest: convertRequest,
+  OperationConvertRequest: operationConvertRequest,
+  ConvertOrOperationRequest: convertOrOperationRequest,
   UploadGrant: uploadGrantResponse,
   CreateJobResult: createJobResponse,
   BatchResult: batchResponse,
@@ -35,6 +49,7 @@ export const SCHEMAS = {
   ConvertResult: convertResponse,
   Usage: usageResponse,
   Formats: formatsResponse,
+  Operations: operationsResponse,
   Health: healthResponse,
   Readiness: readinessResponse,
   Error: errorResponse,

@@ -54,8 +54,37 @@ export const createJobRequest = z.object({
 
 export type CreateJobBody = z.infer<typeof createJobRequest>;
 
+/** Most files one operation job names (merge's maximum). */
+export const MAX_OPERATION_FILES = 50;
+const operationName = z.string().min(1).max(32).meta({
+  description:
+    "The document operation to run: 'merge', 'split', 'rotate'... (GET /api/operations lists them).",
+});
+
+/** Additive: a job that runs a document operation over uploaded files, in order, instead of a conversion. */
+export const operationJobRequest = z.object({
+  operation: operationName,
+  fileKeys: z
+    .array(z.string().min(1).max(255))
+    .min(1)
+    .max(MAX_OPERATION_FILES)
+    .meta({ description: 'The uploaded files (their fileKey), in order.' }),
+  options: options.optional(),
+  webhookUrl: webhookUrl.optional(),
+});
+
+export type OperationJobBody = z.infer<typeof operationJobRequest>;
+
+/** A job body of either kind: a conversion (the specification's) or a document operation. */
+export const jobRequest = z.union([createJobRequest, operationJobRequest]);
+
+/** Whether a request body asks for a document operation (it names one), not a conversion. */
+export function namesOperation(body: unknown): boolean {
+  return typeof body === 'object' && body !== null && 'operation' in body;
+}
+
 /** POST /api/jobs/batch: up to the plan's maxBatchJobs job bodies (checked against the plan). */
-export const batchRequest = z.object({ jobs: z.array(createJobRequest).min(1).max(1000) });
+export const batchRequest = z.object({ jobs: z.array(jobRequest).min(1).max(1000) });
 
 export const convertRequest = z.object({
   fileId: z.string().min(1).max(255),
@@ -63,3 +92,17 @@ export const convertRequest = z.object({
   targetFormat: formatName,
   options: options.optional(),
 });
+
+/** Additive: POST /api/convert running a document operation over uploaded files (their fileId), in order. */
+export const operationConvertRequest = z.object({
+  operation: operationName,
+  fileIds: z
+    .array(z.string().min(1).max(255))
+    .min(1)
+    .max(MAX_OPERATION_FILES)
+    .meta({ description: 'The uploaded files (their fileId from POST /api/upload), in order.' }),
+  options: options.optional(),
+});
+
+/** POST /api/convert's body of either kind. */
+export const convertOrOperationRequest = z.union([convertRequest, operationConvertRequest]);

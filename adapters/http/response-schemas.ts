@@ -65,6 +65,14 @@ export const jobResponse = z.object({
   progress: z.number().min(0).max(1),
   outputSize: byteCount.nullable(),
   expiresAt: timestamp.nullable().meta({ description: 'When a completed result is deleted.' }),
+  operation: z
+    .string()
+    .optional()
+    .meta({ description: "Only on document operation jobs: the operation ('merge', 'split'...)." }),
+  inputFiles: z
+    .array(z.string())
+    .optional()
+    .meta({ description: 'Only on document operation jobs: the names of its input files, in order.' }),
 });
 
 /** POST /api/upload (views.ts uploadedFileView). */
@@ -155,6 +163,20 @@ export const formatsResponse = z.object({
             .meta({ description: 'JSON Schema of the conversion options, or null when it takes none.' }),
         }),
       ),
+    }),
+  ),
+});
+
+/** GET /api/operations. */
+export const operationsResponse = z.object({
+  operations: z.array(
+    z.object({
+      name: z.string().meta({ description: "What a job names in `operation`: 'merge', 'split'..." }),
+      description: z.string(),
+      input: z.string().meta({ description: 'The format every input file must have.' }),
+      minInputs: z.int().positive(),
+      maxInputs: z.int().positive(),
+      options: z.record(z.string(), z.unknown()).meta({ description: 'JSON Schema of the options.' }),
     }),
   ),
 });

@@ -1,5 +1,6 @@
 /**
- * The additive endpoints: GET /api/usage, GET /api/formats, GET /api/health, GET /api/ready.
+ * The additive endpoints: GET /api/usage, GET /api/formats, GET /api/operations, GET /api/health,
+ * GET /api/ready.
  * Health and readiness are probed by load balancers and monitors every few seconds, often from
  * one address: they need no key and spend no rate limit.
  */
@@ -7,6 +8,7 @@ import { createHash } from 'node:crypto';
 import { matchesEtag } from './compression.js';
 import { jsonAnswer } from './exchange.js';
 import { describeFormats } from './formats-view.js';
+import { describeOperations } from './operations-view.js';
 import type { RouteContext } from './route-context.js';
 import type { Route } from './routes.js';
 import { usageView } from './usage-view.js';
@@ -19,6 +21,7 @@ interface FormatsBody {
 
 export function serviceRoutes(ctx: RouteContext): Route[] {
   let formatsBody: Promise<FormatsBody> | undefined;
+  let operationsBody: ReturnType<typeof describeOperations> | undefined;
   return [
     {
       method: 'GET',
@@ -51,6 +54,17 @@ export function serviceRoutes(ctx: RouteContext): Route[] {
           headers: { ...headers, 'content-type': 'application/json; charset=utf-8' },
           body: json,
         };
+      },
+    },
+    {
+      method: 'GET',
+      path: '/api/operations',
+      async handle() {
+        operationsBody ??= describeOperations(ctx.engine);
+        operationsBody.catch(() => {
+          operationsBody = undefined;
+        });
+        return jsonAnswer(200, await operationsBody, { 'cache-control': 'public, max-age=300' });
       },
     },
     {

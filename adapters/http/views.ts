@@ -22,6 +22,10 @@ export function jobView(job: Job, downloadUrl: string | null) {
     expiresAt: job.status === 'completed' ? job.expiresAt : null,
     // Only on jobs created with a webhookUrl: how its delivery went.
     ...(job.webhook ? { webhook: { ...job.webhook } } : {}),
+    // Only on document operation jobs: which operation, over which files in order.
+    ...(job.operation
+      ? { operation: job.operation, inputFiles: (job.inputs ?? []).map((input) => input.fileName) }
+      : {}),
   };
 }
 

@@ -8,4 +8,5 @@ export {
   rotatePages,
   writePdfMetadata,
 } from './operations.js';
-export { parsePageRanges } from './page-ranges.js';
+export { parsePageRanges, readPageRanges } from './page-ranges.js';
+export { libraryOptions, MAX_MERGE_INPUTS, pdfOperations } from './pdf-operations.js';

@@ -10,12 +10,15 @@ import { dirname, join } from 'node:path';
 import type { PDFDocument } from 'pdf-lib';
 import { FileconvError } from '../../src/errors.js';
 import { inputFileError, outputFileError } from '../../src/local-files.js';
+import { workBudgetError } from '../../src/work-limits.js';
 import { loadPdfLib } from '../converters/office/pdf/libraries.js';
 import { parsePageRanges } from './page-ranges.js';
 
 export interface PdfOperationOptions {
   /** Largest input read, bytes (PDFs are read whole). Default 256 MiB. */
   maxInputBytes?: number;
+  /** Most pages an input may have (a plan's maxDocumentPages); INPUT_LIMIT_EXCEEDED past it. Default: no limit. */
+  maxPages?: number;
 }
 
 const DEFAULT_MAX_INPUT_BYTES = 256 * 1024 * 1024;
@@ -33,6 +36,11 @@ export async function mergePdfs(
     const source = await openPdf(input, options);
     const pages = await merged.copyPages(source, source.getPageIndices());
     for (const page of pages) merged.addPage(page);
+    // The budget bounds the pages written too: fifty PDFs under it each can make one far over it.
+    const total = merged.getPageCount();
+    if (options.maxPages !== undefined && total > options.maxPages) {
+      throw workBudgetError('maxDocumentPages', `The merged PDF has ${total} pages`, total, options.maxPages);
+    }
   }
   await save(merged, output);
   return { pages: merged.getPageCount() };
@@ -94,8 +102,9 @@ async function openPdf(path: string, options: PdfOperationOptions): Promise<PDFD
     throw new FileconvError('CORRUPT_INPUT', `${path} is not a PDF.`, { details: { reason: 'not-pdf' } });
   }
   const { PDFDocument } = await loadPdfLib();
+  let document: PDFDocument;
   try {
-    return await PDFDocument.load(bytes, { updateMetadata: false });
+    document = await PDFDocument.load(bytes, { updateMetadata: false });
   } catch (error) {
     // pdf-lib's EncryptedPDFError is compiled to a plain Error (instanceof fails): its words tell.
     if (error instanceof Error && /document to `PDFDocument\.load` is encrypted/.test(error.message)) {
@@ -105,6 +114,16 @@ async function openPdf(path: string, options: PdfOperationOptions): Promise<PDFD
     }
     throw new FileconvError('CORRUPT_INPUT', `${path} is not a readable PDF.`, { cause: error });
   }
+  const pages = document.getPageCount();
+  if (options.maxPages !== undefined && pages > options.maxPages) {
+    throw workBudgetError(
+      'maxDocumentPages',
+      `${path} has ${pages} pages`,
+      pages,
+      options.maxPages,
+    );
+  }
+  return document;
 }
 
 /** Saves beside `output` under a temp name, then moves it into place. */

@@ -23,8 +23,9 @@ import { createEngine } from '../../src/engine.js';
 import { FileconvError } from '../../src/errors.js';
 import type { PlanTable } from '../../src/policy/plans.js';
 import { refundFailedConversions } from '../../src/policy/refunds.js';
-import type { Converter } from '../../src/ports.js';
+import type { Converter, DocumentOperation } from '../../src/ports.js';
 import type { HttpServiceOptions } from '../http/service.js';
+import { pdfOperations } from '../pdf/pdf-operations.js';
 import { loadTracing } from '../telemetry/opentelemetry.js';
 import type { WebhookDeliveryReport, WebhookDispatcher } from '../webhooks/http.js';
 import { type Backends, createBackends, processTempDir } from './backends.js';
@@ -56,6 +57,8 @@ export interface FileconvOptions {
   signingSecret?: string | Uint8Array;
   /** Default: every converter fileconv ships (see `defaultConverters`). */
   converters?: Converter[];
+  /** Document operations jobs may run. Default: the PDF operations (`pdfOperations()` of fileconv/pdf). */
+  operations?: DocumentOperation[];
   /** Convert in this process. Default true; false needs Redis (workers run elsewhere). */
   worker?: boolean;
   /** Conversions at once in this process. Default 2. */
@@ -185,6 +188,7 @@ export async function createFileconv(options: FileconvOptions = {}): Promise<Fil
     const converters = options.converters ?? defaultConverters();
     engine = createEngine({
       converters: tracing ? converters.map((converter) => tracing.traceConverter(converter)) : converters,
+      operations: options.operations ?? pdfOperations(),
       storage: backends.storage,
       jobs: backends.jobs,
       queue: tracing ? tracing.traceQueue(backends.queue) : backends.queue,

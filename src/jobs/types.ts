@@ -67,6 +67,25 @@ export interface Job {
   webhook?: JobWebhook;
   /** The work budgets of the plan the job was created under (its worker may be another process). Absent: none. */
   limits?: WorkLimits;
+  /**
+   * The document operation the job runs ('merge', 'split', ...; see DocumentOperation) instead of
+   * a conversion: `path` is then [input format, result format] and `options` the operation's.
+   */
+  operation?: string;
+  /**
+   * Every input of an operation job, in order (the first is also fileId / inputKey / fileName).
+   * Absent on conversion jobs, which have one input.
+   */
+  inputs?: JobInput[];
+}
+
+/** One input of a multi-input job. */
+export interface JobInput {
+  /** The uploaded file (FileRecord id). */
+  fileId: string;
+  /** Storage key of its bytes. */
+  inputKey: string;
+  fileName: string;
 }
 
 export const WEBHOOK_STATUSES = ['pending', 'delivered', 'failed'] as const;

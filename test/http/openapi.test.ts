@@ -61,12 +61,19 @@ describe('OpenAPI document', () => {
     const doc = buildOpenApiDocument();
     const create = doc.paths['/api/jobs/create']!.post!;
     expect(create.requestBody).toMatchObject({
-      content: { 'application/json': { schema: { $ref: '#/components/schemas/CreateJobRequest' } } },
+      content: { 'application/json': { schema: { $ref: '#/components/schemas/JobRequest' } } },
     });
     // The schema is the validating zod schema's JSON Schema (what flows in when a field is added).
     expect(doc.components.schemas.CreateJobRequest).toMatchObject({
       type: 'object',
       required: expect.arrayContaining(['fileKey', 'sourceFormat', 'targetFormat', 'fileSize']),
+    });
+    // A job is the specification's conversion, or a document operation over files in order.
+    expect(doc.components.schemas.JobRequest).toMatchObject({
+      anyOf: [
+        { required: expect.arrayContaining(['fileKey', 'sourceFormat', 'targetFormat', 'fileSize']) },
+        { required: expect.arrayContaining(['operation', 'fileKeys']) },
+      ],
     });
     expect(Object.keys(create.responses as object)).toEqual(
       expect.arrayContaining(['200', '400', '401', '404', '409', '413', '415', '422', '429', '500']),
