@@ -297,7 +297,10 @@ export function createEngine(options: EngineOptions): Engine {
       await drained;
       // Results of finished conversions still being stored (see processJob).
       while (context.finishing.size > 0) await Promise.all([...context.finishing]);
-      await Promise.all([...context.converters.values()].map((converter) => converter.close?.()));
+      await Promise.all([
+        ...[...context.converters.values()].map((converter) => converter.close?.()),
+        ...[...context.operations.values()].map((operation) => operation.close?.()),
+      ]);
       await context.jobs?.close?.();
       await context.storage?.close?.();
     },

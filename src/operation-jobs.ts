@@ -189,7 +189,9 @@ export async function runOperation(
     }),
     signal,
   ).catch((error: unknown) => {
-    throw signal.aborted ? abortError(signal) : withClientNames(toFileconvError(error, 'CONVERSION_FAILED'), input);
+    throw signal.aborted
+      ? abortError(signal)
+      : withClientNames(toFileconvError(error, 'CONVERSION_FAILED'), input);
   });
   const delta = process.cpuUsage(startedCpu);
   return { outputPath, cpuMs: Math.round(result?.cpuMs ?? (delta.user + delta.system) / 1000) };

@@ -361,6 +361,8 @@ export interface DocumentOperation {
   /** The result's format for these (validated) options. */
   output(options: Record<string, unknown>): OperationOutput;
   run(ctx: OperationContext): Promise<ConvertResult | undefined>;
+  /** Releases what it keeps between runs (worker processes); called by the engine's close(). */
+  close?(): Promise<void>;
 }
 
 // ---------------------------------------------------------------------------------------------

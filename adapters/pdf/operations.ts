@@ -116,12 +116,7 @@ async function openPdf(path: string, options: PdfOperationOptions): Promise<PDFD
   }
   const pages = document.getPageCount();
   if (options.maxPages !== undefined && pages > options.maxPages) {
-    throw workBudgetError(
-      'maxDocumentPages',
-      `${path} has ${pages} pages`,
-      pages,
-      options.maxPages,
-    );
+    throw workBudgetError('maxDocumentPages', `${path} has ${pages} pages`, pages, options.maxPages);
   }
   return document;
 }

@@ -5,7 +5,9 @@
  */
 import { z } from 'zod';
 import type { DocumentOperation, OperationContext } from '../../src/ports.js';
+import type { IsolationOptions } from '../converters/isolation/isolated.js';
 import { missingPackages, notInstalled } from '../engine-packages.js';
+import { isolateOperations } from './isolated-operations.js';
 import {
   extractPages,
   mergePdfs,
@@ -82,8 +84,24 @@ function pdfOperation(
   };
 }
 
+export interface PdfOperationsOptions {
+  /**
+   * Run each operation in a child process of the isolation pool (heap cap, work budget), off
+   * the caller's event loop. Default true; false runs them in this process (the CLI, which is
+   * one already, and the child itself).
+   */
+  isolate?: boolean;
+  /** The isolation pool's limits (default DEFAULT_ISOLATION: 512 MB heap, 120 s). */
+  isolation?: IsolationOptions;
+}
+
 /** The PDF operations: merge, split, rotate, metadata. */
-export function pdfOperations(): DocumentOperation[] {
+export function pdfOperations(options: PdfOperationsOptions = {}): DocumentOperation[] {
+  const operations = inProcessOperations();
+  return options.isolate === false ? operations : isolateOperations(operations, options.isolation);
+}
+
+function inProcessOperations(): DocumentOperation[] {
   return [
     pdfOperation({
       name: 'merge',

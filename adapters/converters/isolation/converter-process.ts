@@ -19,6 +19,14 @@ const FACTORIES: Record<
   exceljs: async (options) => (await import('../exceljs.js')).createSpreadsheetConverter(options),
   pdf: async (options) => (await import('../pdf.js')).createPdfConverter(options),
   text: async (options) => (await import('../text.js')).createTextConverter(options),
+  // The PDF operations (fileconv/pdf) behind a stand-in converter (pdf/isolated-operations.ts).
+  'pdf-operations': async () => {
+    const [{ operationsConverter }, { pdfOperations }] = await Promise.all([
+      import('../../pdf/isolated-operations.js'),
+      import('../../pdf/pdf-operations.js'),
+    ]);
+    return operationsConverter(pdfOperations({ isolate: false }));
+  },
 };
 
 const send = (message: ChildMessage) => process.send?.(message);
