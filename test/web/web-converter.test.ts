@@ -4,14 +4,20 @@
  * the same by keyboard only; a file no converter reads is refused on the page without a request;
  * an API refusal is shown in words. A screenshot of a finished conversion is kept for review.
  */
+
+import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, readFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { type Browser, type BrowserContext, chromium, type FileChooser, type Page } from 'playwright-core';
 import sharp from 'sharp';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import { createSharpConverter } from '../../adapters/converters/sharp.js';
 import { createMemoryCounterStore } from '../../adapters/counters/memory.js';
+import { pdfOperations } from '../../adapters/pdf/index.js';
 import { describeWithEngine } from '../helpers/engines.js';
+import { tempDir } from '../helpers/temp.js';
 import { call, FIXTURES, movableClock, startServer, type TestServer } from '../http/harness.js';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -211,5 +217,43 @@ describeWithEngine('chromium', existsSync(CHROMIUM), 'apt-get install chromium',
     expect(await page.textContent('#error-message')).toMatch(/\S/);
     expect(await page.textContent('#error-advice')).toMatch(/^Try again in \d+ seconds\.$/);
     expect(problems.filter((problem) => !/status of 429/.test(problem))).toEqual([]);
+  });
+
+  it('merges several PDFs dropped at once into one, in the order given', async () => {
+    const server = await startServer({
+      router: { webConverter: true },
+      engine: { converters: [createSharpConverter()], operations: pdfOperations() },
+    });
+    const { page, problems } = await open(server);
+    const dir = await tempDir();
+    const pdfs = [];
+    for (const label of ['first', 'second']) {
+      const doc = await PDFDocument.create();
+      const font = await doc.embedFont(StandardFonts.Helvetica);
+      doc.addPage([300, 200]).drawText(`${label} page`, { x: 20, y: 100, size: 14, font });
+      const path = join(dir, `${label}.pdf`);
+      await writeFile(path, await doc.save());
+      pdfs.push(path);
+    }
+    await page.setInputFiles('#file', [pdfs[1]!, pdfs[0]!]);
+    await expect
+      .poll(() => page.textContent('#detected'))
+      .toMatch(/2 PDFs, .* merged in this order: second\.pdf, first\.pdf/);
+    expect(await page.locator('#target option').allTextContents()).toEqual([
+      'One PDF (merge, in this order)',
+    ]);
+    await page.click('#start');
+    const bytes = await downloadResult(page, () => page.click('#download'));
+    const merged = join(dir, 'merged.pdf');
+    await writeFile(merged, bytes);
+    const text = execFileSync('pdftotext', ['-layout', merged, '-'], { encoding: 'utf8' });
+    expect(text.match(/(first|second) page/g)).toEqual(['second page', 'first page']);
+    expect(await page.textContent('#status')).toMatch(/Done: 2 PDFs merged into second-merged\.pdf/);
+    // A PNG among them is refused on the page, before anything is sent.
+    await page.click('#again');
+    await page.setInputFiles('#file', [pdfs[0]!, PNG]);
+    await expect.poll(() => page.textContent('#error-message')).toMatch(/fixture\.png is not a PDF/);
+    expect(await page.isEnabled('#start')).toBe(false);
+    expect(problems).toEqual([]);
   });
 });

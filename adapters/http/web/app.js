@@ -1,6 +1,7 @@
 // The web converter: picks a file, finds its format from the name, offers the targets
 // GET /api/formats lists for it, then runs Flow A (grant, PUT with upload progress, job, polling)
-// and offers the result. Plain ES module, no dependencies; every URL is relative to this script,
+// and offers the result. Several PDFs picked or dropped at once are merged into one, in the
+// order given (the `merge` operation of GET /api/operations, where the server offers it). Plain ES module, no dependencies; every URL is relative to this script,
 // so the page works wherever the router is mounted.
 
 const api = (path) => new URL(`../api/${path}`, import.meta.url).href;
@@ -52,7 +53,8 @@ class ApiError extends Error {
 }
 
 let formats = null; // GET /api/formats' list, once loaded
-let chosen = null; // { file, format } once a convertible file is picked
+let operations = []; // GET /api/operations' list (merge, split...), once loaded
+let chosen = null; // { file, format } once a convertible file is picked, or { files, merge: true }
 let busy = false;
 
 function show(element, visible) {
@@ -137,7 +139,38 @@ function updateLossyNote() {
     : '';
 }
 
-function choose(file) {
+/** Several files at once: PDFs to merge in the order given, where the server can merge. */
+function chooseSeveral(files) {
+  const merge = operations.find((operation) => operation.name === 'merge');
+  const notPdf = files.find((file) => formatOfName(file.name)?.name !== 'pdf');
+  if (!merge || notPdf) {
+    showError(
+      merge
+        ? `${notPdf.name} is not a PDF: only PDFs can be combined here.`
+        : 'This server converts one file at a time.',
+      merge ? 'Choose PDFs only, or one file to convert.' : 'Choose one file.',
+    );
+    return;
+  }
+  if (files.length > merge.maxInputs) {
+    showError(`${files.length} files is too many to merge at once.`, `Choose at most ${merge.maxInputs}.`);
+    return;
+  }
+  const empty = files.find((file) => file.size === 0);
+  if (empty) {
+    showError(`${empty.name} is empty.`, 'Choose files with something in them.');
+    return;
+  }
+  chosen = { files, merge: true };
+  const total = files.reduce((sum, file) => sum + file.size, 0);
+  ui.detected.textContent = `${files.length} PDFs, ${formatBytes(total)}, merged in this order: ${files.map((file) => file.name).join(', ')}`;
+  ui.target.append(new Option('One PDF (merge, in this order)', 'merge'));
+  ui.lossyNote.textContent = '';
+  show(ui.targetField, true);
+  ui.start.disabled = false;
+}
+
+function choose(file, all = []) {
   clearMessages();
   chosen = null;
   ui.target.replaceChildren();
@@ -145,6 +178,7 @@ function choose(file) {
   ui.start.disabled = true;
   ui.detected.textContent = '';
   if (!file) return;
+  if (formats && all.length > 1) return chooseSeveral(all);
   if (!formats) {
     say('Loading the list of formats…'); // loadFormats() comes back to this file
     return;
@@ -220,49 +254,67 @@ async function pollJob(jobId) {
   }
 }
 
+/** Grant and PUT of one file; returns its fileKey. */
+async function send(file, contentType) {
+  const grant = await postJson('files/get-upload-url', {
+    fileName: file.name,
+    fileSize: file.size,
+    contentType,
+  });
+  await upload(grant.uploadUrl, file, contentType);
+  return grant.fileKey;
+}
+
+/** Shows the download link of a completed job. */
+function offer(job) {
+  setProgress(1);
+  show(ui.progressBlock, false);
+  const size = job.outputSize ? ` (${formatBytes(job.outputSize)})` : '';
+  const link = Object.assign(document.createElement('a'), {
+    id: 'download',
+    className: 'button primary',
+    href: job.downloadUrl,
+    download: job.outputName ?? '',
+    textContent: `Download ${job.outputName ?? 'the result'}${size}`,
+  });
+  $('download')?.remove();
+  ui.result.prepend(link);
+  show(ui.result, true);
+  return link;
+}
+
+/** Uploads every chosen PDF, in order, and merges them. */
+async function mergeChosen() {
+  const fileKeys = [];
+  for (const [index, file] of chosen.files.entries()) {
+    say(`Uploading ${file.name} (${index + 1} of ${chosen.files.length})…`);
+    setProgress(0);
+    fileKeys.push(await send(file, 'application/pdf'));
+  }
+  say('Uploaded. Merging…');
+  setProgress(0);
+  const { jobId } = await postJson('jobs/create', { operation: 'merge', fileKeys });
+  const job = await pollJob(jobId);
+  const link = offer(job);
+  say(`Done: ${chosen.files.length} PDFs merged into ${job.outputName}.`);
+  link.focus();
+}
+
 async function convert() {
   if (!chosen || busy) return;
-  const { file, format } = chosen;
-  const targetFormat = ui.target.value;
-  // The MIME type the browser guessed when it is one of the format's, else the format's own.
-  const contentType = format.mimeTypes.includes(file.type) ? file.type : format.mimeTypes[0];
+  if (chosen.merge) return run(mergeChosen);
+  return run(convertChosen);
+}
+
+/** Runs `work` with the controls locked and its errors shown in words. */
+async function run(work) {
   busy = true;
   clearMessages();
   for (const control of [ui.file, ui.target, ui.start]) control.disabled = true;
   show(ui.progressBlock, true);
   setProgress(0);
   try {
-    say(`Uploading ${file.name}…`);
-    const grant = await postJson('files/get-upload-url', {
-      fileName: file.name,
-      fileSize: file.size,
-      contentType,
-    });
-    await upload(grant.uploadUrl, file, contentType);
-    say('Uploaded. Starting the conversion…');
-    setProgress(0);
-    const { jobId } = await postJson('jobs/create', {
-      fileKey: grant.fileKey,
-      sourceFormat: format.name,
-      targetFormat,
-      fileSize: file.size,
-    });
-    const job = await pollJob(jobId);
-    setProgress(1);
-    show(ui.progressBlock, false);
-    const size = job.outputSize ? ` (${formatBytes(job.outputSize)})` : '';
-    const link = Object.assign(document.createElement('a'), {
-      id: 'download',
-      className: 'button primary',
-      href: job.downloadUrl,
-      download: job.outputName ?? '',
-      textContent: `Download ${job.outputName ?? 'the result'}${size}`,
-    });
-    $('download')?.remove();
-    ui.result.prepend(link);
-    show(ui.result, true);
-    say(`Done: ${file.name} converted to ${labelOf(targetFormat)}.`);
-    link.focus();
+    await work();
   } catch (error) {
     show(ui.progressBlock, false);
     say('');
@@ -282,7 +334,28 @@ async function convert() {
   }
 }
 
-ui.file.addEventListener('change', () => choose(ui.file.files?.[0] ?? null));
+async function convertChosen() {
+  const { file, format } = chosen;
+  const targetFormat = ui.target.value;
+  // The MIME type the browser guessed when it is one of the format's, else the format's own.
+  const contentType = format.mimeTypes.includes(file.type) ? file.type : format.mimeTypes[0];
+  say(`Uploading ${file.name}…`);
+  const fileKey = await send(file, contentType);
+  say('Uploaded. Starting the conversion…');
+  setProgress(0);
+  const { jobId } = await postJson('jobs/create', {
+    fileKey,
+    sourceFormat: format.name,
+    targetFormat,
+    fileSize: file.size,
+  });
+  const job = await pollJob(jobId);
+  const link = offer(job);
+  say(`Done: ${file.name} converted to ${labelOf(targetFormat)}.`);
+  link.focus();
+}
+
+ui.file.addEventListener('change', () => choose(ui.file.files?.[0] ?? null, [...(ui.file.files ?? [])]));
 ui.target.addEventListener('change', updateLossyNote);
 ui.form.addEventListener('submit', (event) => {
   event.preventDefault();
@@ -314,15 +387,23 @@ document.addEventListener('drop', (event) => {
   const files = event.dataTransfer?.files;
   if (busy || !files || files.length === 0) return;
   ui.file.files = files; // keeps the input (and what it announces) in step with the drop
-  choose(files[0]);
+  choose(files[0], [...files]);
 });
 
 async function loadFormats() {
   try {
-    formats = (await readJson(await fetch(api('formats')))).formats;
+    // The operations are an extra (merging several PDFs): a server without them still converts.
+    const [formatList, operationList] = await Promise.all([
+      readJson(await fetch(api('formats'))),
+      fetch(api('operations'))
+        .then(readJson)
+        .catch(() => ({ operations: [] })),
+    ]);
+    formats = formatList.formats;
+    operations = operationList.operations;
     const readable = formats.filter((format) => format.targets.length > 0).length;
     ui.detected.textContent = `${readable} formats can be converted here.`;
-    if (ui.file.files?.length) choose(ui.file.files[0]);
+    if (ui.file.files?.length) choose(ui.file.files[0], [...ui.file.files]);
   } catch (error) {
     showError(
       error instanceof ApiError ? error.message : 'The list of formats could not be loaded.',
