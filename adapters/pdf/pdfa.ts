@@ -11,7 +11,7 @@
  */
 import { copyFile, readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import type { PDFDocument } from 'pdf-lib';
+import type { PDFDocument, PDFDict as PdfDict } from 'pdf-lib';
 import { z } from 'zod';
 import { throwIfAborted } from '../../src/abort.js';
 import { FileconvError } from '../../src/errors.js';
@@ -68,7 +68,7 @@ async function usesTransparency(doc: PDFDocument): Promise<boolean> {
   const { PDFArray, PDFDict, PDFName, PDFNumber, PDFRawStream } = await loadPdfLib();
   const none = PDFName.of('None');
   const transparency = PDFName.of('Transparency');
-  const seeThrough = (dict: InstanceType<typeof PDFDict>): boolean => {
+  const seeThrough = (dict: PdfDict): boolean => {
     for (const key of ['CA', 'ca']) {
       const value = dict.get(PDFName.of(key));
       if (value instanceof PDFNumber && value.asNumber() < 1) return true;
