@@ -98,7 +98,8 @@ async function imageAsPng(path: string, maxPixels: number): Promise<Buffer> {
   });
   let meta: { format?: string | undefined; width?: number | undefined; height?: number | undefined };
   try {
-    meta = await sharp(path).metadata();
+    // The header only: sharp's own limit would refuse a bomb here with a vaguer message.
+    meta = await sharp(path, { limitInputPixels: false }).metadata();
   } catch (error) {
     throw new FileconvError('CORRUPT_INPUT', `The watermark image ${path} is not a readable image.`, {
       cause: error,
