@@ -177,7 +177,9 @@ export function buildProgram(): Command {
 
   const pdf = program
     .command('pdf')
-    .description('operations on whole PDFs: merge, split, rotate, info, meta');
+    .description(
+      'operations on whole PDFs: merge, split, rotate, info, meta, compress, pdfa, watermark, protect, unlock, thumbnail',
+    );
   pdf
     .command('merge')
     .description('join PDFs, in the order given, into one')
@@ -189,12 +191,22 @@ export function buildProgram(): Command {
     });
   pdf
     .command('split')
-    .description('write the pages of a PDF that --pages selects into a new PDF')
+    .description(
+      'write the pages --pages selects into a new PDF, or --every-page into a zip of one PDF a page',
+    )
     .argument('<input>', 'the PDF')
-    .requiredOption('-p, --pages <ranges>', 'pages, e.g. 2-3,5 or 7- (1-based)')
-    .requiredOption('-o, --output <file>', 'the new PDF')
-    .action(async (input: string, options: { pages: string; output: string }) => {
-      const { runPdf } = await import('./commands/pdf.js');
+    .option('-p, --pages <ranges>', 'pages, e.g. 2-3,5 or 7- (1-based)')
+    .option('--every-page', 'one PDF per page (of --pages, default all), packed as a zip')
+    .requiredOption('-o, --output <file>', 'the new PDF, or the zip')
+    .action(async (input: string, options: { pages?: string; everyPage?: boolean; output: string }) => {
+      const { runPdf, runPdfSplitEveryPage } = await import('./commands/pdf.js');
+      if (options.everyPage) {
+        await runPdfSplitEveryPage(input, options);
+        return;
+      }
+      if (options.pages === undefined) {
+        throw new FileconvError('INVALID_OPTIONS', 'pdf split needs --pages <ranges> or --every-page.');
+      }
       await runPdf({ op: 'split', inputs: [input], output: options.output, pages: options.pages });
     });
   pdf
@@ -236,6 +248,94 @@ export function buildProgram(): Command {
         await runPdfMeta(input, options);
       },
     );
+
+  pdf
+    .command('compress')
+    .description('recompress the images of a PDF at a JPEG quality and a largest resolution (Ghostscript)')
+    .argument('<input>', 'the PDF')
+    .option('-q, --quality <n>', 'JPEG quality 1-100 (default 70)', integer)
+    .option('-r, --resolution <dpi>', 'largest image resolution kept, dpi (default 150)', integer)
+    .requiredOption('-o, --output <file>', 'the smaller PDF (a copy of the input when it cannot be smaller)')
+    .action(async (input: string, options: { quality?: number; resolution?: number; output: string }) => {
+      const { runPdfCompress } = await import('./commands/pdf.js');
+      await runPdfCompress(input, options);
+    });
+  pdf
+    .command('pdfa')
+    .description('convert a PDF to PDF/A for archiving (Ghostscript)')
+    .argument('<input>', 'the PDF')
+    .option('-l, --level <level>', '1b, 2b or 3b (default 2b)')
+    .requiredOption('-o, --output <file>', 'the PDF/A file')
+    .action(async (input: string, options: { level?: string; output: string }) => {
+      const { runPdfA } = await import('./commands/pdf.js');
+      await runPdfA(input, options);
+    });
+  pdf
+    .command('watermark')
+    .description('stamp text or an image on the pages of a PDF')
+    .argument('<input>', 'the PDF')
+    .option('--text <text>', 'the text to stamp')
+    .option('--image <file>', 'an image to stamp (PNG, JPEG, WebP, ...)')
+    .option('--opacity <0-1>', 'default 0.3', Number)
+    .option(
+      '--position <where>',
+      'center, diagonal, top-left, top, top-right, left, right, bottom-left, bottom, bottom-right',
+    )
+    .option('--font-size <points>', 'text size (default 48; diagonal text fits the page)', Number)
+    .option('--color <#rrggbb>', 'text colour (default #808080)')
+    .option('-p, --pages <ranges>', 'only these pages (default all)')
+    .requiredOption('-o, --output <file>', 'the stamped PDF')
+    .action(async (input: string, options: Record<string, unknown> & { output: string }) => {
+      const { runPdfWatermark } = await import('./commands/pdf.js');
+      await runPdfWatermark(input, options);
+    });
+  pdf
+    .command('protect')
+    .description('encrypt a PDF with a password (AES-256, qpdf)')
+    .argument('<input>', 'the PDF')
+    .requiredOption('--password <password>', 'the password that opens it')
+    .option('--owner-password <password>', 'the password that lifts the restrictions (default: a random one)')
+    .option('--no-print', 'forbid printing')
+    .option('--no-copy', 'forbid copying text and images')
+    .option('--no-modify', 'forbid changes')
+    .requiredOption('-o, --output <file>', 'the encrypted PDF')
+    .action(
+      async (
+        input: string,
+        options: {
+          password: string;
+          ownerPassword?: string;
+          print: boolean;
+          copy: boolean;
+          modify: boolean;
+          output: string;
+        },
+      ) => {
+        const { runPdfProtect } = await import('./commands/pdf.js');
+        await runPdfProtect(input, options);
+      },
+    );
+  pdf
+    .command('unlock')
+    .description('remove the password of a PDF (qpdf)')
+    .argument('<input>', 'the encrypted PDF')
+    .requiredOption('--password <password>', 'its password')
+    .requiredOption('-o, --output <file>', 'the PDF without encryption')
+    .action(async (input: string, options: { password: string; output: string }) => {
+      const { runPdfUnlock } = await import('./commands/pdf.js');
+      await runPdfUnlock(input, options);
+    });
+  pdf
+    .command('thumbnail')
+    .description('render the first page of a PDF as a PNG or WebP image')
+    .argument('<input>', 'the PDF')
+    .option('-w, --width <px>', 'width in pixels (default 200)', integer)
+    .option('-f, --format <format>', 'png or webp (default: from the output name, else png)')
+    .requiredOption('-o, --output <file>', 'the image')
+    .action(async (input: string, options: { width?: number; format?: string; output: string }) => {
+      const { runPdfThumbnail } = await import('./commands/pdf.js');
+      await runPdfThumbnail(input, options);
+    });
 
   program
     .command('doctor')

@@ -4,24 +4,13 @@
  * inputs (bounded by `maxInputBytes`), refuses what is not a readable, unencrypted PDF with a
  * stable code, and writes its output through a temp file moved into place only when complete.
  */
-import { randomUUID } from 'node:crypto';
-import { readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
-import type { PDFDocument } from 'pdf-lib';
 import { FileconvError } from '../../src/errors.js';
-import { inputFileError, outputFileError } from '../../src/local-files.js';
 import { workBudgetError } from '../../src/work-limits.js';
 import { loadPdfLib } from '../converters/office/pdf/libraries.js';
 import { parsePageRanges } from './page-ranges.js';
+import { openPdf, type PdfOperationOptions, savePdf } from './pdf-document.js';
 
-export interface PdfOperationOptions {
-  /** Largest input read, bytes (PDFs are read whole). Default 256 MiB. */
-  maxInputBytes?: number;
-  /** Most pages an input may have (a plan's maxDocumentPages); INPUT_LIMIT_EXCEEDED past it. Default: no limit. */
-  maxPages?: number;
-}
-
-const DEFAULT_MAX_INPUT_BYTES = 256 * 1024 * 1024;
+export type { PdfOperationOptions };
 
 /** Writes `inputs` (in order) into one PDF at `output`; returns its page count. */
 export async function mergePdfs(
@@ -42,7 +31,7 @@ export async function mergePdfs(
       throw workBudgetError('maxDocumentPages', `The merged PDF has ${total} pages`, total, options.maxPages);
     }
   }
-  await save(merged, output);
+  await savePdf(merged, output);
   return { pages: merged.getPageCount() };
 }
 
@@ -58,7 +47,7 @@ export async function extractPages(
   const selected = parsePageRanges(ranges, source.getPageCount());
   const extracted = await PDFDocument.create();
   for (const page of await extracted.copyPages(source, selected)) extracted.addPage(page);
-  await save(extracted, output);
+  await savePdf(extracted, output);
   return { pages: extracted.getPageCount() };
 }
 
@@ -79,58 +68,8 @@ export async function rotatePages(
     const page = document.getPage(index);
     page.setRotation(degrees((((page.getRotation().angle + angle) % 360) + 360) % 360));
   }
-  await save(document, output);
+  await savePdf(document, output);
   return { pages: document.getPageCount() };
-}
-
-/** Reads and parses the PDF at `path`: NOT_FOUND, INPUT_LIMIT_EXCEEDED, CORRUPT_INPUT or PASSWORD_PROTECTED. */
-async function openPdf(path: string, options: PdfOperationOptions): Promise<PDFDocument> {
-  const limit = options.maxInputBytes ?? DEFAULT_MAX_INPUT_BYTES;
-  const info = await stat(path).catch((error: unknown) => {
-    throw inputFileError(path, error);
-  });
-  if (info.size > limit) {
-    throw new FileconvError(
-      'INPUT_LIMIT_EXCEEDED',
-      `${path} has ${info.size} bytes; at most ${limit} are read.`,
-    );
-  }
-  const bytes = await readFile(path).catch((error: unknown) => {
-    throw inputFileError(path, error);
-  });
-  if (bytes.subarray(0, 1024).indexOf('%PDF-') === -1) {
-    throw new FileconvError('CORRUPT_INPUT', `${path} is not a PDF.`, { details: { reason: 'not-pdf' } });
-  }
-  const { PDFDocument } = await loadPdfLib();
-  let document: PDFDocument;
-  try {
-    document = await PDFDocument.load(bytes, { updateMetadata: false });
-  } catch (error) {
-    // pdf-lib's EncryptedPDFError is compiled to a plain Error (instanceof fails): its words tell.
-    if (error instanceof Error && /document to `PDFDocument\.load` is encrypted/.test(error.message)) {
-      throw new FileconvError('PASSWORD_PROTECTED', `${path} is encrypted: unlock it first.`, {
-        cause: error,
-      });
-    }
-    throw new FileconvError('CORRUPT_INPUT', `${path} is not a readable PDF.`, { cause: error });
-  }
-  const pages = document.getPageCount();
-  if (options.maxPages !== undefined && pages > options.maxPages) {
-    throw workBudgetError('maxDocumentPages', `${path} has ${pages} pages`, pages, options.maxPages);
-  }
-  return document;
-}
-
-/** Saves beside `output` under a temp name, then moves it into place. */
-async function save(document: PDFDocument, output: string): Promise<void> {
-  const scratch = join(dirname(output), `.fileconv-${randomUUID()}.pdf`);
-  try {
-    await writeFile(scratch, await document.save());
-    await rename(scratch, output);
-  } catch (error) {
-    await rm(scratch, { force: true });
-    throw outputFileError(output, error);
-  }
 }
 
 /** A PDF's document information, as viewers show it. */
@@ -176,6 +115,6 @@ export async function writePdfMetadata(
   if (metadata.subject !== undefined) document.setSubject(metadata.subject);
   if (metadata.keywords !== undefined) document.setKeywords(metadata.keywords);
   if (metadata.creator !== undefined) document.setCreator(metadata.creator);
-  await save(document, output);
+  await savePdf(document, output);
   return readPdfMetadata(output, options);
 }

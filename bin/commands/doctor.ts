@@ -1,6 +1,7 @@
 /** `fileconv doctor`: which conversion engines (and the embedded database) can run here, and how to install the missing ones. */
 
 import { type EngineGroup, installLine, missingPackages } from '../../adapters/engine-packages.js';
+import { locatePdfTool, PDF_TOOLS, type PdfTool } from '../../adapters/pdf/pdf-tools.js';
 import { defaultConverters } from '../../adapters/preset/converters.js';
 import { type ConverterStatus, createEngine } from '../../src/index.js';
 import { table } from './formats.js';
@@ -30,15 +31,31 @@ export async function runDoctor(flags: { json?: boolean }): Promise<number> {
   }
   // Features of the library that convert nothing: shown for what they need, never a failure.
   process.stdout.write('\nOptional features:\n');
+  const toolRows = await Promise.all(
+    OPTIONAL_TOOLS.map(async ([tool, name, purpose]) => [
+      name,
+      (await locatePdfTool(tool).then(
+        () => true,
+        () => false,
+      ))
+        ? 'ok'
+        : 'not installed',
+      purpose,
+      PDF_TOOLS[tool].install,
+    ]),
+  );
   process.stdout.write(
     table(
       ['FEATURE', 'STATUS', 'FOR', 'INSTALL'],
-      OPTIONAL_FEATURES.map(([group, purpose]) => [
-        group,
-        missingPackages(group).length === 0 ? 'ok' : 'not installed',
-        purpose,
-        installLine(group),
-      ]),
+      [
+        ...OPTIONAL_FEATURES.map(([group, purpose]) => [
+          group,
+          missingPackages(group).length === 0 ? 'ok' : 'not installed',
+          purpose,
+          installLine(group),
+        ]),
+        ...toolRows,
+      ],
     ),
   );
   return missing.length === 0 ? 0 : 1;
@@ -52,6 +69,12 @@ const OPTIONAL_FEATURES: readonly (readonly [EngineGroup, string])[] = [
   ['metrics', '--metrics-port, fileconv/metrics'],
   ['pretty logs', 'readable logs on a terminal'],
   ['telemetry', 'OpenTelemetry spans'],
+];
+
+/** System programs behind some of fileconv/pdf's operations (their licences are in the install line). */
+const OPTIONAL_TOOLS: readonly (readonly [PdfTool, string, string])[] = [
+  ['qpdf', 'qpdf', 'fileconv pdf protect|unlock (Apache-2.0)'],
+  ['gs', 'ghostscript', 'fileconv pdf compress|pdfa (AGPL-3.0)'],
 ];
 
 /** The embedded database's binding, in the shape of a converter's status (it provides no conversions). */

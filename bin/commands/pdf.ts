@@ -1,4 +1,9 @@
-/** `fileconv pdf merge|split|rotate|info|meta`: the operations of fileconv/pdf on local files. */
+/**
+ * `fileconv pdf merge|split|rotate|info|meta|compress|pdfa|watermark|protect|unlock|thumbnail`:
+ * the operations of fileconv/pdf on local files. Each prints one line saying what it wrote.
+ */
+import { extname } from 'node:path';
+import { compressPdf } from '../../adapters/pdf/compress.js';
 import {
   extractPages,
   mergePdfs,
@@ -6,6 +11,11 @@ import {
   rotatePages,
   writePdfMetadata,
 } from '../../adapters/pdf/operations.js';
+import { convertToPdfA, type PdfaLevel } from '../../adapters/pdf/pdfa.js';
+import { protectPdf, unlockPdf } from '../../adapters/pdf/protect.js';
+import { splitEveryPage } from '../../adapters/pdf/split-every-page.js';
+import { pdfThumbnail } from '../../adapters/pdf/thumbnail.js';
+import { type WatermarkOptions, watermarkPdf } from '../../adapters/pdf/watermark.js';
 
 export interface PdfCommand {
   op: 'merge' | 'split' | 'rotate';
@@ -51,4 +61,96 @@ export async function runPdfMeta(
     output,
   );
   process.stdout.write(`pdf meta: wrote ${output} (title: ${written.title ?? '-'})\n`);
+}
+
+function say(line: string): void {
+  process.stdout.write(`${line}\n`);
+}
+
+function kib(bytes: number): string {
+  return `${(bytes / 1024).toFixed(1)} KiB`;
+}
+
+export async function runPdfSplitEveryPage(
+  input: string,
+  options: { pages?: string; output: string },
+): Promise<void> {
+  const result = await splitEveryPage(input, options.output, { pages: options.pages });
+  say(`pdf split: wrote ${options.output} (${result.pages} PDF(s), one a page)`);
+}
+
+export async function runPdfCompress(
+  input: string,
+  options: { quality?: number; resolution?: number; output: string },
+): Promise<void> {
+  const result = await compressPdf(input, options.output, {
+    quality: options.quality,
+    resolution: options.resolution,
+  });
+  const saved = result.keptOriginal
+    ? 'no smaller when recompressed: the original is kept'
+    : `${kib(result.inputBytes)} -> ${kib(result.outputBytes)}, saved ${Math.round((100 * result.savedBytes) / result.inputBytes)}%`;
+  say(`pdf compress: wrote ${options.output} (${result.pages} page(s); ${saved})`);
+}
+
+export async function runPdfA(input: string, options: { level?: string; output: string }): Promise<void> {
+  const result = await convertToPdfA(input, options.output, {
+    level: options.level as PdfaLevel | undefined,
+  });
+  say(`pdf pdfa: wrote ${options.output} (PDF/A-${result.level}, ${result.pages} page(s))`);
+}
+
+export async function runPdfWatermark(
+  input: string,
+  options: Record<string, unknown> & { output: string },
+): Promise<void> {
+  const { output, ...rest } = options;
+  const result = await watermarkPdf(input, output, rest as WatermarkOptions);
+  say(`pdf watermark: wrote ${output} (${result.stamped} of ${result.pages} page(s) stamped)`);
+}
+
+export async function runPdfProtect(
+  input: string,
+  options: {
+    password: string;
+    ownerPassword?: string;
+    print: boolean;
+    copy: boolean;
+    modify: boolean;
+    output: string;
+  },
+): Promise<void> {
+  const permissions = {
+    print: options.print ? ('full' as const) : ('none' as const),
+    copy: options.copy,
+    modify: options.modify,
+  };
+  const result = await protectPdf(input, options.output, {
+    password: options.password,
+    ownerPassword: options.ownerPassword,
+    permissions,
+  });
+  say(`pdf protect: wrote ${options.output} (${result.encryption}, ${result.pages} page(s))`);
+}
+
+export async function runPdfUnlock(
+  input: string,
+  options: { password: string; output: string },
+): Promise<void> {
+  const result = await unlockPdf(input, options.output, { password: options.password });
+  say(
+    `pdf unlock: wrote ${options.output} (${result.pages} page(s)${result.wasEncrypted ? '' : '; it was not encrypted'})`,
+  );
+}
+
+export async function runPdfThumbnail(
+  input: string,
+  options: { width?: number; format?: string; output: string },
+): Promise<void> {
+  const format = options.format ?? (extname(options.output).toLowerCase() === '.webp' ? 'webp' : 'png');
+  const result = await pdfThumbnail(input, options.output, {
+    width: options.width,
+    format: format as 'png' | 'webp',
+  });
+  say(`pdf thumbnail: wrote ${options.output} (${result.width}x${result.height} ${result.format})`);
 }
