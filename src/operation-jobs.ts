@@ -87,11 +87,13 @@ export async function prepareOperationJob(
     const format = await resolveSourceFormat(head, undefined, file.fileName).catch((error: unknown) => {
       throw inputError(error, index, file.fileName);
     });
-    if (format !== operation.input) {
+    const accepted = operation.accepts?.(index) ?? [operation.input];
+    if (!accepted.includes(format)) {
+      const takes = accepted.length === 1 ? `${accepted[0]} files only` : `one of ${accepted.join(', ')}`;
       throw new FileconvError(
         'UNSUPPORTED_FORMAT',
-        `File ${index + 1} (${file.fileName}) is ${format}; the ${operation.name} operation takes ${operation.input} files only (convert it first).`,
-        { details: { index, fileName: file.fileName, format, expected: operation.input } },
+        `File ${index + 1} (${file.fileName}) is ${format}; the ${operation.name} operation takes ${takes} there (convert it first).`,
+        { details: { index, fileName: file.fileName, format, expected: accepted } },
       );
     }
     inputs.push({ fileId: file.id, inputKey: file.key, fileName: file.fileName });
@@ -101,6 +103,7 @@ export async function prepareOperationJob(
     input.options ?? {},
     `the ${operation.name} operation`,
   );
+  operation.checkInputs?.(options, inputs.length);
   const output = operation.output(options);
   const first = inputs[0]!;
   return {

@@ -349,8 +349,10 @@ export interface DocumentOperation {
   name: string;
   /** One line for API descriptions and `GET /api/operations`. */
   description: string;
-  /** The format every input must have ('pdf'). */
+  /** The format inputs must have ('pdf'); the first input's always. */
   input: FormatName;
+  /** The formats input `index` may have, where they differ from `input` (a watermark's image). Default [input]. */
+  accepts?(index: number): readonly FormatName[];
   /** How many inputs it takes. */
   minInputs: number;
   maxInputs: number;
@@ -360,6 +362,11 @@ export interface DocumentOperation {
   optionsSchema: ZodType<Record<string, unknown>>;
   /** The result's format for these (validated) options. */
   output(options: Record<string, unknown>): OperationOutput;
+  /**
+   * Checks what the schema cannot see: the options against the number of inputs (a watermark
+   * needs its text or an image file). Throws INVALID_OPTIONS; called when the job is created.
+   */
+  checkInputs?(options: Record<string, unknown>, inputCount: number): void;
   run(ctx: OperationContext): Promise<ConvertResult | undefined>;
   /** Releases what it keeps between runs (worker processes); called by the engine's close(). */
   close?(): Promise<void>;

@@ -4,18 +4,23 @@
  * Each validates its options with a strict zod schema that also describes the API.
  */
 import { z } from 'zod';
-import type { DocumentOperation, OperationContext } from '../../src/ports.js';
+import { FileconvError } from '../../src/errors.js';
+import type { FormatName } from '../../src/formats/types.js';
+import type { Availability, DocumentOperation, OperationContext } from '../../src/ports.js';
 import type { IsolationOptions } from '../converters/isolation/isolated.js';
 import { missingPackages, notInstalled } from '../engine-packages.js';
+import { compressOptionsSchema, compressPdf } from './compress.js';
 import { isolateOperations } from './isolated-operations.js';
-import {
-  extractPages,
-  mergePdfs,
-  type PdfOperationOptions,
-  rotatePages,
-  writePdfMetadata,
-} from './operations.js';
+import { extractPages, mergePdfs, rotatePages, writePdfMetadata } from './operations.js';
 import { readPageRanges } from './page-ranges.js';
+import type { PdfOperationOptions, PdfRunOptions } from './pdf-document.js';
+import { locatePdfTool, PDF_TOOLS, type PdfTool } from './pdf-tools.js';
+import { convertToPdfA, pdfaOptionsSchema } from './pdfa.js';
+import { protectOptionsSchema, protectPdf, unlockOptionsSchema, unlockPdf } from './protect.js';
+import { splitEveryPage } from './split-every-page.js';
+import { pdfThumbnail, thumbnailOptionsSchema } from './thumbnail.js';
+import { type WatermarkOptions, watermarkOptionsSchema, watermarkPdf } from './watermark.js';
+import type { WorkDirOptions } from './work-dir.js';
 
 /** Most PDFs one merge takes. */
 export const MAX_MERGE_INPUTS = 50;
@@ -35,10 +40,17 @@ const pageRanges = z
 
 const noOptions = z.strictObject({});
 
-const splitOptions = z.strictObject({
-  /** The pages to keep, as in a print dialog: '2-3,5', '7-' (to the end), 'all'. */
-  pages: pageRanges,
-});
+const splitOptions = z
+  .strictObject({
+    /** The pages to keep, as in a print dialog: '2-3,5', '7-' (to the end), 'all'. */
+    pages: pageRanges.optional(),
+    /** Every page (of `pages`, default all) to a PDF of its own, in a zip. Default false. */
+    everyPage: z.boolean().optional(),
+  })
+  .refine((options) => options.everyPage === true || options.pages !== undefined, {
+    message: 'give the pages to keep, or everyPage: true',
+    path: ['pages'],
+  });
 
 const rotateOptions = z.strictObject({
   /** Clockwise degrees: 90, 180, 270 (or -90). */
@@ -57,15 +69,45 @@ const metadataOptions = z
   })
   .refine((fields) => Object.keys(fields).length > 0, { message: 'give at least one field to set' });
 
-/** pdf-lib's availability, shared by the operations built on it. */
-async function pdfLibAvailable() {
+/**
+ * A job's watermark: text, or an image sent as the job's second file. The library's `image` (a
+ * path) is not an option here: a client naming a path would make the service read its own files.
+ */
+const jobWatermarkOptions = z.strictObject(watermarkOptionsSchema.shape).omit({ image: true });
+
+/** The images a watermark may be made of (the job's second file). */
+const WATERMARK_IMAGES: readonly FormatName[] = ['png', 'jpg', 'webp', 'gif', 'tiff', 'avif', 'heic', 'heif'];
+
+/** pdf-lib's (and pdf.js's) availability, shared by the operations built on them. */
+async function pdfLibAvailable(): Promise<Availability> {
   const missing = missingPackages('pdf');
   return missing.length === 0 ? { ok: true } : notInstalled('pdf', missing);
 }
 
-/** The library options a job's limits give each operation. */
-export function libraryOptions(ctx: OperationContext): PdfOperationOptions {
+/** pdf-lib and a command-line tool (qpdf, Ghostscript) both. */
+function withTool(tool: PdfTool): () => Promise<Availability> {
+  return async () => {
+    const library = await pdfLibAvailable();
+    if (!library.ok) return library;
+    try {
+      await locatePdfTool(tool);
+      return { ok: true };
+    } catch (error) {
+      const info = PDF_TOOLS[tool];
+      return {
+        ok: false,
+        reason: error instanceof Error ? error.message : String(error),
+        install: info.install,
+      };
+    }
+  };
+}
+
+/** The library options a job's limits and signal give each operation. */
+export function libraryOptions(ctx: OperationContext): PdfOperationOptions & PdfRunOptions & WorkDirOptions {
   return {
+    signal: ctx.signal,
+    tempDir: ctx.tempDir,
     ...(ctx.limits.maxDocumentPages === undefined ? {} : { maxPages: ctx.limits.maxDocumentPages }),
   };
 }
@@ -95,7 +137,7 @@ export interface PdfOperationsOptions {
   isolation?: IsolationOptions;
 }
 
-/** The PDF operations: merge, split, rotate, metadata. */
+/** The PDF operations: merge, split, rotate, metadata, compress, pdfa, watermark, protect, unlock, thumbnail. */
 export function pdfOperations(options: PdfOperationsOptions = {}): DocumentOperation[] {
   const operations = inProcessOperations();
   return options.isolate === false ? operations : isolateOperations(operations, options.isolation);
@@ -116,11 +158,18 @@ function inProcessOperations(): DocumentOperation[] {
     }),
     pdfOperation({
       name: 'split',
-      description: "Takes the pages given ('2-3,5') out of the PDF into a new one.",
-      optionsSchema: splitOptions,
+      description:
+        "Takes the pages given ('2-3,5') into a new PDF, or with everyPage each page into a PDF of its own, in a zip.",
+      optionsSchema: splitOptions as unknown as DocumentOperation['optionsSchema'],
+      output: (options) => (options.everyPage ? { format: 'pdf', packaging: 'zip' } : { format: 'pdf' }),
       run: async (ctx) => {
         const options = ctx.options as z.output<typeof splitOptions>;
-        await extractPages(ctx.inputPaths[0]!, options.pages, ctx.outputPath, libraryOptions(ctx));
+        const input = ctx.inputPaths[0]!;
+        if (options.everyPage) {
+          await splitEveryPage(input, ctx.outputPath, { ...libraryOptions(ctx), pages: options.pages });
+        } else {
+          await extractPages(input, options.pages ?? 'all', ctx.outputPath, libraryOptions(ctx));
+        }
         return undefined;
       },
     }),
@@ -143,6 +192,93 @@ function inProcessOperations(): DocumentOperation[] {
       optionsSchema: metadataOptions as unknown as DocumentOperation['optionsSchema'],
       run: async (ctx) => {
         await writePdfMetadata(ctx.inputPaths[0]!, ctx.options, ctx.outputPath, libraryOptions(ctx));
+        return undefined;
+      },
+    }),
+    pdfOperation({
+      name: 'compress',
+      description:
+        'Recompresses the images at a JPEG quality and down to a resolution (Ghostscript); never larger than the input.',
+      optionsSchema: compressOptionsSchema as unknown as DocumentOperation['optionsSchema'],
+      available: withTool('gs'),
+      run: async (ctx) => {
+        await compressPdf(ctx.inputPaths[0]!, ctx.outputPath, { ...ctx.options, ...libraryOptions(ctx) });
+        return undefined;
+      },
+    }),
+    pdfOperation({
+      name: 'pdfa',
+      description:
+        'Converts to PDF/A-1b, 2b or 3b for archiving (Ghostscript), fonts embedded, sRGB output intent.',
+      optionsSchema: pdfaOptionsSchema as unknown as DocumentOperation['optionsSchema'],
+      available: withTool('gs'),
+      run: async (ctx) => {
+        await convertToPdfA(ctx.inputPaths[0]!, ctx.outputPath, { ...ctx.options, ...libraryOptions(ctx) });
+        return undefined;
+      },
+    }),
+    pdfOperation({
+      name: 'watermark',
+      description:
+        'Stamps text, or the image sent as the second file, on the pages given: opacity, position, size.',
+      maxInputs: 2,
+      accepts: (index) => (index === 0 ? ['pdf'] : WATERMARK_IMAGES),
+      checkInputs: (options, inputCount) => {
+        if ((options.text === undefined) === (inputCount === 2)) return;
+        throw new FileconvError(
+          'INVALID_OPTIONS',
+          "A watermark is either text (the `text` option) or an image (the job's second file), one of the two.",
+        );
+      },
+      optionsSchema: jobWatermarkOptions as unknown as DocumentOperation['optionsSchema'],
+      run: async (ctx) => {
+        const [input, image] = ctx.inputPaths;
+        const options = { ...ctx.options, ...(image ? { image, text: undefined } : {}) } as WatermarkOptions;
+        await watermarkPdf(input!, ctx.outputPath, {
+          ...options,
+          ...libraryOptions(ctx),
+          maxPixels: ctx.limits.maxPixels,
+        });
+        return undefined;
+      },
+    }),
+    pdfOperation({
+      name: 'protect',
+      description: 'Encrypts the PDF with a password (AES-256, qpdf), with optional permissions.',
+      optionsSchema: protectOptionsSchema as unknown as DocumentOperation['optionsSchema'],
+      available: withTool('qpdf'),
+      run: async (ctx) => {
+        await protectPdf(ctx.inputPaths[0]!, ctx.outputPath, {
+          ...(ctx.options as z.input<typeof protectOptionsSchema>),
+          ...libraryOptions(ctx),
+        });
+        return undefined;
+      },
+    }),
+    pdfOperation({
+      name: 'unlock',
+      description: 'Removes the password and restrictions of a PDF whose password is given (qpdf).',
+      optionsSchema: unlockOptionsSchema as unknown as DocumentOperation['optionsSchema'],
+      available: withTool('qpdf'),
+      run: async (ctx) => {
+        await unlockPdf(ctx.inputPaths[0]!, ctx.outputPath, {
+          ...(ctx.options as z.input<typeof unlockOptionsSchema>),
+          ...libraryOptions(ctx),
+        });
+        return undefined;
+      },
+    }),
+    pdfOperation({
+      name: 'thumbnail',
+      description: 'The first page as a PNG or WebP image of a given width.',
+      optionsSchema: thumbnailOptionsSchema as unknown as DocumentOperation['optionsSchema'],
+      output: (options) => ({ format: options.format === 'webp' ? 'webp' : 'png' }),
+      run: async (ctx) => {
+        await pdfThumbnail(ctx.inputPaths[0]!, ctx.outputPath, {
+          ...ctx.options,
+          ...libraryOptions(ctx),
+          maxPixels: ctx.limits.maxPixels,
+        });
         return undefined;
       },
     }),

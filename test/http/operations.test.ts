@@ -190,7 +190,9 @@ describeWithEngine('poppler-utils', POPPLER, 'apt-get install poppler-utils', 'o
     expectError(await create({ operation: 'shred', fileKeys: [pdf.fileKey] }), 422, 'UNSUPPORTED_CONVERSION');
     const pngAmong = await create({ operation: 'merge', fileKeys: [pdf.fileKey, png.fileKey] });
     expectError(pngAmong, 415, 'UNSUPPORTED_FORMAT');
-    expect(pngAmong.body.error.message).toMatch(/File 2 \(pic\.png\) is png; the merge operation takes pdf/);
+    expect(pngAmong.body.error.message).toMatch(
+      /File 2 \(pic\.png\) is png; the merge operation takes pdf files only there/,
+    );
     expectError(await create({ operation: 'merge', fileKeys: [pdf.fileKey] }), 400, 'INVALID_REQUEST');
     expectError(await create({ operation: 'merge', fileKeys: [] }), 400, 'INVALID_REQUEST');
     expectError(
