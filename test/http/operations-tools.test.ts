@@ -28,13 +28,20 @@ const TOOLS = [
 const start = () =>
   startServer({ engine: { converters: [createSharpConverter()], operations: pdfOperations() } });
 
+/** The fields of a finished job these tests read. */
+interface JobBody {
+  outputSize: number;
+  outputName: string;
+  targetFormat: string;
+}
+
 /** Uploads local files, runs `operation` over them, and returns the finished job and the result's path. */
 async function runJob(
   server: TestServer,
   operation: string,
   paths: readonly string[],
   options?: Record<string, unknown>,
-): Promise<{ job: Record<string, any>; result: string }> {
+): Promise<{ job: JobBody; result: string }> {
   const fileKeys = [];
   for (const path of paths) {
     const type = path.endsWith('.png') ? 'image/png' : 'application/pdf';
