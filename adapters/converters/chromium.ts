@@ -69,8 +69,10 @@ export interface ChromiumConverterOptions {
   /** Decompression limits for a zipped page (htmlzip). Default SITE_ZIP_LIMITS: 10,000 entries, 128 MiB inflated, ratio 200. */
   zip?: Partial<ZipLimits>;
   /**
-   * URL capture: also fetch from loopback, private, link-local and other non-public addresses
-   * (an intranet deployment, tests). Default false, or true when FILECONV_URL_ALLOW_PRIVATE=1.
+   * URL capture: also fetch from loopback, private and other non-public addresses (an intranet
+   * deployment, tests); link-local and cloud metadata addresses (169.254.169.254,
+   * fd00:ec2::254, 100.100.100.200) stay refused. Default false, or true when
+   * FILECONV_URL_ALLOW_PRIVATE=1.
    */
   allowPrivateAddresses?: boolean;
   /** URL capture: largest response (the page or one resource), inflated, in bytes. Default 32 MiB. */
