@@ -33,7 +33,7 @@ export function buildProgram(): Command {
   program
     .command('convert')
     .description('convert one file; the target comes from the output name or --to')
-    .argument('<input>', 'file to convert')
+    .argument('<input>', 'file to convert, or an http(s) URL to capture (web page to pdf/png/jpg/webp)')
     .argument(
       '[output]',
       'where to write the result (default: the input name with the target extension, here)',
@@ -49,6 +49,11 @@ export function buildProgram(): Command {
     .option('--effort <n>', 'encoder effort (higher: smaller and slower)', integer)
     .option('--keep-metadata', 'keep EXIF/ICC metadata (stripped by default)')
     .option('--no-animated', 'keep only the first frame of an animation')
+    .option('--paper <size>', 'web pages to PDF: A4 (default), Letter, Legal, A3, A5 or Tabloid')
+    .option('--landscape', 'web pages to PDF: landscape orientation')
+    .option('--margin <lengths>', "web pages to PDF: page margins as in CSS, e.g. '20mm' or '10mm 15mm'")
+    .option('--javascript', "web pages: run the page's scripts (off by default)")
+    .option('--wait-for <what>', "web pages: 'load' (default), 'networkidle' or a CSS selector to wait for")
     .option('-o, --option <key=value>', 'any other converter option (repeatable)', keyValue)
     .option('--timeout <seconds>', 'stop after this many seconds', integer)
     .option('--quiet', 'no progress bar')

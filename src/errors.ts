@@ -33,6 +33,11 @@ export const ERROR_CODES = {
   INPUT_LIMIT_EXCEEDED: 422,
   /** Input that would make a converter reach outside its sandbox (an SVG referencing a URL or file). */
   UNSAFE_INPUT: 422,
+  /**
+   * The page of a URL source could not be fetched: the host does not resolve, refuses the
+   * connection, fails TLS, or answers the page with an error status. The URL is the client's input.
+   */
+  URL_UNREACHABLE: 422,
   RATE_LIMITED: 429,
   QUOTA_EXCEEDED: 429,
   CONVERSION_FAILED: 500,

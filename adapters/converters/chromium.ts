@@ -2,13 +2,17 @@
  * The Chromium converter: HTML and Markdown to PDF, HTML to PNG, JPEG and WebP, rendered by the
  * system's Chromium (Debian's `chromium`, or CHROMIUM_PATH) driven through playwright-core. Where
  * it is installed it is the html -> pdf path the graph prefers (modern CSS, web fonts, print CSS
- * as a browser does them); LibreOffice stays the fallback.
+ * as a browser does them); LibreOffice stays the fallback. It also renders a zipped page with its
+ * stylesheets, fonts and images ('htmlzip', browser/zip-site.ts) and captures a web page by its
+ * URL ('url', browser/web-source.ts), to the same targets.
  *
  * One browser is kept warm and every job gets a fresh BrowserContext of its own
  * (browser/browser-pool.ts); the browser is replaced after `maxJobsPerBrowser` jobs or when it
- * dies. Uploaded pages are untrusted: their scripts are off unless a job asks, they may fetch
- * nothing but their own data: and blob: URLs, popups and downloads are refused, and each job has
- * a hard timeout (browser/page-render.ts). The output appears at `outputPath` only when complete.
+ * dies. Pages are untrusted: their scripts are off unless a job asks, and every request they make
+ * is answered by the job's source (browser/page-source.ts) or refused: an uploaded page gets
+ * itself, a zipped one its zip's entries, a URL's page what Node fetches for it from public
+ * addresses (the webhooks' SSRF rules). Popups and downloads are refused, and each job has a hard
+ * timeout (browser/page-render.ts). The output appears at `outputPath` only when complete.
  */
 import { randomUUID } from 'node:crypto';
 import { readFile, stat, writeFile } from 'node:fs/promises';
@@ -31,9 +35,13 @@ import {
 } from './browser/chromium-options.js';
 import { markdownPage } from './browser/markdown-page.js';
 import { renderPage } from './browser/page-render.js';
+import { documentSource, type PageSource } from './browser/page-source.js';
+import { pageUrl, webSource } from './browser/web-source.js';
+import { openZipSite, SITE_ZIP_LIMITS } from './browser/zip-site.js';
 import { edgeGuard, parseOptions } from './converter-kit.js';
 import { loadSharp } from './image/engines.js';
 import { moveIntoPlace } from './image/output.js';
+import { type ZipLimits, zipLimitsSchema } from './office/zip-safety.js';
 
 export type { BrowserPoolStats as ChromiumStats } from './browser/browser-pool.js';
 export { CHROMIUM_EDGES } from './browser/chromium-edges.js';
@@ -56,8 +64,23 @@ export interface ChromiumConverterOptions {
   timeoutMs?: number;
   /** Longest the browser may take to start. Default 30000. */
   launchTimeoutMs?: number;
-  /** Largest HTML or Markdown input, in bytes; INPUT_LIMIT_EXCEEDED past it, before it is read. Default 32 MiB. */
+  /** Largest input file (HTML, Markdown, a site's zip), in bytes; INPUT_LIMIT_EXCEEDED past it, before it is read. Default 32 MiB. */
   maxInputBytes?: number;
+  /** Decompression limits for a zipped page (htmlzip). Default SITE_ZIP_LIMITS: 10,000 entries, 128 MiB inflated, ratio 200. */
+  zip?: Partial<ZipLimits>;
+  /**
+   * URL capture: also fetch from loopback, private and other non-public addresses (an intranet
+   * deployment, tests); link-local and cloud metadata addresses (169.254.169.254,
+   * fd00:ec2::254, 100.100.100.200) stay refused. Default false, or true when
+   * FILECONV_URL_ALLOW_PRIVATE=1.
+   */
+  allowPrivateAddresses?: boolean;
+  /** URL capture: largest response (the page or one resource), inflated, in bytes. Default 32 MiB. */
+  maxResponseBytes?: number;
+  /** URL capture: largest sum of every response of one page, inflated, in bytes. Default 128 MiB. */
+  maxFetchedBytes?: number;
+  /** URL capture: redirects followed per request, each target checked again. Default 10. */
+  maxRedirects?: number;
   /** V8 heap of each page's renderer, in MiB (only matters with `javascript`). Default 256. */
   jsHeapMb?: number;
   /** More Chromium switches, after the converter's own. Default none. */
@@ -81,7 +104,13 @@ export const CHROMIUM_DEFAULTS = {
   launchTimeoutMs: 30_000,
   maxInputBytes: 32 * 1024 * 1024,
   jsHeapMb: 256,
+  maxResponseBytes: 32 * 1024 * 1024,
+  maxFetchedBytes: 128 * 1024 * 1024,
+  maxRedirects: 10,
 } as const;
+
+export { pageUrl } from './browser/web-source.js';
+export { SITE_ZIP_LIMITS } from './browser/zip-site.js';
 
 const factoryOptionsSchema = z.strictObject({
   executablePath: z.string().min(1).optional(),
@@ -90,6 +119,11 @@ const factoryOptionsSchema = z.strictObject({
   timeoutMs: z.int().min(1).max(86_400_000).optional(),
   launchTimeoutMs: z.int().min(1).max(600_000).optional(),
   maxInputBytes: z.int().min(1).optional(),
+  zip: zipLimitsSchema.optional(),
+  allowPrivateAddresses: z.boolean().optional(),
+  maxResponseBytes: z.int().min(1).optional(),
+  maxFetchedBytes: z.int().min(1).optional(),
+  maxRedirects: z.int().min(0).max(100).optional(),
   jsHeapMb: z.int().min(16).max(16_384).optional(),
   args: z.array(z.string().startsWith('--')).optional(),
   onLaunch: z.custom<(pid: number) => void>((v) => typeof v === 'function').optional(),
@@ -102,6 +136,13 @@ export function createChromiumConverter(options: ChromiumConverterOptions = {}):
   const settings = {
     timeoutMs: given.timeoutMs ?? CHROMIUM_DEFAULTS.timeoutMs,
     maxInputBytes: given.maxInputBytes ?? CHROMIUM_DEFAULTS.maxInputBytes,
+    zip: { ...SITE_ZIP_LIMITS, ...given.zip },
+    allowPrivateAddresses: given.allowPrivateAddresses ?? process.env.FILECONV_URL_ALLOW_PRIVATE === '1',
+    fetchLimits: {
+      maxResponseBytes: given.maxResponseBytes ?? CHROMIUM_DEFAULTS.maxResponseBytes,
+      maxTotalBytes: given.maxFetchedBytes ?? CHROMIUM_DEFAULTS.maxFetchedBytes,
+      maxRedirects: given.maxRedirects ?? CHROMIUM_DEFAULTS.maxRedirects,
+    },
   };
   const guard = edgeGuard('chromium', CHROMIUM_EDGES);
   let located: Promise<string | { missing: string }> | undefined;
@@ -139,7 +180,8 @@ export function createChromiumConverter(options: ChromiumConverterOptions = {}):
     return pool;
   }
 
-  async function readPage(ctx: ConvertContext): Promise<Buffer> {
+  /** Where the job's page comes from; the input is checked (size, zip limits, URL) before a browser is involved. */
+  async function pageSource(ctx: ConvertContext): Promise<PageSource> {
     const { size } = await stat(ctx.inputPath);
     if (size > settings.maxInputBytes) {
       throw new FileconvError(
@@ -148,8 +190,18 @@ export function createChromiumConverter(options: ChromiumConverterOptions = {}):
         { details: { size, maxInputBytes: settings.maxInputBytes } },
       );
     }
+    if (ctx.from === 'htmlzip') return openZipSite(ctx.inputPath, settings.zip);
     const bytes = await readFile(ctx.inputPath);
-    return ctx.from === 'md' ? Buffer.from(await markdownPage(bytes.toString('utf8')), 'utf8') : bytes;
+    if (ctx.from === 'url') {
+      return webSource({
+        url: pageUrl(bytes.toString('utf8')),
+        limits: settings.fetchLimits,
+        allowPrivateAddresses: settings.allowPrivateAddresses,
+      });
+    }
+    return documentSource(
+      ctx.from === 'md' ? Buffer.from(await markdownPage(bytes.toString('utf8')), 'utf8') : bytes,
+    );
   }
 
   async function run(ctx: ConvertContext): Promise<void> {
@@ -158,28 +210,33 @@ export function createChromiumConverter(options: ChromiumConverterOptions = {}):
     const options = parseOptions(schema ?? z.strictObject({}), ctx.options) as
       | ChromiumPdfOptions
       | ChromiumScreenshotOptions;
-    const html = await readPage(ctx);
-    ctx.onProgress(0.05);
-    const browsers = await browserPool();
-    throwIfAborted(ctx.signal);
-    // A request may shorten the converter's timeout, never lengthen it: on a shared service one
-    // job could otherwise hold a browser slot for ten minutes.
-    const timeoutMs =
-      options.timeoutSeconds === undefined
-        ? settings.timeoutMs
-        : Math.min(settings.timeoutMs, Math.round(options.timeoutSeconds * 1000));
-    const rendered = await browsers.run(ctx.signal, (browser, discard) => {
-      ctx.onProgress(0.1);
-      return renderPage(browser, discard, {
-        html,
-        to: ctx.to,
-        options,
-        timeoutMs,
-        signal: ctx.signal,
-        maxPixels: ctx.limits.maxPixels,
-        onBlocked: given.onBlocked,
+    const source = await pageSource(ctx);
+    let rendered: Awaited<ReturnType<typeof renderPage>>;
+    try {
+      ctx.onProgress(0.05);
+      const browsers = await browserPool();
+      throwIfAborted(ctx.signal);
+      // A request may shorten the converter's timeout, never lengthen it: on a shared service one
+      // job could otherwise hold a browser slot for ten minutes.
+      const timeoutMs =
+        options.timeoutSeconds === undefined
+          ? settings.timeoutMs
+          : Math.min(settings.timeoutMs, Math.round(options.timeoutSeconds * 1000));
+      rendered = await browsers.run(ctx.signal, (browser, discard) => {
+        ctx.onProgress(0.1);
+        return renderPage(browser, discard, {
+          source,
+          to: ctx.to,
+          options,
+          timeoutMs,
+          signal: ctx.signal,
+          maxPixels: ctx.limits.maxPixels,
+          onBlocked: given.onBlocked,
+        });
       });
-    });
+    } finally {
+      source.close();
+    }
     throwIfAborted(ctx.signal);
     ctx.onProgress(0.9);
     const data =

@@ -1,6 +1,12 @@
-/** `fileconv convert <input> [output]`: one file, with a progress bar on a terminal. */
-import { rename } from 'node:fs/promises';
-import { basename, resolve } from 'node:path';
+/**
+ * `fileconv convert <input> [output]`: one file, with a progress bar on a terminal. The input may
+ * be a web page's URL instead of a file: it is written to a temporary URL file (the 'url' format)
+ * and converted like any file, so the Chromium converter's address rules apply
+ * (FILECONV_URL_ALLOW_PRIVATE=1 lets it reach intranet and loopback addresses).
+ */
+import { mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { basename, join, resolve } from 'node:path';
 import cliProgress from 'cli-progress';
 import { defaultConverters } from '../../adapters/preset/converters.js';
 import {
@@ -9,6 +15,7 @@ import {
   FileconvError,
   formatFromExtension,
   requireFormat,
+  urlFileContent,
 } from '../../src/index.js';
 import { outputFileError } from '../../src/local-files.js';
 import { baseName } from '../../src/names.js';
@@ -25,6 +32,11 @@ export interface ConvertFlags {
   effort?: number;
   keepMetadata?: boolean;
   animated?: boolean;
+  paper?: string;
+  landscape?: boolean;
+  margin?: string;
+  javascript?: boolean;
+  waitFor?: string;
   option?: Record<string, string>;
   timeout?: number;
   quiet?: boolean;
@@ -43,8 +55,41 @@ export function optionsFromFlags(flags: ConvertFlags): Record<string, unknown> {
   if (flags.effort !== undefined) options.effort = flags.effort;
   if (flags.keepMetadata) options.stripMetadata = false;
   if (flags.animated === false) options.animated = false;
+  // Web pages (the Chromium converter): its option names, from flags a print dialog would have.
+  if (flags.paper !== undefined) options.paper = paperName(flags.paper);
+  if (flags.landscape) options.landscape = true;
+  if (flags.margin !== undefined) options.margin = marginSides(flags.margin);
+  if (flags.javascript) options.javascript = true;
+  if (flags.waitFor !== undefined) options.waitFor = flags.waitFor;
   for (const [key, value] of Object.entries(flags.option ?? {})) options[key] = parseScalar(value);
   return options;
+}
+
+/** 'letter' as the converter spells it ('Letter', 'A4'); the converter judges the name. */
+function paperName(paper: string): string {
+  const trimmed = paper.trim();
+  return trimmed.charAt(0).toUpperCase() + trimmed.slice(1).toLowerCase();
+}
+
+/** CSS margin shorthand ('20mm', '10mm 15mm', up to four values, top first, clockwise) as the four sides. */
+function marginSides(margin: string): Record<'top' | 'right' | 'bottom' | 'left', string> {
+  const values = margin
+    .trim()
+    .split(/[\s,]+/)
+    .filter(Boolean);
+  if (values.length < 1 || values.length > 4) {
+    throw new FileconvError(
+      'INVALID_OPTIONS',
+      `--margin: expected one to four lengths as in CSS ('20mm', '10mm 15mm'), got '${margin}'.`,
+    );
+  }
+  const [top, right = top, bottom = top, left = right] = values as [string, ...string[]];
+  return { top, right, bottom, left };
+}
+
+/** An input naming a web page rather than a file: a scheme of two letters or more (C:\ is a drive). */
+export function isUrlInput(input: string): boolean {
+  return /^[a-z][a-z0-9+.-]+:/i.test(input);
 }
 
 /** `--option k=v` values arrive as text: numbers and booleans are passed as such. */
@@ -70,13 +115,63 @@ export async function runConvert(
     );
   }
   const to = requireFormat(target).name;
-  let outputPath = resolve(output ?? `${baseName(basename(input))}.${extensionOf(to)}`);
+  if (isUrlInput(input)) {
+    // The page's URL goes to the engine as a URL file; the result is named after the site.
+    const work = await mkdtemp(join(tmpdir(), 'fileconv-url-'));
+    try {
+      const urlFile = join(work, 'page.url');
+      await writeFile(urlFile, urlFileContent(input));
+      await convertLocal({
+        input: urlFile,
+        shown: input,
+        output: output ?? `${siteName(input)}.${extensionOf(to)}`,
+        named: output !== undefined,
+        flags: { ...flags, from: flags.from ?? 'url' },
+        to,
+      });
+    } finally {
+      await rm(work, { recursive: true, force: true });
+    }
+    return;
+  }
+  await convertLocal({
+    input,
+    shown: basename(input),
+    output: output ?? `${baseName(basename(input))}.${extensionOf(to)}`,
+    named: output !== undefined,
+    flags,
+    to,
+  });
+}
+
+interface LocalConversion {
+  input: string;
+  /** How the input is named on screen: the file's name, or the URL. */
+  shown: string;
+  output: string;
+  /** Whether the user named the output (else a zip of several results gets .zip). */
+  named: boolean;
+  flags: ConvertFlags;
+  to: string;
+}
+
+/** A file name for what a URL shows: its host ('example.com'), or 'page'. */
+function siteName(url: string): string {
+  try {
+    return new URL(url).hostname.replace(/[^\w.-]/g, '_') || 'page';
+  } catch {
+    return 'page';
+  }
+}
+
+async function convertLocal({ input, shown, output, named, flags, to }: LocalConversion): Promise<void> {
+  let outputPath = resolve(output);
   const engine = createEngine({ converters: defaultConverters() });
   const showProgress = !flags.quiet && !flags.json && process.stderr.isTTY;
   const bar = showProgress
     ? new cliProgress.SingleBar(
         {
-          format: `${basename(input)} -> ${basename(outputPath)} [{bar}] {percentage}% | {duration_formatted}`,
+          format: `${shown} -> ${basename(outputPath)} [{bar}] {percentage}% | {duration_formatted}`,
           stream: process.stderr,
         },
         cliProgress.Presets.shades_classic,
@@ -95,8 +190,8 @@ export async function runConvert(
     bar?.update(100);
     bar?.stop();
     // Several outputs (every page of a PDF) come as one zip: a name we chose gets its extension.
-    if (report.packaging === 'zip' && output === undefined) {
-      const zipped = resolve(`${baseName(basename(input))}.zip`);
+    if (report.packaging === 'zip' && !named) {
+      const zipped = resolve(`${baseName(basename(output))}.zip`);
       await rename(outputPath, zipped).catch((error: unknown) => {
         throw outputFileError(zipped, error);
       });

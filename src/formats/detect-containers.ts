@@ -159,7 +159,7 @@ export function isEncryptedOoxml(head: Uint8Array): boolean {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Zip packages: OOXML, OpenDocument, EPUB, iWork
+// Zip packages: OOXML, OpenDocument, EPUB, iWork, zipped web pages
 
 const LOCAL_HEADER = [0x50, 0x4b, 0x03, 0x04];
 /** The zip-based formats a stored 'mimetype' first entry can name (ODF and EPUB put it there). */
@@ -193,12 +193,24 @@ function entryKind(name: string): FormatName | GenericContainer | undefined {
 }
 
 /**
+ * Whether a zip entry is the page of a zipped web site (htmlzip): index.html (or .htm) at the
+ * root or one folder down. Which of several candidates is the page is the converter's business
+ * (browser/zip-site.ts); here one is enough to tell the format. macOS adds __MACOSX/ copies.
+ */
+function isSiteIndex(name: string): boolean {
+  return /^(?:[^/]+\/)?index\.html?$/i.test(name) && !name.startsWith('__MACOSX/');
+}
+
+/**
  * The package format of a zip from the entry names in the head's local file headers: a stored
- * 'mimetype' entry (ODF, EPUB), OOXML part folders, iWork index files. Undefined when none shows.
+ * 'mimetype' entry (ODF, EPUB), OOXML part folders, iWork index files, and failing those an
+ * index.html (a zipped web page). Undefined when none shows.
  */
 export function zipPackageKind(head: Uint8Array): FormatName | GenericContainer | undefined {
   const data = view(head);
   const utf8 = new TextDecoder('utf-8');
+  // A package's telling entry outranks an index.html somewhere in it (an EPUB holds pages too).
+  let siteIndex = false;
   let at = findLocalHeader(head, 0);
   for (let entries = 0; at !== -1 && at + 30 <= head.length && entries < 1024; entries++) {
     const flags = data.getUint16(at + 6, true);
@@ -219,9 +231,10 @@ export function zipPackageKind(head: Uint8Array): FormatName | GenericContainer 
     }
     const kind = entryKind(name);
     if (kind) return kind;
+    siteIndex ||= isSiteIndex(name);
     // With a data descriptor (flag bit 3) the size is only known after the data: scan for the next header.
     const sizeKnown = (flags & 0x08) === 0;
     at = findLocalHeader(head, sizeKnown ? dataStart + compressedSize : dataStart);
   }
-  return undefined;
+  return siteIndex ? 'htmlzip' : undefined;
 }

@@ -1,6 +1,7 @@
 /**
- * Recognises text content from its leading bytes: plain text, HTML, SVG and RTF. file-type only
- * knows binary signatures, so these are sniffed here (used by detect.ts).
+ * Recognises text content from its leading bytes: plain text, HTML, SVG, RTF and URL files (an
+ * Internet shortcut, or one http(s) URL alone: url-file.ts). file-type only knows binary
+ * signatures, so these are sniffed here (used by detect.ts).
  *
  * "Text" means: decodable (UTF-8, UTF-16 with a byte-order mark, or a legacy 8-bit encoding such
  * as Windows-1252, which is what Excel on Windows writes CSV in) and free of the C0 control
@@ -8,8 +9,10 @@
  * fine). Binary formats hit a control byte within their first few hundred bytes, so the 8-bit
  * fallback does not let binary through in practice.
  */
+import { parseUrlFile } from './url-file.js';
+
 /** Text formats sniffText can name; everything else that is text is 'txt'. */
-export type SniffedText = 'txt' | 'html' | 'svg' | 'rtf';
+export type SniffedText = 'txt' | 'html' | 'svg' | 'rtf' | 'url';
 
 /** Control characters allowed in text: \t \n \v \f \r and ESC (ANSI colours in logs). */
 const ALLOWED_CONTROLS = new Set([0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x1b]);
@@ -90,11 +93,11 @@ function markupRoot(text: string): 'html' | 'svg' | undefined {
   return undefined;
 }
 
-/** 'rtf', 'svg' or 'html' when the text says so, 'txt' for any other text, undefined for non-text. */
+/** 'rtf', 'svg', 'html' or 'url' when the text says so, 'txt' for any other text, undefined for non-text. */
 export function sniffText(head: Uint8Array): SniffedText | undefined {
   if (head.length === 0) return undefined;
   const text = decodeText(head);
   if (text === undefined) return undefined;
   if (text.startsWith('{\\rtf')) return 'rtf';
-  return markupRoot(text) ?? 'txt';
+  return markupRoot(text) ?? (parseUrlFile(text) === undefined ? 'txt' : 'url');
 }

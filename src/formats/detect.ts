@@ -6,8 +6,9 @@
  * detectFormat answers with a canonical registry name, or with one of GENERIC_CONTAINERS when the
  * bytes only reveal the container ('cfb': an OLE file that is not recognisably doc/xls/ppt from
  * the head; 'zip': a zip with no telling entry; 'iwork': an Apple iWork 2013+ package), or
- * undefined. Text is 'txt' unless it is recognisably HTML, SVG or RTF: csv, tsv and md are
- * never detected by name, they are text.
+ * undefined. Text is 'txt' unless it is recognisably HTML, SVG, RTF or a URL file: csv, tsv and
+ * md are never detected by name, they are text. A zip is 'htmlzip' when an index.html shows in
+ * the head and no package format does.
  *
  * Compatibility (isContentCompatible), declared -> detected results accepted besides itself:
  *
@@ -20,9 +21,10 @@
  * | wma, wmv                | each other             | ASF; the first stream decides audio vs video      |
  * | doc, xls, ppt           | cfb                    | the OLE directory was not within the head         |
  * | key                     | iwork                  | Keynote/Pages/Numbers 2013+ share one layout      |
- * | txt                     | html, svg, rtf         | all text; reading it as plain text is faithful    |
- * | md                      | txt, html              | Markdown is text and may open with HTML           |
- * | csv, tsv, json          | txt                    | delimited text and JSON have no signature         |
+ * | htmlzip                 | zip                    | the index.html lay beyond the head                |
+ * | txt                     | html, svg, rtf, url    | all text; reading it as plain text is faithful    |
+ * | md                      | txt, html, url         | Markdown is text and may open with HTML           |
+ * | csv, tsv, json          | txt, url               | delimited text and JSON have no signature         |
  * | any                     | nothing when undefined | unrecognised non-text bytes never pass            |
  *
  * Everything else must match exactly: text declared png, a zip declared docx, an unknown format
@@ -188,11 +190,13 @@ const ALSO_ACCEPTS: Readonly<Record<FormatName, readonly string[]>> = {
   xls: ['cfb'],
   ppt: ['cfb'],
   key: ['iwork'],
-  txt: ['html', 'svg', 'rtf'],
-  md: ['txt', 'html'],
-  csv: ['txt'],
-  tsv: ['txt'],
-  json: ['txt'],
+  htmlzip: ['zip'],
+  // A text file that happens to hold one URL is still text when it says so.
+  txt: ['html', 'svg', 'rtf', 'url'],
+  md: ['txt', 'html', 'url'],
+  csv: ['txt', 'url'],
+  tsv: ['txt', 'url'],
+  json: ['txt', 'url'],
 };
 
 /** declared name -> detected results it accepts, itself included. Built once. */

@@ -22,3 +22,4 @@ export {
 } from './lookup.js';
 export { FORMATS } from './registry.js';
 export { FORMAT_FAMILIES, type FormatDefinition, type FormatFamily, type FormatName } from './types.js';
+export { parseUrlFile, urlFileContent } from './url-file.js';

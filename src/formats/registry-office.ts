@@ -82,6 +82,31 @@ export const DOCUMENT_FORMATS: readonly FormatDefinition[] = [
     detectable: true,
   },
   {
+    // A web page with its stylesheets, fonts and images, zipped: index.html at the root of the
+    // zip or in its one top folder. Uploads are called .zip, which no format claims (a zip is
+    // many things): detection looks inside for the index (detect-containers.ts). No MIME type is
+    // registered for it; the x- type follows the +zip suffix convention (RFC 6839).
+    name: 'htmlzip',
+    family: 'document',
+    label: 'HTML page with assets (zip)',
+    aliases: [],
+    extensions: ['htmlzip'],
+    mimeTypes: ['application/x-html+zip'],
+    detectable: true,
+  },
+  {
+    // A web address to capture (url-file.ts): an Internet shortcut as Windows writes it
+    // ('[InternetShortcut]' and 'URL=...') or text holding one http(s) URL. The job's input is
+    // this small file, so jobs, chains and the direct API take a URL like any upload.
+    name: 'url',
+    family: 'document',
+    label: 'Web page address (Internet shortcut)',
+    aliases: [],
+    extensions: ['url'],
+    mimeTypes: ['application/x-mswinurl', 'text/uri-list', 'application/internet-shortcut'],
+    detectable: true,
+  },
+  {
     name: 'epub',
     family: 'document',
     label: 'EPUB e-book',

@@ -59,6 +59,7 @@ export const INPUT_ERROR_CODES: readonly ErrorCode[] = [
   'CONTENT_MISMATCH',
   'UNSUPPORTED_FORMAT',
   'INPUT_LIMIT_EXCEEDED',
+  'URL_UNREACHABLE',
 ];
 
 interface Workspace {

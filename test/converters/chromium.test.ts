@@ -8,13 +8,11 @@
  * One browser for the file (a heavy engine starts once per test file), plus small converters for
  * recycling and close().
  */
-import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import sharp from 'sharp';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { CHROMIUM_EDGES } from '../../adapters/converters/browser/chromium-edges.js';
@@ -26,9 +24,9 @@ import { describeFormats } from '../../adapters/http/formats-view.js';
 import { ConversionGraph } from '../../src/graph/index.js';
 import { createEngine } from '../../src/index.js';
 import { describeWithEngine } from '../helpers/engines.js';
+import { expectSize, pdfInfo, pdfText, run } from './chromium-helpers.js';
 import { context, expectCode, expectNoLeftovers, type Workspace, workspace } from './converter-harness.js';
 
-const run = promisify(execFile);
 const CHROMIUM = await locateChromium(undefined);
 const AVAILABLE = typeof CHROMIUM === 'string';
 
@@ -88,28 +86,6 @@ async function htmlContext(ws: Workspace, html: string, to: string, options: Rec
   const inputPath = join(ws.inputs, `page-${Math.random().toString(36).slice(2)}.html`);
   await writeFile(inputPath, html);
   return context(ws, 'html', to, { inputPath, options, outputPath: join(ws.outputs, `out.${to}`) });
-}
-
-async function pdfText(path: string): Promise<string> {
-  return (await run('pdftotext', ['-layout', path, '-'])).stdout;
-}
-
-async function pdfInfo(path: string): Promise<{ pages: number; size: string }> {
-  const { stdout } = await run('pdfinfo', [path]);
-  return {
-    pages: Number(/^Pages:\s+(\d+)/m.exec(stdout)?.[1]),
-    size: /^Page size:\s+([\d.]+ x [\d.]+)/m.exec(stdout)?.[1] ?? '',
-  };
-}
-
-/**
- * A page size from pdfinfo ('595.92 x 842.88') within 1.5 pt of `points`: Chromium rounds pages to
- * whole device pixels (A4, 595.28 x 841.89 pt, comes out as 595.92 x 842.88).
- */
-function expectSize(size: string, points: [number, number]): void {
-  const [width, height] = size.split(' x ').map(Number);
-  expect(Math.abs(width! - points[0]), size).toBeLessThan(1.5);
-  expect(Math.abs(height! - points[1]), size).toBeLessThan(1.5);
 }
 
 /** pids alive now among `pids`. */

@@ -18,4 +18,12 @@ export const CHROMIUM_EDGES: readonly ConversionEdge[] = [
   { from: 'html', to: 'png', cost: 3, lossy: true },
   { from: 'html', to: 'jpg', cost: 3, lossy: true },
   { from: 'html', to: 'webp', cost: 3, lossy: true },
+  // A zipped page with its assets (zip-site.ts) and a web page by its URL (web-source.ts): only
+  // a browser renders them, so no cost needs to beat another converter's.
+  ...(['htmlzip', 'url'] as const).flatMap((from) => [
+    { from, to: 'pdf', cost: 3, lossy: false },
+    { from, to: 'png', cost: 3, lossy: true },
+    { from, to: 'jpg', cost: 3, lossy: true },
+    { from, to: 'webp', cost: 3, lossy: true },
+  ]),
 ];

@@ -1,15 +1,17 @@
 /**
- * One job of the Chromium converter: a fresh BrowserContext on the warm browser, the uploaded
- * page loaded into it as the only thing it may fetch, then printed (page.pdf) or photographed
- * (page.screenshot), and the context closed, whatever happened.
+ * One job of the Chromium converter: a fresh BrowserContext on the warm browser, the page opened
+ * in it with the job's PageSource (page-source.ts) answering every request, then printed
+ * (page.pdf) or photographed (page.screenshot), and the context closed, whatever happened.
  *
  * What a hostile page can do, and what stops it:
  * - fetch anything (http(s) to the network or loopback, file:, ws:): every request of the
- *   context is intercepted and aborted, except the one navigation that serves the document from
- *   memory at DOCUMENT_URL; data: and blob: never leave the renderer. A page that tries to
- *   navigate itself away fails its job (UNSAFE_INPUT); refused images, styles and frames do not. WebSockets are closed
- *   before they connect. Chromium itself refuses file: subresources to an http origin, and the
- *   browser's dead proxy (browser-pool.ts) would catch whatever slipped by.
+ *   context is intercepted and answered by the source or aborted. An uploaded page gets its own
+ *   document (and a zipped one its zip's entries) from memory and nothing else; a URL source
+ *   fetches from Node with the SSRF checks (web-source.ts). data: and blob: never leave the
+ *   renderer. A page that tries to navigate itself somewhere the source refuses fails its job
+ *   (UNSAFE_INPUT); refused images, styles and frames do not. WebSockets are closed before they
+ *   connect. Chromium itself refuses file: subresources to an http origin, and the browser's
+ *   dead proxy (browser-pool.ts) would catch whatever slipped by.
  * - run scripts: off unless the job asks (`javascript: true`); then a loop or a hang runs into the
  *   job's hard timeout, the context is closed (its renderer with it) and the browser lives on.
  * - eat memory: the input is capped before it is read, each renderer's V8 heap is capped by a
@@ -19,20 +21,18 @@
  */
 import type { Browser, BrowserContext, Frame, Page, Request, Route } from 'playwright-core';
 import { abortError } from '../../../src/abort.js';
-import { FileconvError } from '../../../src/errors.js';
+import { FileconvError, isFileconvError } from '../../../src/errors.js';
 import type { FormatName } from '../../../src/formats/types.js';
 import {
   CHROMIUM_OPTION_DEFAULTS,
   type ChromiumPdfOptions,
   type ChromiumScreenshotOptions,
 } from './chromium-options.js';
-
-/** The synthetic address the document is served at (.invalid never resolves, RFC 2606). */
-export const DOCUMENT_URL = 'http://fileconv.invalid/index.html';
+import type { PageSource } from './page-source.js';
 
 export interface RenderJob {
-  /** The page, as uploaded (its bytes; the charset comes from the page or is UTF-8). */
-  html: Buffer;
+  /** Where the page and everything it loads come from. */
+  source: PageSource;
   to: FormatName;
   options: ChromiumPdfOptions | ChromiumScreenshotOptions;
   timeoutMs: number;
@@ -75,9 +75,10 @@ function frameOf(request: Request): Frame | undefined {
   }
 }
 
-/** Whether the bytes declare their charset early on; otherwise the page is served as UTF-8. */
-function declaresCharset(html: Buffer): boolean {
-  return /<meta[^>]+charset/i.test(html.subarray(0, 4096).toString('latin1'));
+function refusedNavigation(url: string): FileconvError {
+  return new FileconvError('UNSAFE_INPUT', `The page tried to navigate to ${url}, which is refused.`, {
+    details: { engine: 'chromium', url },
+  });
 }
 
 /**
@@ -114,56 +115,74 @@ export async function renderPage(browser: Browser, discard: () => void, job: Ren
   const timer = setTimeout(() => interrupt(timeoutError(job.timeoutMs)), job.timeoutMs);
   const onAbort = () => interrupt(abortError(job.signal));
   job.signal.addEventListener('abort', onAbort, { once: true });
+  // Stops the source's own work (the web source's requests) once the job is over, however it ended.
+  const over = new AbortController();
   let work: Promise<Buffer> | undefined;
   try {
     if (job.signal.aborted) throw abortError(job.signal);
-    work = load(context, job, block, interrupt);
+    work = load(context, job, over.signal, block, interrupt);
     const data = await Promise.race([work, interrupted]);
     return { data, blocked };
   } finally {
     clearTimeout(timer);
     job.signal.removeEventListener('abort', onAbort);
+    over.abort();
     work?.catch(() => {}); // rejects once the context closes under it
     await closeContext(context, discard);
   }
 }
 
+/** A URL without its fragment, which requests never carry. */
+function withoutFragment(url: string): string {
+  const hash = url.indexOf('#');
+  return hash === -1 ? url : url.slice(0, hash);
+}
+
 async function load(
   context: BrowserContext,
   job: RenderJob,
+  over: AbortSignal,
   block: (what: string) => void,
   interrupt: (error: FileconvError) => void,
 ): Promise<Buffer> {
+  const target = await job.source.open(over);
   let served = false;
   let page: Page | undefined;
-  await context.route('**/*', (route: Route) => {
+  await context.route('**/*', async (route: Route) => {
     const request = route.request();
-    // The document, once, to the main frame's first navigation; an <iframe> pointing at it
-    // (or the page reloading itself) gets nothing.
-    if (!served && request.url() === DOCUMENT_URL && request.isNavigationRequest()) {
-      served = true;
-      const type = declaresCharset(job.html) ? 'text/html' : 'text/html; charset=utf-8';
-      // Caught: the context may close (timeout, abort) while the answer is on its way.
-      return route.fulfill({ status: 200, contentType: type, body: job.html }).catch(() => {});
-    }
+    const url = request.url();
+    const navigation = request.isNavigationRequest();
+    // The page's own first navigation, the one page.goto() starts below.
+    const document = !served && navigation && url === withoutFragment(target);
+    if (document) served = true;
     const frame = frameOf(request);
     // A navigation outside the page's own frames is a popup's (Playwright may not know its frame yet).
-    const popup = request.isNavigationRequest() && (frame === undefined || frame.page() !== page);
-    block(popup ? `popup ${request.url()}` : request.url());
-    // The page itself trying to go elsewhere (a meta refresh, a script setting location) would
-    // print whatever it found there, or a blank error page: the job fails, naming the address.
-    if (served && request.isNavigationRequest() && frame !== undefined && frame === page?.mainFrame()) {
-      interrupt(
-        new FileconvError(
-          'UNSAFE_INPUT',
-          `The page tried to navigate to ${request.url()}, which is refused.`,
-          {
-            details: { engine: 'chromium', url: request.url() },
-          },
-        ),
-      );
+    if (!document && navigation && (frame === undefined || frame.page() !== page)) {
+      block(`popup ${url}`);
+      return route.abort('blockedbyclient').catch(() => {});
     }
-    return route.abort('blockedbyclient').catch(() => {});
+    let answer: Awaited<ReturnType<PageSource['respond']>>;
+    try {
+      answer = await job.source.respond(request, document);
+    } catch (error) {
+      interrupt(
+        isFileconvError(error)
+          ? error
+          : new FileconvError('CONVERSION_FAILED', `Could not serve ${url} to the page.`, { cause: error }),
+      );
+      return route.abort('failed').catch(() => {});
+    }
+    if ('refused' in answer) {
+      block(url);
+      // The page itself trying to go somewhere refused (a meta refresh, a script setting
+      // location) would print a blank error page: the job fails, naming the address.
+      if (navigation && frame !== undefined && frame === page?.mainFrame()) {
+        interrupt(answer.error ?? refusedNavigation(url));
+      }
+      return route.abort('blockedbyclient').catch(() => {});
+    }
+    // Caught: the context may close (timeout, abort) while the answer is on its way.
+    return route.fulfill(answer).catch(() => {});
   });
   await context.routeWebSocket(/.*/, (socket) => {
     block(socket.url());
@@ -186,7 +205,7 @@ async function load(
   const media = options.media ?? (job.to === 'pdf' ? 'print' : 'screen');
   await page.emulateMedia({ media });
   const waitFor = options.waitFor ?? CHROMIUM_OPTION_DEFAULTS.waitFor;
-  const response = await page.goto(DOCUMENT_URL, {
+  const response = await page.goto(target, {
     waitUntil: waitFor === 'networkidle' ? 'networkidle' : 'load',
     timeout: 0, // renderPage's own timer stops the job
   });

@@ -58,7 +58,8 @@ export const zipLimitsSchema = z.strictObject({
 const CFB_SIGNATURE = Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]);
 const HEAD_BYTES = 64 * 1024;
 
-function bomb(message: string, details: Record<string, unknown>): FileconvError {
+/** INPUT_LIMIT_EXCEEDED with details.reason 'zip-bomb' (also for the Chromium converter's zipped pages). */
+export function zipBombError(message: string, details: Record<string, unknown>): FileconvError {
   return new FileconvError(
     'INPUT_LIMIT_EXCEEDED',
     `The archive looks like a decompression bomb: ${message}`,
@@ -68,7 +69,8 @@ function bomb(message: string, details: Record<string, unknown>): FileconvError 
   );
 }
 
-function corrupt(cause: unknown): FileconvError {
+/** CORRUPT_INPUT for a zip yauzl cannot read. */
+export function corruptZipError(cause: unknown): FileconvError {
   const message = cause instanceof Error ? cause.message : String(cause);
   return new FileconvError('CORRUPT_INPUT', `The file is not a readable zip package: ${message}`, {
     cause,
@@ -103,30 +105,33 @@ function openZip(path: string): Promise<ZipFile> {
     yauzl.open(
       path,
       { lazyEntries: true, autoClose: true, validateEntrySizes: true, strictFileNames: false },
-      (error, zip) => (error ? reject(corrupt(error)) : resolve(zip)),
+      (error, zip) => (error ? reject(corruptZipError(error)) : resolve(zip)),
     );
   });
 }
 
-function openEntry(zip: ZipFile, entry: Entry): Promise<NodeJS.ReadableStream> {
+export function openEntry(zip: ZipFile, entry: Entry): Promise<NodeJS.ReadableStream> {
   return new Promise((resolve, reject) => {
-    zip.openReadStream(entry, (error, stream) => (error ? reject(corrupt(error)) : resolve(stream)));
+    zip.openReadStream(entry, (error, stream) => (error ? reject(corruptZipError(error)) : resolve(stream)));
   });
 }
 
-/** Declared sizes first: most bombs are honest about what they inflate to. */
-function checkDeclared(entry: Entry, count: number, declaredTotal: number, limits: ZipLimits): void {
+/**
+ * Declared sizes first: most bombs are honest about what they inflate to. `count` and
+ * `declaredTotal` are the entries and inflated bytes seen so far, this one included.
+ */
+export function checkDeclared(entry: Entry, count: number, declaredTotal: number, limits: ZipLimits): void {
   if (count > limits.maxEntries) {
-    throw bomb(`more than ${limits.maxEntries} entries`, { maxEntries: limits.maxEntries });
+    throw zipBombError(`more than ${limits.maxEntries} entries`, { maxEntries: limits.maxEntries });
   }
   if (declaredTotal > limits.maxUncompressedBytes) {
-    throw bomb(`it inflates to more than ${limits.maxUncompressedBytes} bytes`, {
+    throw zipBombError(`it inflates to more than ${limits.maxUncompressedBytes} bytes`, {
       maxUncompressedBytes: limits.maxUncompressedBytes,
     });
   }
   const ratio = entry.uncompressedSize / Math.max(entry.compressedSize, 1);
   if (entry.uncompressedSize > limits.ratioFloorBytes && ratio > limits.maxRatio) {
-    throw bomb(`entry '${entry.fileName}' inflates ${Math.round(ratio)}x`, {
+    throw zipBombError(`entry '${entry.fileName}' inflates ${Math.round(ratio)}x`, {
       entry: entry.fileName,
       ratio,
       maxRatio: limits.maxRatio,
@@ -161,8 +166,10 @@ async function inflateEntry(zip: ZipFile, entry: Entry, signal: AbortSignal | un
     const message = error instanceof Error ? error.message : String(error);
     // yauzl: "too many bytes in the stream. expected N. got at least M"
     if (/too many bytes/.test(message))
-      throw bomb(`entry '${entry.fileName}' inflates beyond its declared size`, { entry: entry.fileName });
-    throw corrupt(error);
+      throw zipBombError(`entry '${entry.fileName}' inflates beyond its declared size`, {
+        entry: entry.fileName,
+      });
+    throw corruptZipError(error);
   }
 }
 
@@ -182,12 +189,12 @@ export async function assertSafeZip(
   const zip = await openZip(path);
   try {
     if (zip.entryCount > bounds.maxEntries) {
-      throw bomb(`more than ${bounds.maxEntries} entries`, { maxEntries: bounds.maxEntries });
+      throw zipBombError(`more than ${bounds.maxEntries} entries`, { maxEntries: bounds.maxEntries });
     }
     await new Promise<void>((resolve, reject) => {
       let count = 0;
       let declaredTotal = 0;
-      zip.on('error', (error: unknown) => reject(corrupt(error)));
+      zip.on('error', (error: unknown) => reject(corruptZipError(error)));
       zip.on('end', () => resolve());
       zip.on('entry', (entry: Entry) => {
         count += 1;

@@ -1,0 +1,38 @@
+/** Reading the Chromium converter's PDFs back with poppler (pdfinfo, pdftotext), tools independent of the renderer. */
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { expect } from 'vitest';
+
+export const run = promisify(execFile);
+
+export async function pdfText(path: string): Promise<string> {
+  return (await run('pdftotext', ['-layout', path, '-'])).stdout;
+}
+
+export async function pdfInfo(path: string): Promise<{ pages: number; size: string }> {
+  const { stdout } = await run('pdfinfo', [path]);
+  return {
+    pages: Number(/^Pages:\s+(\d+)/m.exec(stdout)?.[1]),
+    size: /^Page size:\s+([\d.]+ x [\d.]+)/m.exec(stdout)?.[1] ?? '',
+  };
+}
+
+/**
+ * A page size from pdfinfo ('595.92 x 842.88') within 1.5 pt of `points`: Chromium rounds pages to
+ * whole device pixels (A4, 595.28 x 841.89 pt, comes out as 595.92 x 842.88).
+ */
+export function expectSize(size: string, points: [number, number]): void {
+  const [width, height] = size.split(' x ').map(Number);
+  expect(Math.abs(width! - points[0]), size).toBeLessThan(1.5);
+  expect(Math.abs(height! - points[1]), size).toBeLessThan(1.5);
+}
+
+/** Where each word of the first page sits, in points from the top left (pdftotext -bbox). */
+export async function wordBoxes(path: string): Promise<{ word: string; xMin: number; yMin: number }[]> {
+  const { stdout } = await run('pdftotext', ['-bbox', '-f', '1', '-l', '1', path, '-']);
+  return [...stdout.matchAll(/<word xMin="([\d.]+)" yMin="([\d.]+)"[^>]*>([^<]*)<\/word>/g)].map((match) => ({
+    word: match[3]!,
+    xMin: Number(match[1]),
+    yMin: Number(match[2]),
+  }));
+}
