@@ -31,6 +31,8 @@ import type {
   UploadBody,
   UploadedFile,
   UploadGrant,
+  UrlConvertRequest,
+  UrlJobRequest,
   UsageResponse,
 } from './types.js';
 import { isBlob, sendUpload, sizeOf } from './upload.js';
@@ -71,6 +73,21 @@ export function createClient(clientOptions: ClientOptions) {
       idempotent: true,
     });
     return downloadedFile(response, fallbackName);
+  }
+
+  /** Waits for a job and downloads its result; a job that did not complete throws its error. */
+  async function finishJob(
+    jobId: string,
+    options: RunOperationOptions,
+  ): Promise<DownloadedFile & { job: JobView }> {
+    const { signal } = options;
+    const job = await client.waitForJob(jobId, {
+      signal,
+      ...(options.pollIntervalMs === undefined ? {} : { intervalMs: options.pollIntervalMs }),
+      ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+    });
+    if (job.status !== 'completed' || !job.downloadUrl) throw jobFailure(job);
+    return { ...(await fetchSigned(job.downloadUrl, job.outputName, signal)), job };
   }
 
   const client = {
@@ -115,7 +132,7 @@ export function createClient(clientOptions: ClientOptions) {
 
     /** A conversion job, or a document operation job (`{ operation, fileKeys }`). */
     createJob(
-      request: CreateJobRequest | OperationJobRequest,
+      request: CreateJobRequest | OperationJobRequest | UrlJobRequest,
       { signal }: CallOptions = {},
     ): Promise<{ jobId: string }> {
       return callJson(t, { method: 'POST', path: '/api/jobs/create', json: request, signal });
@@ -123,7 +140,7 @@ export function createClient(clientOptions: ClientOptions) {
 
     /** Several jobs at once, all or nothing (plans with batch support). */
     createJobs(
-      requests: readonly (CreateJobRequest | OperationJobRequest)[],
+      requests: readonly (CreateJobRequest | OperationJobRequest | UrlJobRequest)[],
       { signal }: CallOptions = {},
     ): Promise<{ jobIds: string[] }> {
       return callJson(t, { method: 'POST', path: '/api/jobs/batch', json: { jobs: requests }, signal });
@@ -206,7 +223,7 @@ export function createClient(clientOptions: ClientOptions) {
      * (`{ operation, fileIds }`); the server answers once the result is ready.
      */
     convert(
-      request: ConvertRequest | OperationConvertRequest,
+      request: ConvertRequest | OperationConvertRequest | UrlConvertRequest,
       { signal }: CallOptions = {},
     ): Promise<ConversionResult> {
       return callJson(t, { method: 'POST', path: '/api/convert', json: request, signal });
@@ -281,6 +298,24 @@ export function createClient(clientOptions: ClientOptions) {
     },
 
     /**
+     * Captures the web page at `url` as `targetFormat` (pdf, png, jpg, webp) and downloads it:
+     * `captureUrl('https://example.com', 'pdf', { options: { paper: 'Letter' } })`. Throws a
+     * FileconvApiError with the job's code when it fails (UNSAFE_INPUT, URL_UNREACHABLE...).
+     */
+    async captureUrl(
+      url: string,
+      targetFormat: string,
+      options: RunOperationOptions = {},
+    ): Promise<DownloadedFile & { job: JobView }> {
+      const { signal } = options;
+      const { jobId } = await client.createJob(
+        { url, targetFormat, ...(options.options ? { options: options.options } : {}) },
+        { signal },
+      );
+      return finishJob(jobId, options);
+    },
+
+    /**
      * A document operation end to end through Flow A: uploads each file, runs `operation` over
      * them in order, waits, and downloads the result: `runOperation('merge', [a, b])`. Throws a
      * FileconvApiError with the job's own error code when it fails.
@@ -306,13 +341,7 @@ export function createClient(clientOptions: ClientOptions) {
         { operation, fileKeys, ...(options.options ? { options: options.options } : {}) },
         { signal },
       );
-      const job = await client.waitForJob(jobId, {
-        signal,
-        ...(options.pollIntervalMs === undefined ? {} : { intervalMs: options.pollIntervalMs }),
-        ...(options.onProgress ? { onProgress: options.onProgress } : {}),
-      });
-      if (job.status !== 'completed' || !job.downloadUrl) throw jobFailure(job);
-      return { ...(await fetchSigned(job.downloadUrl, job.outputName, signal)), job };
+      return finishJob(jobId, options);
     },
   };
   return client;

@@ -77,6 +77,14 @@ export interface OperationJobRequest {
   webhookUrl?: string;
 }
 
+/** POST /api/jobs/create's body capturing a web page (Chromium: pdf, png, jpg, webp). */
+export interface UrlJobRequest {
+  url: string;
+  targetFormat: string;
+  options?: Record<string, unknown>;
+  webhookUrl?: string;
+}
+
 /** POST /api/upload (Flow B). */
 export interface UploadedFile {
   fileId: string;
@@ -96,6 +104,13 @@ export interface ConvertRequest {
 export interface OperationConvertRequest {
   operation: string;
   fileIds: string[];
+  options?: Record<string, unknown>;
+}
+
+/** POST /api/convert's body capturing a web page. */
+export interface UrlConvertRequest {
+  url: string;
+  targetFormat: string;
   options?: Record<string, unknown>;
 }
 

@@ -75,6 +75,12 @@ export interface ChromiumConverterOptions {
    * FILECONV_URL_ALLOW_PRIVATE=1.
    */
   allowPrivateAddresses?: boolean;
+  /**
+   * Capture web pages by URL at all (the `url` source: an uploaded .url file, `{ "url": ... }`
+   * over HTTP). Default true, or false when FILECONV_URL_CAPTURE=0: a service that must never
+   * fetch from the network on a client's word turns it off, and `url` then converts to nothing.
+   */
+  urlCapture?: boolean;
   /** URL capture: largest response (the page or one resource), inflated, in bytes. Default 32 MiB. */
   maxResponseBytes?: number;
   /** URL capture: largest sum of every response of one page, inflated, in bytes. Default 128 MiB. */
@@ -121,6 +127,7 @@ const factoryOptionsSchema = z.strictObject({
   maxInputBytes: z.int().min(1).optional(),
   zip: zipLimitsSchema.optional(),
   allowPrivateAddresses: z.boolean().optional(),
+  urlCapture: z.boolean().optional(),
   maxResponseBytes: z.int().min(1).optional(),
   maxFetchedBytes: z.int().min(1).optional(),
   maxRedirects: z.int().min(0).max(100).optional(),
@@ -144,7 +151,9 @@ export function createChromiumConverter(options: ChromiumConverterOptions = {}):
       maxRedirects: given.maxRedirects ?? CHROMIUM_DEFAULTS.maxRedirects,
     },
   };
-  const guard = edgeGuard('chromium', CHROMIUM_EDGES);
+  const urlCapture = given.urlCapture ?? process.env.FILECONV_URL_CAPTURE !== '0';
+  const edges = urlCapture ? CHROMIUM_EDGES : CHROMIUM_EDGES.filter((edge) => edge.from !== 'url');
+  const guard = edgeGuard('chromium', edges);
   let located: Promise<string | { missing: string }> | undefined;
   let version: Promise<string | undefined> | undefined;
   let pool: BrowserPool | undefined;
@@ -248,7 +257,7 @@ export function createChromiumConverter(options: ChromiumConverterOptions = {}):
 
   return {
     name: 'chromium',
-    edges: CHROMIUM_EDGES,
+    edges,
 
     async available(): Promise<Availability> {
       if (!isInstalled('playwright-core')) return notInstalled('chromium', ['playwright-core']);

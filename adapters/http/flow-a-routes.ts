@@ -4,6 +4,9 @@
  */
 import { z } from 'zod';
 import { FileconvError } from '../../src/errors.js';
+import type { CreateJobInput } from '../../src/job-operations.js';
+import type { FileRecord } from '../../src/jobs/types.js';
+import type { CreateOperationJobInput } from '../../src/operation-jobs.js';
 import {
   assertBatchAllowed,
   assertFileSize,
@@ -21,7 +24,9 @@ import {
   namesOperation,
   type OperationJobBody,
   operationJobRequest,
+  type UrlJobBody,
   uploadUrlRequest,
+  urlJobRequest,
 } from './request-schemas.js';
 import {
   assertWorkerRunning,
@@ -34,13 +39,16 @@ import {
   withCharge,
 } from './route-context.js';
 import type { Route } from './routes.js';
+import { namesUrl, storeUrlSource } from './url-source.js';
 import { jobView } from './views.js';
 
-/** A job body by its kind: a document operation when it names one, else the specification's conversion. */
-function parseJobBody(value: unknown, what?: string): CreateJobBody | OperationJobBody {
-  return namesOperation(value)
-    ? parse(operationJobRequest, value, what)
-    : parse(createJobRequest, value, what);
+type JobBody = CreateJobBody | OperationJobBody | UrlJobBody;
+
+/** A job body by its kind: a document operation, a web page by URL, or the specification's conversion. */
+function parseJobBody(value: unknown, what?: string): JobBody {
+  if (namesOperation(value)) return parse(operationJobRequest, value, what);
+  if (namesUrl(value)) return parse(urlJobRequest, value, what);
+  return parse(createJobRequest, value, what);
 }
 
 /** The batch's list, each job then read by its kind (parseJobBody), so a problem names its own fields. */
@@ -50,39 +58,57 @@ const batchEnvelope = z.object({ jobs: z.array(z.unknown()).min(1).max(1000) });
 const BATCH_BODY_LIMIT = 1024 * 1024;
 
 export function flowARoutes(ctx: RouteContext): Route[] {
+  /**
+   * The engine's input for one job body. A page to capture becomes a URL file first
+   * (url-source.ts), listed in `urlFiles` so that a refused request removes it again.
+   */
+  async function inputOf(call: Call, body: JobBody, where: string, urlFiles: FileRecord[]) {
+    const fileIdOf = (fileKey: string) => {
+      const fileId = fileIdFromKey(fileKey);
+      if (fileId) return fileId;
+      throw new FileconvError('NOT_FOUND', `${where}No such file.`, { details: { fileKey } });
+    };
+    const common = {
+      owner: call.client.owner,
+      options: body.options,
+      priority: call.client.plan.priority,
+      limits: workLimitsOf(call.client.plan),
+      ...(body.webhookUrl === undefined ? {} : { webhookUrl: body.webhookUrl }),
+    };
+    if ('operation' in body) {
+      return { ...common, operation: body.operation, fileIds: body.fileKeys.map(fileIdOf) };
+    }
+    if ('url' in body) {
+      const file = await storeUrlSource(ctx, call, body.url);
+      urlFiles.push(file);
+      return { ...common, fileId: file.id, sourceFormat: 'url', targetFormat: body.targetFormat };
+    }
+    return {
+      ...common,
+      fileId: fileIdOf(body.fileKey),
+      sourceFormat: body.sourceFormat,
+      targetFormat: body.targetFormat,
+      fileSize: body.fileSize,
+    };
+  }
+
   /** Creates Flow A jobs all-or-nothing, charged to the daily quota; a refusal charges nothing. */
-  async function createCharged(call: Call, requests: readonly (CreateJobBody | OperationJobBody)[]) {
-    const { client } = call;
-    const inputs = requests.map((body, index) => {
-      const fileIdOf = (fileKey: string) => {
-        const fileId = fileIdFromKey(fileKey);
-        if (fileId) return fileId;
-        const where = requests.length > 1 ? `jobs[${index}]: ` : '';
-        throw new FileconvError('NOT_FOUND', `${where}No such file.`, { details: { fileKey } });
-      };
-      const common = {
-        owner: client.owner,
-        options: body.options,
-        priority: client.plan.priority,
-        limits: workLimitsOf(client.plan),
-        ...(body.webhookUrl === undefined ? {} : { webhookUrl: body.webhookUrl }),
-      };
-      if ('operation' in body) {
-        return { ...common, operation: body.operation, fileIds: body.fileKeys.map(fileIdOf) };
+  async function createCharged(call: Call, requests: readonly JobBody[]) {
+    const urlFiles: FileRecord[] = [];
+    try {
+      const inputs: (CreateJobInput | CreateOperationJobInput)[] = [];
+      for (const [index, body] of requests.entries()) {
+        inputs.push(await inputOf(call, body, requests.length > 1 ? `jobs[${index}]: ` : '', urlFiles));
       }
-      return {
-        ...common,
-        fileId: fileIdOf(body.fileKey),
-        sourceFormat: body.sourceFormat,
-        targetFormat: body.targetFormat,
-        fileSize: body.fileSize,
-      };
-    });
-    const jobs = await withCharge(ctx, call, inputs.length, (charge) =>
-      ctx.engine.createJobs(inputs.map((input) => ({ ...input, charge }))),
-    );
-    call.jobIds = jobs.map((job) => job.id);
-    return jobs;
+      const jobs = await withCharge(ctx, call, inputs.length, (charge) =>
+        ctx.engine.createJobs(inputs.map((input) => ({ ...input, charge }))),
+      );
+      call.jobIds = jobs.map((job) => job.id);
+      return jobs;
+    } catch (error) {
+      await Promise.all(urlFiles.map((file) => ctx.engine.deleteFile(file.id).catch(() => {})));
+      throw error;
+    }
   }
 
   return [

@@ -5,6 +5,7 @@
 
 import { FileconvError } from '../../src/errors.js';
 import type { CreateJobInput } from '../../src/job-operations.js';
+import type { FileRecord } from '../../src/jobs/types.js';
 import { sanitizeFileName } from '../../src/names.js';
 import type { CreateOperationJobInput } from '../../src/operation-jobs.js';
 import { refundQuota } from '../../src/policy/enforce.js';
@@ -13,7 +14,12 @@ import { chargeQuota } from './access.js';
 import { jsonAnswer, singleQueryValue } from './exchange.js';
 import { readJsonBody } from './json-body.js';
 import { receiveSingleFile } from './multipart.js';
-import { convertRequest, namesOperation, operationConvertRequest } from './request-schemas.js';
+import {
+  convertRequest,
+  namesOperation,
+  operationConvertRequest,
+  urlConvertRequest,
+} from './request-schemas.js';
 import {
   assertWorkerRunning,
   jobIdParam,
@@ -23,6 +29,7 @@ import {
   withCharge,
 } from './route-context.js';
 import type { Route } from './routes.js';
+import { namesUrl, storeUrlSource } from './url-source.js';
 import { uploadedFileView } from './views.js';
 
 export function flowBRoutes(ctx: RouteContext): Route[] {
@@ -90,9 +97,21 @@ export function flowBRoutes(ctx: RouteContext): Route[] {
           limits: workLimitsOf(client.plan),
         };
         let input: CreateJobInput | CreateOperationJobInput;
+        let urlFile: FileRecord | undefined;
         if (namesOperation(raw)) {
           const body = parse(operationConvertRequest, raw);
           input = { ...common, operation: body.operation, fileIds: body.fileIds, options: body.options };
+        } else if (namesUrl(raw)) {
+          const body = parse(urlConvertRequest, raw);
+          urlFile = await storeUrlSource(ctx, call, body.url);
+          const fileId = urlFile.id;
+          input = {
+            ...common,
+            fileId,
+            sourceFormat: 'url',
+            targetFormat: body.targetFormat,
+            options: body.options,
+          };
         } else {
           const body = parse(convertRequest, raw);
           const file = await ctx.engine.getFile(body.fileId, client.owner);
@@ -104,7 +123,13 @@ export function flowBRoutes(ctx: RouteContext): Route[] {
           }
           input = { ...common, fileId: file.id, targetFormat: body.targetFormat, options: body.options };
         }
-        const job = await withCharge(ctx, call, 1, (charge) => ctx.engine.createJob({ ...input, charge }));
+        const job = await withCharge(ctx, call, 1, (charge) =>
+          ctx.engine.createJob({ ...input, charge }),
+        ).catch(async (error: unknown) => {
+          // A refused capture leaves no URL file behind.
+          if (urlFile) await ctx.engine.deleteFile(urlFile.id).catch(() => {});
+          throw error;
+        });
         call.jobIds = [job.id];
         // The conversion goes on if the client leaves; only the waiting stops.
         const done = await ctx.engine.waitForJob(job.id, {

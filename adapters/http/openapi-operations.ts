@@ -95,9 +95,9 @@ export const OPERATIONS: readonly ApiOperation[] = [
     path: '/api/jobs/create',
     operationId: 'createJob',
     tag: 'Flow A',
-    summary: 'Create a conversion job, or a document operation job',
+    summary: 'Create a conversion job, a document operation job, or a web page capture',
     description:
-      'Charges one conversion of the daily quota; the job runs asynchronously, poll it. A body with `operation` and `fileKeys` runs a document operation over the files in order (`{ "operation": "merge", "fileKeys": [...] }`; GET /api/operations lists them) instead of converting one file.',
+      'Charges one conversion of the daily quota; the job runs asynchronously, poll it. A body with `operation` and `fileKeys` runs a document operation over the files in order (`{ "operation": "merge", "fileKeys": [...] }`; GET /api/operations lists them) instead of converting one file. A body with `url` and `targetFormat` captures that web page in Chromium (pdf, png, jpg, webp); its address, and every request the page makes, is checked after DNS resolution (private, loopback, link-local and metadata addresses are refused: the job fails with UNSAFE_INPUT; an unreachable page with URL_UNREACHABLE).',
     body: { schema: 'JobRequest' },
     ok: { description: 'The job was queued.', content: { schema: 'CreateJobResult' } },
     errors: CREATE,
@@ -176,7 +176,7 @@ export const OPERATIONS: readonly ApiOperation[] = [
     tag: 'Flow B',
     summary: 'Convert an uploaded file, or run a document operation, and wait for the result',
     description:
-      'Answers once the result is ready; a failed conversion answers its job error code. A body with `operation` and `fileIds` runs a document operation (merge, split...) over uploaded files in order.',
+      'Answers once the result is ready; a failed conversion answers its job error code. A body with `operation` and `fileIds` runs a document operation (merge, split...) over uploaded files in order; one with `url` captures a web page.',
     body: { schema: 'ConvertOrOperationRequest' },
     ok: { description: 'The result is ready.', content: { schema: 'ConvertResult' } },
     errors: [...CREATE, ...CONVERSION],

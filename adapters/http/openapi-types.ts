@@ -15,6 +15,8 @@ import {
   operationConvertRequest,
   operationJobRequest,
   uploadUrlRequest,
+  urlConvertRequest,
+  urlJobRequest,
 } from './request-schemas.js';
 import {
   batchResponse,
@@ -36,10 +38,12 @@ export const SCHEMAS = {
   UploadUrlRequest: uploadUrlRequest,
   CreateJobRequest: createJobRequest,
   OperationJobRequest: operationJobRequest,
+  UrlJobRequest: urlJobRequest,
   JobRequest: jobRequest,
   BatchRequest: batchRequest,
   ConvertRequest: convertRequest,
   OperationConvertRequest: operationConvertRequest,
+  UrlConvertRequest: urlConvertRequest,
   ConvertOrOperationRequest: convertOrOperationRequest,
   UploadGrant: uploadGrantResponse,
   CreateJobResult: createJobResponse,

@@ -3,6 +3,7 @@
  * requests and can describe them (z.toJSONSchema) for an API description.
  */
 import { z } from 'zod';
+import { MAX_URL_LENGTH } from '../../src/formats/url-file.js';
 import { checkWebhookUrl, MAX_WEBHOOK_URL_LENGTH } from '../../src/job-webhook.js';
 import { literalAddressProblem } from '../webhooks/addresses.js';
 
@@ -75,8 +76,43 @@ export const operationJobRequest = z.object({
 
 export type OperationJobBody = z.infer<typeof operationJobRequest>;
 
-/** A job body of either kind: a conversion (the specification's) or a document operation. */
-export const jobRequest = z.union([createJobRequest, operationJobRequest]);
+/** A web page to capture: http(s) only (the address itself is judged after DNS, on the worker). */
+const pageUrl = z
+  .string()
+  .min(1)
+  .max(MAX_URL_LENGTH)
+  .superRefine((value, ctx) => {
+    let parsed: URL | undefined;
+    try {
+      parsed = new URL(value);
+    } catch {
+      ctx.addIssue({ code: 'custom', message: 'not an absolute URL' });
+      return;
+    }
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+      ctx.addIssue({
+        code: 'custom',
+        message: `only http and https pages are captured, not ${parsed.protocol}`,
+      });
+    }
+  })
+  .meta({
+    description:
+      'The web page to capture (http or https). Private, loopback and link-local addresses are refused after DNS resolution, and so is every request the page makes to them.',
+  });
+
+/** Additive: a job that captures a web page (pdf, png, jpg, webp in Chromium) instead of converting an upload. */
+export const urlJobRequest = z.object({
+  url: pageUrl,
+  targetFormat: formatName,
+  options: options.optional(),
+  webhookUrl: webhookUrl.optional(),
+});
+
+export type UrlJobBody = z.infer<typeof urlJobRequest>;
+
+/** A job body of any kind: a conversion (the specification's), a document operation, or a web page capture. */
+export const jobRequest = z.union([createJobRequest, operationJobRequest, urlJobRequest]);
 
 /** Whether a request body asks for a document operation (it names one), not a conversion. */
 export function namesOperation(body: unknown): boolean {
@@ -104,5 +140,16 @@ export const operationConvertRequest = z.object({
   options: options.optional(),
 });
 
-/** POST /api/convert's body of either kind. */
-export const convertOrOperationRequest = z.union([convertRequest, operationConvertRequest]);
+/** Additive: POST /api/convert capturing a web page. */
+export const urlConvertRequest = z.object({
+  url: pageUrl,
+  targetFormat: formatName,
+  options: options.optional(),
+});
+
+/** POST /api/convert's body of any kind. */
+export const convertOrOperationRequest = z.union([
+  convertRequest,
+  operationConvertRequest,
+  urlConvertRequest,
+]);
