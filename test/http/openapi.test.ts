@@ -68,11 +68,12 @@ describe('OpenAPI document', () => {
       type: 'object',
       required: expect.arrayContaining(['fileKey', 'sourceFormat', 'targetFormat', 'fileSize']),
     });
-    // A job is the specification's conversion, or a document operation over files in order.
+    // A job is the specification's conversion, a document operation over files in order, or a web page capture.
     expect(doc.components.schemas.JobRequest).toMatchObject({
       anyOf: [
         { required: expect.arrayContaining(['fileKey', 'sourceFormat', 'targetFormat', 'fileSize']) },
         { required: expect.arrayContaining(['operation', 'fileKeys']) },
+        { required: expect.arrayContaining(['url', 'targetFormat']) },
       ],
     });
     expect(Object.keys(create.responses as object)).toEqual(

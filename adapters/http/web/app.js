@@ -34,6 +34,8 @@ const ADVICE = {
   URL_EXPIRED: 'The upload link expired: start the conversion again.',
   SIGNATURE_INVALID: 'The upload link was refused: start the conversion again.',
   RESULT_EXPIRED: 'The result has been deleted: convert the file again.',
+  URL_UNREACHABLE: 'Check the address, and that the page is online and public.',
+  UNSAFE_INPUT: 'The file asks for something the service does not allow (a private address, a local file).',
 };
 const DEFAULT_ADVICE = 'Try again; if it keeps failing, tell whoever runs this service.';
 
