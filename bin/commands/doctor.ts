@@ -1,19 +1,27 @@
 /** `fileconv doctor`: which conversion engines (and the embedded database) can run here, and how to install the missing ones. */
 
 import { type EngineGroup, installLine, missingPackages } from '../../adapters/engine-packages.js';
-import { locatePdfTool, PDF_TOOLS, type PdfTool } from '../../adapters/pdf/pdf-tools.js';
+import { pdfOperations } from '../../adapters/pdf/pdf-operations.js';
 import { defaultConverters } from '../../adapters/preset/converters.js';
 import { type ConverterStatus, createEngine } from '../../src/index.js';
 import { table } from './formats.js';
 
 /** Prints the report; returns 0 when every engine is available, 1 otherwise. */
 export async function runDoctor(flags: { json?: boolean }): Promise<number> {
-  const engine = createEngine({ converters: defaultConverters() });
+  // In-process operations: the doctor asks whether they could run, it runs none.
+  const engine = createEngine({
+    converters: defaultConverters(),
+    operations: pdfOperations({ isolate: false }),
+  });
   const converters = await engine.converters();
   const database = await databaseStatus();
+  // The schemas are for API descriptions; the doctor tells what runs and what installs the rest.
+  const operations = (await engine.operations()).map(({ optionsSchema: _schema, ...status }) => status);
   const missing = [...converters, database].filter((entry) => !entry.ok);
   if (flags.json) {
-    process.stdout.write(`${JSON.stringify({ node: process.version, converters, database }, null, 2)}\n`);
+    process.stdout.write(
+      `${JSON.stringify({ node: process.version, converters, database, operations }, null, 2)}\n`,
+    );
     return missing.length === 0 ? 0 : 1;
   }
   const rows = [database, ...converters].map((converter) => [
@@ -31,31 +39,28 @@ export async function runDoctor(flags: { json?: boolean }): Promise<number> {
   }
   // Features of the library that convert nothing: shown for what they need, never a failure.
   process.stdout.write('\nOptional features:\n');
-  const toolRows = await Promise.all(
-    OPTIONAL_TOOLS.map(async ([tool, name, purpose]) => [
-      name,
-      (await locatePdfTool(tool).then(
-        () => true,
-        () => false,
-      ))
-        ? 'ok'
-        : 'not installed',
-      purpose,
-      PDF_TOOLS[tool].install,
-    ]),
-  );
   process.stdout.write(
     table(
       ['FEATURE', 'STATUS', 'FOR', 'INSTALL'],
-      [
-        ...OPTIONAL_FEATURES.map(([group, purpose]) => [
-          group,
-          missingPackages(group).length === 0 ? 'ok' : 'not installed',
-          purpose,
-          installLine(group),
-        ]),
-        ...toolRows,
-      ],
+      OPTIONAL_FEATURES.map(([group, purpose]) => [
+        group,
+        missingPackages(group).length === 0 ? 'ok' : 'not installed',
+        purpose,
+        installLine(group),
+      ]),
+    ),
+  );
+  // Operations on whole PDFs (fileconv pdf, and jobs over HTTP): optional too, with their engines' licences.
+  process.stdout.write('\nPDF operations (fileconv pdf <op>, and jobs with "operation" over HTTP):\n');
+  process.stdout.write(
+    table(
+      ['OPERATION', 'STATUS', 'DETAILS', 'INSTALL'],
+      operations.map((operation) => [
+        operation.name,
+        operation.ok ? 'ok' : 'not installed',
+        operation.ok ? operation.description : (operation.reason ?? ''),
+        operation.ok ? '' : (operation.install ?? ''),
+      ]),
     ),
   );
   return missing.length === 0 ? 0 : 1;
@@ -69,12 +74,6 @@ const OPTIONAL_FEATURES: readonly (readonly [EngineGroup, string])[] = [
   ['metrics', '--metrics-port, fileconv/metrics'],
   ['pretty logs', 'readable logs on a terminal'],
   ['telemetry', 'OpenTelemetry spans'],
-];
-
-/** System programs behind some of fileconv/pdf's operations (their licences are in the install line). */
-const OPTIONAL_TOOLS: readonly (readonly [PdfTool, string, string])[] = [
-  ['qpdf', 'qpdf', 'fileconv pdf protect|unlock (Apache-2.0)'],
-  ['gs', 'ghostscript', 'fileconv pdf compress|pdfa (AGPL-3.0)'],
 ];
 
 /** The embedded database's binding, in the shape of a converter's status (it provides no conversions). */
