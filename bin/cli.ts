@@ -4,6 +4,7 @@
  */
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { FileconvError } from '../src/errors.js';
+import type { PdfProtectFlags } from './commands/pdf.js';
 import { fileconvVersion } from './version.js';
 
 // Each command's module (and what it pulls in: Express for serve, BullMQ for worker, the engines)
@@ -304,22 +305,10 @@ export function buildProgram(): Command {
     .option('--no-copy', 'forbid copying text and images')
     .option('--no-modify', 'forbid changes')
     .requiredOption('-o, --output <file>', 'the encrypted PDF')
-    .action(
-      async (
-        input: string,
-        options: {
-          password: string;
-          ownerPassword?: string;
-          print: boolean;
-          copy: boolean;
-          modify: boolean;
-          output: string;
-        },
-      ) => {
-        const { runPdfProtect } = await import('./commands/pdf.js');
-        await runPdfProtect(input, options);
-      },
-    );
+    .action(async (input: string, options: PdfProtectFlags) => {
+      const { runPdfProtect } = await import('./commands/pdf.js');
+      await runPdfProtect(input, options);
+    });
   pdf
     .command('unlock')
     .description('remove the password of a PDF (qpdf)')

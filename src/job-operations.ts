@@ -3,12 +3,12 @@
  * read, cancel, wait for them, open their results, and the housekeeping (recovery after a
  * restart, expiry). Uploads are in upload-operations.ts; the HTTP adapter is a thin layer over both.
  */
-import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { resultExtension, resultMimeType } from './conversion.js';
 import { type EngineContext, jobPorts, readStoredHead } from './engine-context.js';
 import { FileconvError, isFileconvError } from './errors.js';
 import { lifecycleEventOf } from './job-events.js';
+import { queuedJob } from './job-record.js';
 import { pendingWebhook } from './job-webhook.js';
 import { isTerminal, type JobEvent, transition } from './jobs/state.js';
 import type { Job } from './jobs/types.js';
@@ -17,7 +17,6 @@ import { type CreateOperationJobInput, isOperationJobInput, prepareOperationJob 
 import { planConversion, resolveSourceFormat } from './planning.js';
 import type { WorkLimits } from './ports.js';
 import { confirmUpload, getFile } from './upload-operations.js';
-import { checkWorkLimits } from './work-limits.js';
 
 export interface CreateJobInput {
   owner: string;
@@ -61,35 +60,22 @@ export async function prepareJob(
   const head = await readStoredHead(storage, file.key, file.size);
   const from = await resolveSourceFormat(head, input.sourceFormat, file.fileName);
   const { plan, options, packaging } = await planConversion(context, from, input.targetFormat, input.options);
-  return {
-    id: randomUUID(),
-    version: 1,
-    status: 'queued',
-    owner: input.owner,
-    fileId: file.id,
-    inputKey: file.key,
-    outputKey: null,
-    sourceFormat: from,
-    targetFormat: plan.to,
-    fileName: file.fileName,
-    outputName: outputNameFor(file.fileName, resultExtension(plan.to, packaging)),
-    ...(packaging ? { packaging } : {}),
-    options,
-    path: [from, ...plan.steps.map((step) => step.to)],
-    priority: input.priority ?? 0,
-    attempts: 0,
-    progress: 0,
-    error: null,
-    cpuMs: null,
-    outputSize: null,
-    createdAt: context.now(),
-    startedAt: null,
-    completedAt: null,
-    expiresAt: null,
-    charge: input.charge ?? null,
-    ...(webhook ? { webhook } : {}),
-    ...(input.limits ? { limits: checkWorkLimits(input.limits) } : {}),
-  };
+  return queuedJob(
+    context,
+    {
+      owner: input.owner,
+      fileId: file.id,
+      inputKey: file.key,
+      sourceFormat: from,
+      targetFormat: plan.to,
+      fileName: file.fileName,
+      outputName: outputNameFor(file.fileName, resultExtension(plan.to, packaging)),
+      packaging,
+      options,
+      path: [from, ...plan.steps.map((step) => step.to)],
+    },
+    { priority: input.priority, charge: input.charge, webhook, limits: input.limits },
+  );
 }
 
 /** Checks the input and the plan, stores a queued job and enqueues it. */

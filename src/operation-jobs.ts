@@ -3,20 +3,19 @@
  * instead of a conversion chain: checking such a job before it is stored, and running it in the
  * worker. Transport-free, like job-operations.ts.
  */
-import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { abortError, raceAbort } from './abort.js';
 import { parseOptions, resultExtension } from './conversion.js';
 import { type EngineContext, jobPorts, readStoredHead } from './engine-context.js';
 import { FileconvError, toFileconvError } from './errors.js';
 import { extensionOf } from './formats/index.js';
+import { queuedJob } from './job-record.js';
 import { pendingWebhook } from './job-webhook.js';
 import type { Job, JobInput } from './jobs/types.js';
 import { baseName, sanitizeFileName } from './names.js';
 import { resolveSourceFormat } from './planning.js';
 import type { ConversionLimits, DocumentOperation, WorkLimits } from './ports.js';
 import { confirmUpload, getFile } from './upload-operations.js';
-import { checkWorkLimits } from './work-limits.js';
 
 export interface CreateOperationJobInput {
   owner: string;
@@ -106,41 +105,28 @@ export async function prepareOperationJob(
   operation.checkInputs?.(options, inputs.length);
   const output = operation.output(options);
   const first = inputs[0]!;
-  return {
-    id: randomUUID(),
-    version: 1,
-    status: 'queued',
-    owner: input.owner,
-    fileId: first.fileId,
-    inputKey: first.inputKey,
-    outputKey: null,
-    sourceFormat: operation.input,
-    targetFormat: output.format,
-    fileName: first.fileName,
-    outputName: operationOutputName(
-      first.fileName,
-      operation.name,
-      resultExtension(output.format, output.packaging),
-    ),
-    ...(output.packaging ? { packaging: output.packaging } : {}),
-    options,
-    path: [operation.input, output.format],
-    priority: input.priority ?? 0,
-    attempts: 0,
-    progress: 0,
-    error: null,
-    cpuMs: null,
-    outputSize: null,
-    createdAt: context.now(),
-    startedAt: null,
-    completedAt: null,
-    expiresAt: null,
-    charge: input.charge ?? null,
-    ...(webhook ? { webhook } : {}),
-    ...(input.limits ? { limits: checkWorkLimits(input.limits) } : {}),
-    operation: operation.name,
-    inputs,
-  };
+  return queuedJob(
+    context,
+    {
+      owner: input.owner,
+      fileId: first.fileId,
+      inputKey: first.inputKey,
+      sourceFormat: operation.input,
+      targetFormat: output.format,
+      fileName: first.fileName,
+      outputName: operationOutputName(
+        first.fileName,
+        operation.name,
+        resultExtension(output.format, output.packaging),
+      ),
+      packaging: output.packaging,
+      options,
+      path: [operation.input, output.format],
+      operation: operation.name,
+      inputs,
+    },
+    { priority: input.priority, charge: input.charge, webhook, limits: input.limits },
+  );
 }
 
 /** "report.pdf" merged -> "report-merged.pdf"; split to a zip -> "report-split.zip". */

@@ -109,17 +109,17 @@ export async function runPdfWatermark(
   say(`pdf watermark: wrote ${output} (${result.stamped} of ${result.pages} page(s) stamped)`);
 }
 
-export async function runPdfProtect(
-  input: string,
-  options: {
-    password: string;
-    ownerPassword?: string;
-    print: boolean;
-    copy: boolean;
-    modify: boolean;
-    output: string;
-  },
-): Promise<void> {
+/** The flags of `fileconv pdf protect` as commander parses them. */
+export interface PdfProtectFlags {
+  password: string;
+  ownerPassword?: string;
+  print: boolean;
+  copy: boolean;
+  modify: boolean;
+  output: string;
+}
+
+export async function runPdfProtect(input: string, options: PdfProtectFlags): Promise<void> {
   const permissions = {
     print: options.print ? ('full' as const) : ('none' as const),
     copy: options.copy,
