@@ -10,12 +10,15 @@
  *     0.9). Contenders alternate; each round converts BENCH_CHROMIUM_DOCUMENTS (default 5)
  *     documents in a row, and the median round is reported per document. fileconv does more per
  *     document by design: a fresh BrowserContext (isolation between jobs), request interception,
- *     its work dir, and the PDF through a temp file.
- * (b) memory: BENCH_CHROMIUM_RENDERS (default 500) renders through one warm converter, printing
+ *     its work dir, and the PDF through a temp file. A third line, for scale: the bare script
+ *     with a fresh context per document, as the converter isolates jobs, shows what that
+ *     isolation costs apart from the rest of the converter.
+ * (b) memory: BENCH_CHROMIUM_RENDERS (default 500; 0 skips it) renders through one warm converter, printing
  *     every 50 the resident memory of this process and of every browser process under it (RSS
  *     summed, and PSS, which counts shared pages once); then the growth from the first sample
  *     (after warm-up) to the last. The converter replaces its browser every 200 jobs (its
- *     maxJobsPerBrowser default); BENCH_CHROMIUM_MAX_JOBS changes that, to watch one browser age.
+ *     maxJobsPerBrowser default; a sample taken just then shows no browser, or a second one
+ *     closing); BENCH_CHROMIUM_MAX_JOBS changes that, to watch one browser age.
  *
  * Every contender's PDF is checked with pdfinfo: same page count and paper, so it is the same work.
  */
@@ -61,6 +64,7 @@ async function latency(dir: string, chromiumPath: string, rounds: number): Promi
   const outputs = {
     fresh: join(dir, 'fresh.pdf'),
     bare: join(dir, 'bare.pdf'),
+    bareContext: join(dir, 'bare-context.pdf'),
     fileconv: join(dir, 'fileconv.pdf'),
   };
 
@@ -81,18 +85,25 @@ async function latency(dir: string, chromiumPath: string, rounds: number): Promi
   try {
     const page = await browser.newPage();
     // The converter's print settings (A4, backgrounds, tagged PDF), so both print the same PDF.
+    const print = { format: 'A4', printBackground: true, tagged: true, outline: false } as const;
     const bare = async () => {
       await page.setContent(html);
-      await writeFile(
-        outputs.bare,
-        await page.pdf({ format: 'A4', printBackground: true, tagged: true, outline: false }),
-      );
+      await writeFile(outputs.bare, await page.pdf(print));
+    };
+    // What the converter's isolation costs by itself: a fresh context (so a fresh renderer
+    // process) per document, and nothing else of the converter.
+    const bareContext = async () => {
+      const context = await browser.newContext();
+      const fresh = await context.newPage();
+      await fresh.setContent(html);
+      await writeFile(outputs.bareContext, await fresh.pdf(print));
+      await context.close();
     };
     const engine = createEngine({ converters: [converter], tempDir: dir });
     const viaFileconv = () => engine.convertFile(input, outputs.fileconv);
 
-    const [freshMs, bareMs, fileconvMs] = (
-      await alternate(rounds, [batch(fresh), batch(bare), batch(viaFileconv)])
+    const [freshMs, bareMs, bareContextMs, fileconvMs] = (
+      await alternate(rounds, [batch(fresh), batch(bare), batch(bareContext), batch(viaFileconv)])
     ).map((ms) => ms / DOCUMENTS);
     const shapes = await Promise.all(Object.values(outputs).map(pdfShape));
     if (new Set(shapes).size !== 1) {
@@ -110,6 +121,9 @@ async function latency(dir: string, chromiumPath: string, rounds: number): Promi
     );
     console.log(
       `  bare playwright, warm page:    ${ms(bareMs!)}   fileconv (warm): ${ms(fileconvMs!)}   throughput ratio: ${(bareMs! / fileconvMs!).toFixed(3)} (goal >= 0.9)`,
+    );
+    console.log(
+      `  bare playwright, context/doc:  ${ms(bareContextMs!)}   fileconv (warm): ${ms(fileconvMs!)}   throughput ratio: ${(bareContextMs! / fileconvMs!).toFixed(3)} (for scale: isolation alone)`,
     );
   } finally {
     await converter.close();
@@ -166,7 +180,7 @@ export async function benchChromium(rounds: number): Promise<void> {
   try {
     await writeFile(join(dir, 'invoice.html'), invoicePage());
     await latency(dir, located, rounds);
-    await memoryCurve(dir, located);
+    if (RENDERS > 0) await memoryCurve(dir, located);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
