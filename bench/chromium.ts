@@ -164,7 +164,7 @@ async function memoryCurve(dir: string, chromiumPath: string): Promise<void> {
   const last = samples.at(-1)!;
   const peak = Math.max(...samples.map((sample) => sample.total));
   const growth = last.total - first.total;
-  const verdict = growth <= first.total * 0.1 ? 'flat (within 10%)' : 'GROWS (more than 10%)';
+  const verdict = growth <= first.total * 0.1 ? 'flat (grew less than 10%)' : 'GROWS (more than 10%)';
   console.log(
     `  render ${first.renders} -> ${last.renders}: ${growth >= 0 ? '+' : ''}${(growth / MB).toFixed(0)} MB (${((100 * growth) / first.total).toFixed(1)}%), peak ${(peak / MB).toFixed(0)} MB: ${verdict}`,
   );
