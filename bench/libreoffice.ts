@@ -19,22 +19,12 @@ import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { createLibreOfficeConverter } from '../adapters/converters/libreoffice.js';
 import { createEngine } from '../src/index.js';
-import { median, timed } from './stats.js';
+import { alternate } from './stats.js';
 
 const run = promisify(execFile);
 const SOFFICE = process.env.SOFFICE_PATH ?? 'soffice';
 const INPUT = join(import.meta.dirname, '..', 'fixtures', 'fixture.docx');
 const DOCUMENTS = Number(process.env.BENCH_OFFICE_DOCUMENTS ?? 12);
-
-/** Runs the contenders in turn `rounds` times after one warm-up each; each one's median in ms. */
-async function alternate(rounds: number, contenders: readonly (() => Promise<unknown>)[]): Promise<number[]> {
-  for (const contender of contenders) await contender();
-  const times = contenders.map((): number[] => []);
-  for (let round = 0; round < rounds; round++) {
-    for (const [i, contender] of contenders.entries()) times[i]!.push(await timed(contender));
-  }
-  return times.map(median);
-}
 
 function cold(dir: string, profile: () => string) {
   return () =>

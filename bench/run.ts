@@ -8,9 +8,11 @@
  * BENCH_HTTP_IMAGES_MEMORY=0, BENCH_ADAPTERS_REQUESTS (default 3000), BENCH_ADAPTERS_FLOWS (default
  * 150), BENCH_ADAPTERS_ONLY, BENCH_ADAPTERS_CASES, BENCH_QUEUE_JOBS (default 1000; queue needs
  * redis-server); BENCH_ONLY=service,cli,images,http-images,http-upload,http-jobs,http-adapters,
- * limits,media,office,sheets,queue picks some. `service` is the whole `fileconv serve` under 8
+ * limits,media,office,sheets,queue,chromium picks some. `service` is the whole `fileconv serve` under 8
  * clients (see bench/service.ts for its knobs); `cli` runs the built CLI, which `npm run bench`
- * builds first; `http-adapters` is each HTTP adapter against the same routes bare in its framework.
+ * builds first; `http-adapters` is each HTTP adapter against the same routes bare in its framework;
+ * `chromium` takes BENCH_CHROMIUM_DOCUMENTS (default 5), BENCH_CHROMIUM_RENDERS (default 500) and
+ * BENCH_CHROMIUM_MAX_JOBS (see bench/chromium.ts).
  */
 import { benchHttpImages } from './http-images.js';
 import { benchHttpJobs } from './http-jobs.js';
@@ -60,4 +62,8 @@ if (wanted('sheets')) {
 if (wanted('queue')) {
   console.log();
   await (await import('./queue.js')).benchQueue(rounds);
+}
+if (wanted('chromium')) {
+  console.log();
+  await (await import('./chromium.js')).benchChromium(rounds);
 }

@@ -13,6 +13,19 @@ export async function timed(run: () => Promise<unknown>): Promise<number> {
   return performance.now() - started;
 }
 
+/** Runs the contenders in turn `rounds` times after one warm-up each; each one's median in ms. */
+export async function alternate(
+  rounds: number,
+  contenders: readonly (() => Promise<unknown>)[],
+): Promise<number[]> {
+  for (const contender of contenders) await contender();
+  const times = contenders.map((): number[] => []);
+  for (let round = 0; round < rounds; round++) {
+    for (const [i, contender] of contenders.entries()) times[i]!.push(await timed(contender));
+  }
+  return times.map(median);
+}
+
 /**
  * Runs baseline and candidate alternately `rounds` times (after one warm-up each), so drift in
  * the machine's load hits both alike, and returns the medians and throughput ratio.

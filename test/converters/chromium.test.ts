@@ -271,6 +271,22 @@ describeWithEngine('chromium', AVAILABLE, CHROMIUM_INSTALL, 'chromium converter'
     expect(await pdfText(on.outputPath)).toContain('Script ran');
   });
 
+  it('gives every job a context of its own: what a page stores, the next job does not see', async () => {
+    const ws = await workspace();
+    // Jobs in a row with the same options: from the second on, each gets the tab the pool opened
+    // ahead while the one before rendered.
+    const html = `<p id="seen"></p><script>
+      const before = [localStorage.getItem('job'), sessionStorage.getItem('job'), document.cookie].join('|');
+      document.getElementById('seen').textContent = 'Seen before: [' + before + ']';
+      localStorage.setItem('job', 'stored'); sessionStorage.setItem('job', 'stored'); document.cookie = 'job=stored';
+    </script>`;
+    for (let job = 0; job < 3; job++) {
+      const ctx = await htmlContext(ws, html, 'pdf', { javascript: true });
+      await converter.convert(ctx);
+      expect(await pdfText(ctx.outputPath)).toContain('Seen before: [||]');
+    }
+  });
+
   it('keeps scripts from reaching out: fetch, WebSocket and popups are refused', async () => {
     const ws = await workspace();
     blocked.length = 0;

@@ -6,8 +6,15 @@
  * grows), when it crashed or disconnected, and when a job could not close its context (a hung
  * renderer); a replaced browser finishes its running jobs first. close() fails queued jobs,
  * closes the browser and kills it if it does not go, so no process outlives the converter.
+ *
+ * A pre-opened tab: opening a context and its first page starts a renderer process, a third of a
+ * small job's time. So when a job takes its tab, the pool already opens the next one (a new
+ * context, with the options this job asked for) while the job renders, and the next job asking
+ * for the same options gets it ready. A spare tab is fresh, never shown a page, and goes to one
+ * job only, so jobs stay as isolated as with a context opened on demand; it costs one idle
+ * renderer per browser.
  */
-import type { Browser, BrowserServer } from 'playwright-core';
+import type { Browser, BrowserContext, BrowserContextOptions, BrowserServer, Page } from 'playwright-core';
 import { abortError, raceAbort } from '../../../src/abort.js';
 import { FileconvError } from '../../../src/errors.js';
 import type { ConverterStats } from '../../../src/ports.js';
@@ -48,6 +55,21 @@ export interface BrowserPoolStats extends ConverterStats {
   pid: number | undefined;
 }
 
+/** A fresh context and its one blank page, for one job. */
+export interface Tab {
+  context: BrowserContext;
+  page: Page;
+}
+
+/** Opens a tab for the job; the job closes its context when done. */
+export type OpenTab = (options: BrowserContextOptions) => Promise<Tab>;
+
+interface Spare {
+  /** The options it was opened with, as JSON: it only serves a job asking for the same. */
+  key: string;
+  tab: Promise<Tab>;
+}
+
 interface Instance {
   /** The browser process, which only launchServer() hands out: its pid, and kill(). */
   server: BrowserServer;
@@ -56,6 +78,8 @@ interface Instance {
   jobs: number;
   active: number;
   retired: boolean;
+  /** The next job's tab, opening or open. */
+  spare: Spare | undefined;
 }
 
 interface Waiter {
@@ -104,11 +128,11 @@ export class BrowserPool {
   constructor(private readonly settings: BrowserPoolSettings) {}
 
   /**
-   * Runs `work` on the warm browser once a slot is free. `work` gets the browser and a function
-   * that declares the browser broken (a context that would not close): it is then killed and
-   * the next job launches a fresh one.
+   * Runs `work` on the warm browser once a slot is free. `work` gets a function that opens its
+   * tab (call it once) and one that declares the browser broken (a context that would not
+   * close): it is then killed and the next job launches a fresh one.
    */
-  async run<T>(signal: AbortSignal, work: (browser: Browser, discard: () => void) => Promise<T>): Promise<T> {
+  async run<T>(signal: AbortSignal, work: (openTab: OpenTab, discard: () => void) => Promise<T>): Promise<T> {
     if (this.closed) throw closedError();
     await this.acquire(signal);
     let instance: Instance | undefined;
@@ -117,7 +141,10 @@ export class BrowserPool {
       instance.jobs++;
       instance.active++;
       const used = instance;
-      return await work(used.browser, () => this.discard(used));
+      return await work(
+        (options) => this.openTab(used, options),
+        () => this.discard(used),
+      );
     } finally {
       if (instance) {
         instance.active--;
@@ -179,6 +206,30 @@ export class BrowserPool {
       signal.addEventListener('abort', onAbort, { once: true });
       this.waiting.push(waiter);
     });
+  }
+
+  /**
+   * The spare tab when it was opened with these options, else a new one; then opens the spare
+   * for the next job, unless this browser is about to be replaced.
+   */
+  private openTab(instance: Instance, options: BrowserContextOptions): Promise<Tab> {
+    const key = JSON.stringify(options);
+    const spare = instance.spare;
+    instance.spare = undefined;
+    let tab: Promise<Tab>;
+    if (spare?.key === key) {
+      // A spare that failed to open (the browser died meanwhile) gets one more try, as on demand.
+      tab = spare.tab.catch(() => newTab(instance.browser, options));
+    } else {
+      if (spare) this.track(spare.tab.then(({ context }) => context.close()));
+      tab = newTab(instance.browser, options);
+    }
+    if (!instance.retired && !this.closed && instance.jobs < this.settings.maxJobs) {
+      const next = newTab(instance.browser, options);
+      next.catch(() => {}); // seen by the job that takes it, or by nobody when the browser goes
+      instance.spare = { key, tab: next };
+    }
+    return tab;
   }
 
   /** Hands the slot to the next waiter, or frees it. */
@@ -249,7 +300,7 @@ export class BrowserPool {
       });
     }
     const pid = server.process().pid;
-    const instance: Instance = { server, browser, pid, jobs: 0, active: 0, retired: false };
+    const instance: Instance = { server, browser, pid, jobs: 0, active: 0, retired: false, spare: undefined };
     this.counts.launched++;
     this.instances.add(instance);
     browser.on('disconnected', () => {
@@ -307,5 +358,15 @@ export class BrowserPool {
       .catch(() => {})
       .finally(() => this.stopping.delete(tracked));
     this.stopping.add(tracked);
+  }
+}
+
+async function newTab(browser: Browser, options: BrowserContextOptions): Promise<Tab> {
+  const context = await browser.newContext(options);
+  try {
+    return { context, page: await context.newPage() };
+  } catch (error) {
+    await context.close().catch(() => {});
+    throw error;
   }
 }

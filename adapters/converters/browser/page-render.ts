@@ -19,10 +19,11 @@
  * - open popups or start downloads: a second page of the context is closed at once; downloads
  *   are refused by the context.
  */
-import type { Browser, BrowserContext, Frame, Page, Request, Route } from 'playwright-core';
+import type { BrowserContext, Frame, Page, Request, Route } from 'playwright-core';
 import { abortError } from '../../../src/abort.js';
 import { FileconvError, isFileconvError } from '../../../src/errors.js';
 import type { FormatName } from '../../../src/formats/types.js';
+import type { OpenTab } from './browser-pool.js';
 import {
   CHROMIUM_OPTION_DEFAULTS,
   type ChromiumPdfOptions,
@@ -82,13 +83,13 @@ function refusedNavigation(url: string): FileconvError {
 }
 
 /**
- * Renders `job` in a fresh context of `browser`. `discard` is called when the context would not
+ * Renders `job` in a fresh context from `openTab`. `discard` is called when the context would not
  * close (the browser is then replaced).
  */
-export async function renderPage(browser: Browser, discard: () => void, job: RenderJob): Promise<Rendered> {
+export async function renderPage(openTab: OpenTab, discard: () => void, job: RenderJob): Promise<Rendered> {
   const screenshot = job.to !== 'pdf';
   const image = job.options as ChromiumScreenshotOptions;
-  const context = await browser.newContext({
+  const { context, page } = await openTab({
     javaScriptEnabled: job.options.javascript ?? CHROMIUM_OPTION_DEFAULTS.javascript,
     acceptDownloads: false,
     serviceWorkers: 'block',
@@ -120,7 +121,7 @@ export async function renderPage(browser: Browser, discard: () => void, job: Ren
   let work: Promise<Buffer> | undefined;
   try {
     if (job.signal.aborted) throw abortError(job.signal);
-    work = load(context, job, over.signal, block, interrupt);
+    work = load(context, page, job, over.signal, block, interrupt);
     const data = await Promise.race([work, interrupted]);
     return { data, blocked };
   } finally {
@@ -140,6 +141,7 @@ function withoutFragment(url: string): string {
 
 async function load(
   context: BrowserContext,
+  page: Page,
   job: RenderJob,
   over: AbortSignal,
   block: (what: string) => void,
@@ -147,7 +149,6 @@ async function load(
 ): Promise<Buffer> {
   const target = await job.source.open(over);
   let served = false;
-  let page: Page | undefined;
   await context.route('**/*', async (route: Route) => {
     const request = route.request();
     const url = request.url();
@@ -176,7 +177,7 @@ async function load(
       block(url);
       // The page itself trying to go somewhere refused (a meta refresh, a script setting
       // location) would print a blank error page: the job fails, naming the address.
-      if (navigation && frame !== undefined && frame === page?.mainFrame()) {
+      if (navigation && frame !== undefined && frame === page.mainFrame()) {
         interrupt(answer.error ?? refusedNavigation(url));
       }
       return route.abort('blockedbyclient').catch(() => {});
@@ -188,7 +189,7 @@ async function load(
     block(socket.url());
     return socket.close().catch(() => {});
   });
-  page = await context.newPage();
+  // The page was opened blank, before these routes: it has requested nothing yet.
   context.on('page', (popup) => {
     if (popup === page) return;
     block(`popup closed ${popup.url()}`);
@@ -219,9 +220,8 @@ async function load(
       });
     });
   }
-  const main = page;
-  if (job.to === 'pdf') return printPdf(main, options as ChromiumPdfOptions);
-  return takeScreenshot(main, job);
+  if (job.to === 'pdf') return printPdf(page, options as ChromiumPdfOptions);
+  return takeScreenshot(page, job);
 }
 
 async function printPdf(page: Page, options: ChromiumPdfOptions): Promise<Buffer> {
