@@ -202,6 +202,7 @@ describeWithEngine(
       expect(await leftovers(work)).toEqual([]);
     });
 
+    // Each command is a process of its own that loads TypeScript: minutes on a loaded machine.
     it('runs from the command line', async () => {
       const dir = await tempDir();
       const cli = (...args: string[]) =>
@@ -244,6 +245,6 @@ describeWithEngine(
       const bad = cli('watermark', input, '--opacity', '2', '--text', 'X', '-o', join(dir, 'bad.pdf'));
       expect(bad.status).toBe(1);
       expect(bad.stderr).toMatch(/opacity.*\[INVALID_OPTIONS\]/s);
-    });
+    }, 240_000);
   },
 );
