@@ -231,9 +231,9 @@ export function createChromiumConverter(options: ChromiumConverterOptions = {}):
         options.timeoutSeconds === undefined
           ? settings.timeoutMs
           : Math.min(settings.timeoutMs, Math.round(options.timeoutSeconds * 1000));
-      rendered = await browsers.run(ctx.signal, (openTab, discard) => {
+      rendered = await browsers.run(ctx.signal, (openTab, discard, warm) => {
         ctx.onProgress(0.1);
-        return renderPage(openTab, discard, {
+        return renderPage(openTab, discard, warm, {
           source,
           to: ctx.to,
           options,

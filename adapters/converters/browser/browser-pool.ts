@@ -1,6 +1,7 @@
 /**
  * The warm Chromium of the Chromium converter: one browser process, launched on first use, that
- * every job borrows (each job then opens a BrowserContext of its own, see page-render.ts), with
+ * every job borrows (a job with scripts opens a BrowserContext of its own, one without takes turns
+ * in the browser's warm tabs: see page-render.ts), with
  * at most `concurrency` jobs at once and a FIFO queue behind them. Like the LibreOffice pool
  * (office/libreoffice-pool.ts), the browser is replaced after `maxJobs` jobs (its memory only
  * grows), when it crashed or disconnected, and when a job could not close its context (a hung
@@ -64,6 +65,33 @@ export interface Tab {
 /** Opens a tab for the job; the job closes its context when done. */
 export type OpenTab = (options: BrowserContextOptions) => Promise<Tab>;
 
+/**
+ * The warm tabs of one browser that jobs without scripts take turns in (page-render.ts decides
+ * which jobs may, and wires a tab once). A tab is handed to one job at a time; what a job gives
+ * back the next may take, and a tab the browser's replacement leaves behind closes with it.
+ */
+export class WarmTabs<T extends Tab = Tab> {
+  private readonly idle: T[] = [];
+  private closed = false;
+
+  /** An idle warm tab, or undefined when there is none. */
+  take(): T | undefined {
+    return this.idle.pop();
+  }
+
+  /** Puts a tab back for the next job; closes it instead when the browser is going. */
+  give(tab: T): void {
+    if (this.closed) tab.context.close().catch(() => {});
+    else this.idle.push(tab);
+  }
+
+  /** Closes the idle tabs (the browser is being replaced or closed). */
+  close(): void {
+    this.closed = true;
+    for (const tab of this.idle.splice(0)) tab.context.close().catch(() => {});
+  }
+}
+
 interface Spare {
   /** The options it was opened with, as JSON: it only serves a job asking for the same. */
   key: string;
@@ -80,6 +108,8 @@ interface Instance {
   retired: boolean;
   /** The next job's tab, opening or open. */
   spare: Spare | undefined;
+  /** Tabs that jobs without scripts take turns in. */
+  warm: WarmTabs;
 }
 
 interface Waiter {
@@ -132,7 +162,10 @@ export class BrowserPool {
    * tab (call it once) and one that declares the browser broken (a context that would not
    * close): it is then killed and the next job launches a fresh one.
    */
-  async run<T>(signal: AbortSignal, work: (openTab: OpenTab, discard: () => void) => Promise<T>): Promise<T> {
+  async run<T>(
+    signal: AbortSignal,
+    work: (openTab: OpenTab, discard: () => void, warm: WarmTabs) => Promise<T>,
+  ): Promise<T> {
     if (this.closed) throw closedError();
     await this.acquire(signal);
     let instance: Instance | undefined;
@@ -144,6 +177,7 @@ export class BrowserPool {
       return await work(
         (options) => this.openTab(used, options),
         () => this.discard(used),
+        used.warm,
       );
     } finally {
       if (instance) {
@@ -300,10 +334,20 @@ export class BrowserPool {
       });
     }
     const pid = server.process().pid;
-    const instance: Instance = { server, browser, pid, jobs: 0, active: 0, retired: false, spare: undefined };
+    const instance: Instance = {
+      server,
+      browser,
+      pid,
+      jobs: 0,
+      active: 0,
+      retired: false,
+      spare: undefined,
+      warm: new WarmTabs(),
+    };
     this.counts.launched++;
     this.instances.add(instance);
     browser.on('disconnected', () => {
+      instance.warm.close();
       if (this.current === instance) this.current = undefined;
       if (!instance.retired && !this.closed) this.counts.lost++;
       instance.retired = true;
@@ -321,6 +365,7 @@ export class BrowserPool {
   /** Takes the browser out of service; it closes once its running jobs are done. */
   private retire(instance: Instance): void {
     instance.retired = true;
+    instance.warm.close();
     if (this.current === instance) this.current = undefined;
     if (instance.active === 0) this.stop(instance);
   }
@@ -328,6 +373,7 @@ export class BrowserPool {
   private discard(instance: Instance): void {
     if (!instance.retired) this.counts.lost++;
     instance.retired = true;
+    instance.warm.close();
     if (this.current === instance) this.current = undefined;
     this.kill(instance);
   }
@@ -335,6 +381,7 @@ export class BrowserPool {
   /** Closes the browser; kills it when it has not gone within 5 s. */
   private stop(instance: Instance): void {
     this.instances.delete(instance);
+    instance.warm.close();
     const closing = Promise.race([
       instance.browser
         .close()
