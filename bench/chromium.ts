@@ -9,10 +9,11 @@
  *     setContent + pdf per document), the least any library can do (goal: throughput ratio >=
  *     0.9). Contenders alternate; each round converts BENCH_CHROMIUM_DOCUMENTS (default 5)
  *     documents in a row, and the median round is reported per document. fileconv does more per
- *     document by design: a fresh BrowserContext (isolation between jobs), request interception,
- *     its work dir, and the PDF through a temp file. A third line, for scale: the bare script
- *     with a fresh context per document, as the converter isolates jobs, shows what that
- *     isolation costs apart from the rest of the converter.
+ *     document by design: request interception (every request answered by the job's source),
+ *     print media emulation, cookies cleared between jobs, its work dir, and the PDF through a
+ *     temp file; a job without scripts reuses a warm tab, one with scripts gets a fresh
+ *     BrowserContext. A third line, for scale: the bare script with a fresh context per
+ *     document, what full context isolation costs apart from the rest of the converter.
  * (b) memory: BENCH_CHROMIUM_RENDERS (default 500; 0 skips it) renders through one warm converter, printing
  *     every 50 the resident memory of this process and of every browser process under it (RSS
  *     summed, and PSS, which counts shared pages once); then the growth from the first sample
