@@ -3,34 +3,11 @@
  * FileconvError the direct API throws, printed as one line `fileconv: <message> [CODE]` with exit
  * code 1 (every FileconvError's), never "unexpected error" and exit 70.
  */
-import { spawn } from 'node:child_process';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CLI_ARGS } from './helpers/serve-process.js';
+import { runCli } from './helpers/cli-process.js';
 import { fixture, tempDir } from './helpers/temp.js';
-
-interface CliRun {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function runCli(args: readonly string[]): Promise<CliRun> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...CLI_ARGS, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    child.once('error', reject);
-    child.once('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 describe('fileconv convert: file-system errors', () => {
   it('a missing input: NOT_FOUND, exit 1', async () => {

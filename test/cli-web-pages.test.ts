@@ -4,7 +4,6 @@
  * and the address rules at the command line: loopback refused unless FILECONV_URL_ALLOW_PRIVATE=1,
  * file: refused by scheme. Each run is a fresh CLI process with its own browser.
  */
-import { spawn } from 'node:child_process';
 import { readdir, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -13,45 +12,14 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { locateChromium } from '../adapters/converters/browser/chromium-locate.js';
 import { CHROMIUM_INSTALL } from '../adapters/converters/chromium.js';
 import { expectSize, pdfInfo, pdfText, wordBoxes } from './converters/chromium-helpers.js';
+import { runCli } from './helpers/cli-process.js';
 import { describeWithEngine } from './helpers/engines.js';
-import { CLI_ARGS } from './helpers/serve-process.js';
 import { tempDir } from './helpers/temp.js';
 import { zipBytes } from './helpers/zip.js';
 
 const AVAILABLE = typeof (await locateChromium(undefined)) === 'string';
 
-interface CliRun {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function runCli(
-  args: readonly string[],
-  env: Record<string, string | undefined>,
-  cwd?: string,
-): Promise<CliRun> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...CLI, ...args], {
-      cwd,
-      env: { ...process.env, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    child.once('error', reject);
-    child.once('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
-
 /** The CLI from any working directory: tsx by its path, not its name (resolved from the cwd). */
-const CLI = CLI_ARGS.map((arg) => (arg === 'tsx' ? import.meta.resolve('tsx') : arg));
 
 const ALLOW = { FILECONV_URL_ALLOW_PRIVATE: '1' };
 const STRICT = { FILECONV_URL_ALLOW_PRIVATE: undefined };
@@ -77,7 +45,7 @@ describeWithEngine('chromium', AVAILABLE, CHROMIUM_INSTALL, 'fileconv convert: w
     const output = join(work, 'page.pdf');
     const run = await runCli(
       ['convert', `${origin}/page`, output, '--paper', 'letter', '--margin', '25mm', '--quiet'],
-      ALLOW,
+      { env: ALLOW },
     );
     expect(run, run.stderr).toMatchObject({ code: 0, stderr: '' });
     expectSize((await pdfInfo(output)).size, [612, 792]);
@@ -90,7 +58,10 @@ describeWithEngine('chromium', AVAILABLE, CHROMIUM_INSTALL, 'fileconv convert: w
 
   it('names the result after the site when no output is given, and turns the page with --landscape', async () => {
     const work = await tempDir();
-    const run = await runCli(['convert', `${origin}/`, '--to', 'pdf', '--landscape', '--json'], ALLOW, work);
+    const run = await runCli(['convert', `${origin}/`, '--to', 'pdf', '--landscape', '--json'], {
+      env: ALLOW,
+      cwd: work,
+    });
     expect(run.code, run.stderr).toBe(0);
     expect(JSON.parse(run.stdout)).toMatchObject({
       path: ['url', 'pdf'],
@@ -118,7 +89,7 @@ describeWithEngine('chromium', AVAILABLE, CHROMIUM_INSTALL, 'fileconv convert: w
         ]),
       ),
     );
-    const run = await runCli(['convert', input, join(work, 'site.pdf'), '--quiet'], STRICT);
+    const run = await runCli(['convert', input, join(work, 'site.pdf'), '--quiet'], { env: STRICT });
     expect(run, run.stderr).toMatchObject({ code: 0, stderr: '' });
     const text = await pdfText(join(work, 'site.pdf'));
     expect(text).toContain('Zipped for the CLI');
@@ -128,11 +99,15 @@ describeWithEngine('chromium', AVAILABLE, CHROMIUM_INSTALL, 'fileconv convert: w
   it('refuses loopback without FILECONV_URL_ALLOW_PRIVATE, and file: URLs, with UNSAFE_INPUT', async () => {
     const work = await tempDir();
     const before = connections;
-    const loopback = await runCli(['convert', `${origin}/page`, join(work, 'x.pdf'), '--quiet'], STRICT);
+    const loopback = await runCli(['convert', `${origin}/page`, join(work, 'x.pdf'), '--quiet'], {
+      env: STRICT,
+    });
     expect(loopback.code).toBe(1);
     expect(loopback.stderr).toMatch(/127\.0\.0\.1.*loopback.*\[UNSAFE_INPUT\]/);
     expect(connections).toBe(before);
-    const file = await runCli(['convert', 'file:///etc/passwd', join(work, 'y.pdf'), '--quiet'], ALLOW);
+    const file = await runCli(['convert', 'file:///etc/passwd', join(work, 'y.pdf'), '--quiet'], {
+      env: ALLOW,
+    });
     expect(file.code).toBe(1);
     expect(file.stderr).toMatch(/file: scheme.*\[UNSAFE_INPUT\]/);
     expect(await readdir(work)).toEqual([]);

@@ -6,9 +6,7 @@
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { describe, expect, it } from 'vitest';
 import {
   extractPages,
@@ -19,22 +17,11 @@ import {
   writePdfMetadata,
 } from '../adapters/pdf/index.js';
 import { describeWithEngine } from './helpers/engines.js';
+import { labelledPdf } from './helpers/pdf-samples.js';
 import { CLI_ARGS } from './helpers/serve-process.js';
 import { fixture, tempDir } from './helpers/temp.js';
 
 const POPPLER = existsSync('/usr/bin/pdfinfo') && existsSync('/usr/bin/pdftotext');
-
-/** A PDF whose pages say `${label}1`, `${label}2`, ... */
-async function labelledPdf(dir: string, label: string, pages: number): Promise<string> {
-  const doc = await PDFDocument.create();
-  const font = await doc.embedFont(StandardFonts.Helvetica);
-  for (let index = 1; index <= pages; index++) {
-    doc.addPage([300, 200]).drawText(`${label}${index}`, { x: 20, y: 100, size: 14, font });
-  }
-  const path = join(dir, `${label}.pdf`);
-  await writeFile(path, await doc.save());
-  return path;
-}
 
 function pdfinfo(path: string, ...args: string[]): string {
   return execFileSync('pdfinfo', [...args, path], { encoding: 'utf8' });
