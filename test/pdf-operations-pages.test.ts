@@ -111,6 +111,21 @@ describeWithEngine(
       expect(pageText(diagonal, 2)).toContain('w2');
     });
 
+    it('stamps Cyrillic and Greek in DejaVu Sans, embedded (pdffonts), readable by pdftotext', async () => {
+      const dir = await tempDir();
+      const input = await labelledPdf(dir, 'u', 2);
+      const out = join(dir, 'cyrillic.pdf');
+      await watermarkPdf(input, out, { text: 'ЧЕРНОВИК Δ €', position: 'bottom', fontSize: 18 });
+      for (const page of [1, 2]) expect(pageText(out, page)).toContain('ЧЕРНОВИК Δ €');
+      const fonts = run('pdffonts', [out]);
+      // Embedded ("yes" in the emb column) as a CID font, so any of its glyphs can be drawn.
+      expect(fonts).toMatch(/DejaVuSans-Bold\S*\s+CID TrueType\s+Identity-H\s+yes/);
+      // Latin-1 text stays in Helvetica, embedded nowhere.
+      const latin = join(dir, 'latin.pdf');
+      await watermarkPdf(input, latin, { text: 'Brouillon déjà', position: 'bottom' });
+      expect(run('pdffonts', [latin])).not.toMatch(/DejaVu/);
+    });
+
     it('stamps an image, which pdfimages then counts on each stamped page', async () => {
       const dir = await tempDir();
       const input = await labelledPdf(dir, 'i', 2);
@@ -183,7 +198,8 @@ describeWithEngine(
         ],
         [() => watermarkPdf(good, out, { image: pngAsPdf.replace('image.pdf', 'missing.png') }), 'NOT_FOUND'],
         [() => watermarkPdf(good, out, { image: good }), 'CORRUPT_INPUT'],
-        [() => watermarkPdf(good, out, { text: '草稿' }), 'INVALID_OPTIONS', /Latin-1/],
+        [() => watermarkPdf(good, out, { text: '草稿' }), 'INVALID_OPTIONS', /"草" is in none of the fonts/],
+        [() => watermarkPdf(good, out, { text: 'טיוטה' }), 'INVALID_OPTIONS', /right to left/],
         [() => watermarkPdf(good, out, {} as never), 'INVALID_OPTIONS'],
         [() => pdfThumbnail(truncated, out, { tempDir: work }), 'CORRUPT_INPUT'],
         [() => pdfThumbnail(pngAsPdf, out, { tempDir: work }), 'CORRUPT_INPUT'],

@@ -2,10 +2,14 @@
  * Stamping text or an image on PDF pages, on pdf-lib: drawn over the page content at the chosen
  * opacity and position ('diagonal' runs the text corner to corner, centred). An image is read
  * through sharp first, refused past the pixel limit from its header (a pixel bomb never decodes),
- * and embedded as PNG. Text uses Helvetica Bold, one of the 14 standard fonts every viewer has,
- * so it encodes Latin-1 (WinAnsi) text; other scripts are INVALID_OPTIONS naming the character.
+ * and embedded as PNG. Latin-1 (WinAnsi) text uses Helvetica Bold, one of the 14 standard fonts
+ * every viewer has, so nothing is embedded; other text (Greek, Cyrillic, Latin beyond Latin-1,
+ * symbols) is drawn in DejaVu Sans Bold, subset and embedded, when the text converter's font
+ * packages are installed. Scripts DejaVu lacks (CJK) and scripts that need shaping (Arabic,
+ * Hebrew: right to left, joined) are INVALID_OPTIONS naming the character.
  */
-import { stat } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
+import type { PDFDocument, PDFFont } from 'pdf-lib';
 import { z } from 'zod';
 import { throwIfAborted } from '../../src/abort.js';
 import { FileconvError } from '../../src/errors.js';
@@ -14,6 +18,9 @@ import { isColourString } from '../converters/image/colour.js';
 import { loadSharp } from '../converters/image/engines.js';
 import { pixelLimitError } from '../converters/image/probe.js';
 import { loadPdfLib } from '../converters/office/pdf/libraries.js';
+import { loadPdfEngine } from '../converters/office/text/engines.js';
+import { dejaVuFontFiles } from '../converters/office/text/fonts.js';
+import { NEEDS_SHAPING } from '../converters/office/text/shaping.js';
 import { parseOperationOptions } from './operation-options.js';
 import { parsePageRanges } from './page-ranges.js';
 import { openPdf, type PdfRunOptions, savePdf } from './pdf-document.js';
@@ -34,8 +41,15 @@ export type WatermarkPosition = (typeof WATERMARK_POSITIONS)[number];
 
 export const watermarkOptionsSchema = z
   .strictObject({
-    /** The text to stamp (Latin-1); give `text` or `image`. */
-    text: z.string().min(1).max(500).optional().describe('The text to stamp (Latin-1). Give text or image.'),
+    /** The text to stamp (Latin, Greek, Cyrillic and symbols; no CJK or right-to-left scripts yet); give `text` or `image`. */
+    text: z
+      .string()
+      .min(1)
+      .max(500)
+      .optional()
+      .describe(
+        'The text to stamp (Latin, Greek, Cyrillic and symbols; not CJK or right to left). Give text or image.',
+      ),
     /** Path of an image (PNG, JPEG, WebP, ...) to stamp; give `text` or `image`. */
     image: z
       .string()
@@ -165,14 +179,9 @@ export async function watermarkPdf(
     }
   } else {
     const text = o.text ?? '';
-    const font = await document.embedFont(lib.StandardFonts.HelveticaBold);
-    const unsupported = [...text].find((char) => !font.getCharacterSet().includes(char.codePointAt(0) ?? 0));
-    if (unsupported !== undefined) {
-      throw new FileconvError(
-        'INVALID_OPTIONS',
-        `watermark: the text's character "${unsupported}" is not in the standard PDF font (Latin-1 only).`,
-      );
-    }
+    const font = [...text].every(isWinAnsi)
+      ? await document.embedFont(lib.StandardFonts.HelveticaBold)
+      : await unicodeFont(document, text);
     const colour = lib.rgb(
       ...([1, 3, 5].map((at) => Number.parseInt(o.color.slice(at, at + 2), 16) / 255) as [
         number,
@@ -206,4 +215,39 @@ export async function watermarkPdf(
   throwIfAborted(signal);
   await savePdf(document, output);
   return { pages: document.getPageCount(), stamped: selected.length };
+}
+
+/** The characters WinAnsi adds to Latin-1 (where Latin-1 has control codes, 0x80-0x9F). */
+const WIN_ANSI_EXTRAS = new Set('€‚ƒ„…†‡ˆ‰Š‹ŒŽ‘’“”•–—˜™š›œžŸ');
+
+/** Whether Helvetica, a standard PDF font, can draw `char` (it encodes WinAnsi). */
+function isWinAnsi(char: string): boolean {
+  const code = char.codePointAt(0) ?? 0;
+  return (code >= 0x20 && code <= 0x7e) || (code >= 0xa0 && code <= 0xff) || WIN_ANSI_EXTRAS.has(char);
+}
+
+/** DejaVu Sans Bold embedded (subset) for text beyond WinAnsi; INVALID_OPTIONS for what it cannot draw as written. */
+async function unicodeFont(document: PDFDocument, text: string): Promise<PDFFont> {
+  const shaped = [...text].find((char) => NEEDS_SHAPING.test(char));
+  if (shaped !== undefined) {
+    throw new FileconvError(
+      'INVALID_OPTIONS',
+      `watermark: the text's character "${shaped}" belongs to a script that is joined or written right to left, which watermarks do not lay out yet.`,
+    );
+  }
+  // The text converter's fonts (npm install @pdf-lib/fontkit dejavu-fonts-ttf): ENGINE_UNAVAILABLE with that line otherwise.
+  const engine = await loadPdfEngine();
+  const bytes = await readFile(dejaVuFontFiles().bold);
+  const metrics = engine.fontkit.create(bytes);
+  const missing = [...text].find(
+    (char) => !isWinAnsi(char) && !metrics.hasGlyphForCodePoint(char.codePointAt(0) ?? 0),
+  );
+  if (missing !== undefined) {
+    throw new FileconvError(
+      'INVALID_OPTIONS',
+      `watermark: the text's character "${missing}" is in none of the fonts watermarks use (Helvetica; DejaVu Sans for Greek, Cyrillic and more).`,
+    );
+  }
+  document.registerFontkit(engine.fontkit);
+  return document.embedFont(bytes, { subset: true });
 }
