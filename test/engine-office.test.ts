@@ -124,6 +124,37 @@ describeWithEngine('LibreOffice', LO_AVAILABLE, LO_INSTALL, 'office documents wi
     for (const png of entries.values()) expect((await sharp(png).metadata()).width).toBe(400);
   });
 
+  // Made by LibreOffice's own export filters from the ODF fixtures (scripts/make-office-variant-fixtures.sh).
+  it.each([
+    ['ott', 'odt'],
+    ['dotx', 'odt'],
+    ['docm', 'odt'],
+    ['ots', 'ods'],
+    ['xltx', 'ods'],
+    ['xlsm', 'ods'],
+    ['otp', 'odp'],
+    ['potx', 'odp'],
+    ['pptm', 'odp'],
+  ])(
+    'detects a %s (template or macro-enabled) and converts it to pdf like the %s it was made from',
+    async (variant, original) => {
+      const { engine, work } = await office(true);
+      const made = join(work, `variant.pdf`);
+      const report = await engine.convertFile(fixture(`fixture.${variant}`), made);
+      expect(report.from).toBe(variant);
+      const reference = join(work, `original.pdf`);
+      await engine.convertFile(fixture(`fixture.${original}`), reference);
+      const [got, expected] = [await readPdf(made), await readPdf(reference)];
+      // The same words on the same pages (bullet glyphs and spacing differ between Word and ODF exports).
+      const words = (text: string) => text.split(/\s+/).filter((word) => /[\p{L}\p{N}]/u.test(word));
+      expect(words(got.text).length).toBeGreaterThan(5);
+      expect({ pages: got.pages, words: words(got.text) }).toEqual({
+        pages: expected.pages,
+        words: words(expected.text),
+      });
+    },
+  );
+
   it('converts a Keynote deck to pdf', async () => {
     const { engine, work } = await office(true);
     const output = join(work, 'deck.pdf');

@@ -30,9 +30,24 @@ const EXPECTED = {
   image: ['jpg', 'png', 'webp', 'avif', 'gif', 'tiff', 'heic', 'heif', 'svg', 'bmp', 'ico'],
   video: ['mp4', 'webm', 'mkv', 'mov', 'avi', 'flv', 'wmv', 'mpeg', '3gp', 'ogv', 'm4v', 'ts'],
   audio: ['mp3', 'wav', 'ogg', 'flac', 'aac', 'm4a', 'opus', 'wma', 'aiff', 'ac3'],
-  document: ['pdf', 'docx', 'doc', 'odt', 'rtf', 'txt', 'md', 'html', 'htmlzip', 'url', 'epub'],
-  spreadsheet: ['xlsx', 'xls', 'ods', 'csv', 'tsv', 'json'],
-  presentation: ['pptx', 'ppt', 'odp', 'key'],
+  document: [
+    'pdf',
+    'docx',
+    'doc',
+    'odt',
+    'ott',
+    'dotx',
+    'docm',
+    'rtf',
+    'txt',
+    'md',
+    'html',
+    'htmlzip',
+    'url',
+    'epub',
+  ],
+  spreadsheet: ['xlsx', 'xls', 'ods', 'ots', 'xltx', 'xlsm', 'csv', 'tsv', 'json'],
+  presentation: ['pptx', 'ppt', 'odp', 'otp', 'potx', 'pptm', 'key'],
 } as const;
 
 /** Fixtures whose detected format differs from their extension's format, and why that is right. */

@@ -167,6 +167,9 @@ const MIMETYPE_ENTRY: Readonly<Record<string, FormatName>> = {
   'application/vnd.oasis.opendocument.text': 'odt',
   'application/vnd.oasis.opendocument.spreadsheet': 'ods',
   'application/vnd.oasis.opendocument.presentation': 'odp',
+  'application/vnd.oasis.opendocument.text-template': 'ott',
+  'application/vnd.oasis.opendocument.spreadsheet-template': 'ots',
+  'application/vnd.oasis.opendocument.presentation-template': 'otp',
   'application/epub+zip': 'epub',
 };
 /** OOXML part folders. file-type only trusts them after seeing [Content_Types].xml, which some

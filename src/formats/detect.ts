@@ -103,6 +103,15 @@ const FILE_TYPE_NAMES: Readonly<Record<string, FormatName>> = {
   odt: 'odt',
   ods: 'ods',
   odp: 'odp',
+  ott: 'ott',
+  ots: 'ots',
+  otp: 'otp',
+  dotx: 'dotx',
+  docm: 'docm',
+  xltx: 'xltx',
+  xlsm: 'xlsm',
+  potx: 'potx',
+  pptm: 'pptm',
 };
 
 /**
@@ -184,6 +193,14 @@ const MUTUALLY_COMPATIBLE: readonly (readonly FormatName[])[] = [
   ['ogg', 'ogv', 'opus'],
   ['mkv', 'webm'],
   ['wma', 'wmv'],
+  // A document, its template and its macro-enabled variant differ by one content type (OOXML)
+  // or mimetype entry (ODF), which a head may not reach (then the folders say docx, xlsx, pptx).
+  ['docx', 'dotx', 'docm'],
+  ['xlsx', 'xltx', 'xlsm'],
+  ['pptx', 'potx', 'pptm'],
+  ['odt', 'ott'],
+  ['ods', 'ots'],
+  ['odp', 'otp'],
 ];
 const ALSO_ACCEPTS: Readonly<Record<FormatName, readonly string[]>> = {
   doc: ['cfb'],

@@ -36,8 +36,12 @@ it('declares honest edges: layout-keeping targets are lossless, text/csv/html/ep
   expect(edge('key', 'pptx')?.lossy).toBe(false);
   expect(edge('docx', 'docx')).toBeUndefined();
   expect(edge('pptx', 'txt')).toBeUndefined();
-  // 6 x 7 documents, 4 x 6 spreadsheets, 4 x 3 presentations, less the self edges.
-  expect(converter.edges).toHaveLength(6 * 7 - 5 + (4 * 6 - 4) + (4 * 3 - 2));
+  // Templates and macro-enabled files open like their documents.
+  expect(edge('dotx', 'pdf')).toEqual({ from: 'dotx', to: 'pdf', cost: 4, lossy: false });
+  expect(edge('xlsm', 'csv')?.lossy).toBe(true);
+  expect(edge('otp', 'pptx')?.lossy).toBe(false);
+  // 9 x 7 documents, 7 x 6 spreadsheets, 7 x 3 presentations, less the self edges.
+  expect(converter.edges).toHaveLength(9 * 7 - 5 + (7 * 6 - 4) + (7 * 3 - 2));
 });
 
 it('wins docx -> pdf in one lossless step over a cheaper lossy detour through txt', () => {

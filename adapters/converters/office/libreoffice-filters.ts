@@ -21,9 +21,36 @@ export interface FilterChoice {
   exportOptions?: string;
 }
 
-export const DOCUMENT_SOURCES: readonly FormatName[] = ['docx', 'doc', 'odt', 'rtf', 'txt', 'html'];
-export const SPREADSHEET_SOURCES: readonly FormatName[] = ['xlsx', 'xls', 'ods', 'csv'];
-export const PRESENTATION_SOURCES: readonly FormatName[] = ['pptx', 'ppt', 'odp', 'key'];
+/** Templates (ott, dotx...) and macro-enabled files (docm...) open like their documents; macros never run. */
+export const DOCUMENT_SOURCES: readonly FormatName[] = [
+  'docx',
+  'doc',
+  'odt',
+  'rtf',
+  'txt',
+  'html',
+  'ott',
+  'dotx',
+  'docm',
+];
+export const SPREADSHEET_SOURCES: readonly FormatName[] = [
+  'xlsx',
+  'xls',
+  'ods',
+  'csv',
+  'ots',
+  'xltx',
+  'xlsm',
+];
+export const PRESENTATION_SOURCES: readonly FormatName[] = [
+  'pptx',
+  'ppt',
+  'odp',
+  'key',
+  'otp',
+  'potx',
+  'pptm',
+];
 
 /** Comma, double quote, UTF-8 (76), from line 1: CSV read and written as the web writes it. */
 const CSV_OPTIONS = '44,34,76,1';
@@ -77,6 +104,15 @@ export const ZIP_SOURCES: ReadonlySet<FormatName> = new Set([
   'ods',
   'odp',
   'key',
+  'ott',
+  'ots',
+  'otp',
+  'dotx',
+  'docm',
+  'xltx',
+  'xlsm',
+  'potx',
+  'pptm',
 ]);
 
 export function familyOf(format: FormatName): OfficeFamily | undefined {
