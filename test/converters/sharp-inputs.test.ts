@@ -181,6 +181,10 @@ describe('SVG references', () => {
       },
     ],
     ['a UTF-16 encoding', () => svg('').replace('UTF-8', 'UTF-16')],
+    // Links may point anywhere; what they wrap may not, and an escaped "<a" cannot pass for one.
+    ['an image inside a link', () => svg(`<a href="page.html"><image href="${origin}/a.png"/></a>`)],
+    ['an escaped link tag in a value', () => svg(`<image title="&lt;a " href="${origin}/a.png"/>`)],
+    ['an src on a link', () => svg(`<a src="${origin}/a.png"><rect width="2" height="2"/></a>`)],
   ];
 
   it.each(hostile)('refuses %s with UNSAFE_INPUT and fetches nothing', async (_name, make) => {
@@ -188,6 +192,19 @@ describe('SVG references', () => {
     await expectRefused(Buffer.from(bytes), 'svg', 'png', 'UNSAFE_INPUT');
     // Declared as another format, the bytes are still recognised as SVG and vetted.
     await expectRefused(Buffer.from(bytes), 'png', 'png', 'UNSAFE_INPUT');
+    expect(hits).toBe(0);
+  });
+
+  it('renders an SVG with hyperlinks (doxygen, graphviz), which are never fetched', async () => {
+    const body = `<a xlink:href="classes.html" target="_top"><rect width="5" height="5"/></a><svg:a href="${origin}/page.html"><circle r="2"/></svg:a><a href="file:///etc/passwd"><text y="10">x</text></a>`;
+    const ws = await workspace();
+    await convertBytes(
+      ws,
+      Buffer.from(svg(body).replace('<svg ', '<svg xmlns:svg="http://www.w3.org/2000/svg" ')),
+      'svg',
+      'png',
+    );
+    expect((await sharp(join(ws.outputs, 'out.png')).metadata()).width).toBe(20);
     expect(hits).toBe(0);
   });
 

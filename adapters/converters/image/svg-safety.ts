@@ -6,9 +6,15 @@
  *
  * This is a conservative scanner, not an XML parser: it looks at the whole text (comments and
  * CDATA included), so it cannot be fooled by markup that a parser would read differently, at the
- * price of rare false positives (an `<a href="https://...">` link, or a URL inside a comment in
- * an href-like attribute, is refused too). Escapes are decoded first (XML character references,
- * CSS backslash escapes) so `&#104;ttp:` or `u\72l(` cannot smuggle a reference past it.
+ * price of rare false positives (a URL inside a comment in an href-like attribute is refused
+ * too). Escapes are decoded first (XML character references, CSS backslash escapes) so
+ * `&#104;ttp:` or `u\72l(` cannot smuggle a reference past it.
+ *
+ * Hyperlinks are not resource loads: the href of an `<a>` element (doxygen and graphviz write
+ * `<a xlink:href="page.html">` on every node) is never fetched by a renderer, so it may point
+ * anywhere. The element an href belongs to is the tag opened by the nearest `<` before it; that
+ * holds only while every `<` in the decoded text is markup, so a document that spells a `<` as
+ * an escape (it could then hide one inside an attribute value) gets no such allowance.
  */
 import { FileconvError } from '../../../src/errors.js';
 
@@ -46,13 +52,29 @@ function isLocalReference(raw: string): boolean {
  * another "value" (a quote opened in a comment) is still seen; each value ends at the next
  * quote of its kind, which keeps the scan linear. An unterminated value is refused.
  */
-function* attributeReferences(text: string): Generator<string> {
+function* attributeReferences(text: string, linksAllowed: boolean): Generator<string> {
   for (const match of text.matchAll(/(?:href|src)\s*=\s*(["'])/gi)) {
-    const start = (match.index ?? 0) + match[0].length;
+    const at = match.index ?? 0;
+    const start = at + match[0].length;
     const end = text.indexOf(match[1] ?? '"', start);
     if (end < 0) throw unsafe('unterminated attribute value');
+    if (linksAllowed && /^href/i.test(match[0]) && isLinkElement(text, at)) continue;
     yield text.slice(start, end);
   }
+}
+
+/** Whether the tag opened by the nearest `<` before `at` is an `<a>` (any namespace prefix). */
+function isLinkElement(text: string, at: number): boolean {
+  const open = text.lastIndexOf('<', at);
+  if (open < 0) return false;
+  const name = /^<\s*([\w.-]+:)?([\w.-]+)\s/.exec(text.slice(open, at + 1));
+  return name?.[2]?.toLowerCase() === 'a';
+}
+
+/** Whether every `<` of the decoded text is one the source wrote as `<` (none came from an escape). */
+function everyAngleIsMarkup(raw: string, decoded: string): boolean {
+  const count = (text: string) => text.split('<').length;
+  return count(raw) === count(decoded);
 }
 
 /** Targets of CSS url(...) in <style>, style="" and presentation attributes (fill="url(#g)"). */
@@ -100,7 +122,9 @@ function scan(svgText: string, depth: number): void {
   if (/<\?xml-stylesheet/i.test(text)) throw unsafe('external stylesheets are not allowed');
   if (/@import/i.test(text)) throw unsafe('CSS @import is not allowed');
 
-  for (const value of attributeReferences(text)) checkReference(value, depth, 'external reference');
+  const linksAllowed = everyAngleIsMarkup(svgText, text);
+  for (const value of attributeReferences(text, linksAllowed))
+    checkReference(value, depth, 'external reference');
   for (const value of cssUrls(text)) checkReference(value, depth, 'external url()');
 }
 
