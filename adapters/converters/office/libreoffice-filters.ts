@@ -52,8 +52,14 @@ export const PRESENTATION_SOURCES: readonly FormatName[] = [
   'pptm',
 ];
 
-/** Comma, double quote, UTF-8 (76), from line 1: CSV read and written as the web writes it. */
+/** Comma, double quote, UTF-8 (76), from line 1: CSV read as the web writes it. */
 const CSV_OPTIONS = '44,34,76,1';
+/**
+ * The same for writing, and (token 7 false) quotes only where a field needs them, as the
+ * spreadsheet converter writes CSV: LibreOffice otherwise quotes every text cell, so an ODS and
+ * an XLSX of the same sheet gave two CSV dialects.
+ */
+const CSV_EXPORT_OPTIONS = `${CSV_OPTIONS},,0,false`;
 
 /**
  * Export filters per family and target. Text: UTF-8, LF line ends, no byte-order mark (the
@@ -74,7 +80,7 @@ const EXPORTS: Record<OfficeFamily, Record<FormatName, [filter: string, options?
     xlsx: ['Calc MS Excel 2007 XML'],
     xls: ['MS Excel 97'],
     ods: ['calc8'],
-    csv: ['Text - txt - csv (StarCalc)', CSV_OPTIONS],
+    csv: ['Text - txt - csv (StarCalc)', CSV_EXPORT_OPTIONS],
     pdf: ['calc_pdf_Export'],
     html: ['HTML (StarCalc)'],
   },
