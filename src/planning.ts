@@ -42,6 +42,16 @@ export async function resolveSourceFormat(
     );
   }
   const detected = await detectFormat(head);
+  // A name is a weaker claim than a declared format: where the bytes tell a compatible format
+  // apart that the name lumps together (an .ogg holding Theora video), the bytes win.
+  if (
+    claimed &&
+    declared === undefined &&
+    detected !== undefined &&
+    NAME_YIELDS_TO.get(claimed.name) === detected
+  ) {
+    return detected;
+  }
   if (claimed) {
     if (!isContentCompatible(claimed.name, detected)) {
       const what = detected ? `a ${detected} file` : 'not a file of any known format';
@@ -66,6 +76,12 @@ export async function resolveSourceFormat(
   }
   return recognised.name;
 }
+
+/** Extension -> the format its bytes may show instead, which the name cannot tell apart. */
+const NAME_YIELDS_TO: ReadonlyMap<FormatName, FormatName> = new Map([
+  // Ogg is audio by name (.ogg), video when a Theora stream is in it (detect.ts reads the streams).
+  ['ogg', 'ogv'],
+]);
 
 export interface PlannedConversion {
   plan: ConversionPlan;
