@@ -112,6 +112,24 @@ export function libraryOptions(ctx: OperationContext): PdfOperationOptions & Pdf
   };
 }
 
+/**
+ * The run() of an operation on the job's one PDF: the library function called with the job's
+ * (validated) options, its limits and signal, and `extra` where the function takes more.
+ */
+function onePdf<O>(
+  operate: (input: string, output: string, options: O) => Promise<unknown>,
+  extra: (ctx: OperationContext) => Record<string, unknown> = () => ({}),
+): DocumentOperation['run'] {
+  return async (ctx) => {
+    await operate(ctx.inputPaths[0]!, ctx.outputPath, {
+      ...ctx.options,
+      ...libraryOptions(ctx),
+      ...extra(ctx),
+    } as O);
+    return undefined;
+  };
+}
+
 function pdfOperation(
   fields: Omit<DocumentOperation, 'input' | 'available' | 'output' | 'minInputs' | 'maxInputs'> &
     Partial<Pick<DocumentOperation, 'available' | 'output' | 'minInputs' | 'maxInputs'>>,
@@ -201,10 +219,7 @@ function inProcessOperations(): DocumentOperation[] {
         'Recompresses the images at a JPEG quality and down to a resolution (Ghostscript); never larger than the input.',
       optionsSchema: compressOptionsSchema as unknown as DocumentOperation['optionsSchema'],
       available: withTool('gs'),
-      run: async (ctx) => {
-        await compressPdf(ctx.inputPaths[0]!, ctx.outputPath, { ...ctx.options, ...libraryOptions(ctx) });
-        return undefined;
-      },
+      run: onePdf(compressPdf),
     }),
     pdfOperation({
       name: 'pdfa',
@@ -212,10 +227,7 @@ function inProcessOperations(): DocumentOperation[] {
         'Converts to PDF/A-1b, 2b or 3b for archiving (Ghostscript), fonts embedded, sRGB output intent.',
       optionsSchema: pdfaOptionsSchema as unknown as DocumentOperation['optionsSchema'],
       available: withTool('gs'),
-      run: async (ctx) => {
-        await convertToPdfA(ctx.inputPaths[0]!, ctx.outputPath, { ...ctx.options, ...libraryOptions(ctx) });
-        return undefined;
-      },
+      run: onePdf(convertToPdfA),
     }),
     pdfOperation({
       name: 'watermark',
@@ -247,40 +259,21 @@ function inProcessOperations(): DocumentOperation[] {
       description: 'Encrypts the PDF with a password (AES-256, qpdf), with optional permissions.',
       optionsSchema: protectOptionsSchema as unknown as DocumentOperation['optionsSchema'],
       available: withTool('qpdf'),
-      run: async (ctx) => {
-        await protectPdf(ctx.inputPaths[0]!, ctx.outputPath, {
-          ...(ctx.options as z.input<typeof protectOptionsSchema>),
-          ...libraryOptions(ctx),
-        });
-        return undefined;
-      },
+      run: onePdf(protectPdf),
     }),
     pdfOperation({
       name: 'unlock',
       description: 'Removes the password and restrictions of a PDF whose password is given (qpdf).',
       optionsSchema: unlockOptionsSchema as unknown as DocumentOperation['optionsSchema'],
       available: withTool('qpdf'),
-      run: async (ctx) => {
-        await unlockPdf(ctx.inputPaths[0]!, ctx.outputPath, {
-          ...(ctx.options as z.input<typeof unlockOptionsSchema>),
-          ...libraryOptions(ctx),
-        });
-        return undefined;
-      },
+      run: onePdf(unlockPdf),
     }),
     pdfOperation({
       name: 'thumbnail',
       description: 'The first page as a PNG or WebP image of a given width.',
       optionsSchema: thumbnailOptionsSchema as unknown as DocumentOperation['optionsSchema'],
       output: (options) => ({ format: options.format === 'webp' ? 'webp' : 'png' }),
-      run: async (ctx) => {
-        await pdfThumbnail(ctx.inputPaths[0]!, ctx.outputPath, {
-          ...ctx.options,
-          ...libraryOptions(ctx),
-          maxPixels: ctx.limits.maxPixels,
-        });
-        return undefined;
-      },
+      run: onePdf(pdfThumbnail, (ctx) => ({ maxPixels: ctx.limits.maxPixels })),
     }),
   ];
 }

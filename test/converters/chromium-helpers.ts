@@ -1,5 +1,7 @@
 /** Reading the Chromium converter's PDFs back with poppler (pdfinfo, pdftotext), tools independent of the renderer. */
 import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { expect } from 'vitest';
 
@@ -35,4 +37,12 @@ export async function wordBoxes(path: string): Promise<{ word: string; xMin: num
     xMin: Number(match[1]),
     yMin: Number(match[2]),
   }));
+}
+
+/**
+ * A DejaVu face from the dejavu-fonts-ttf dev dependency, read at test time (no font file is
+ * committed). Tests pick faces no system font matches, so a font in the PDF can only be theirs.
+ */
+export function dejaVuFace(file: string): Buffer {
+  return readFileSync(join(import.meta.dirname, '..', '..', 'node_modules', 'dejavu-fonts-ttf', 'ttf', file));
 }

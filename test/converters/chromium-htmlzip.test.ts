@@ -1,13 +1,3 @@
-/**
- * The Chromium converter on zipped pages (htmlzip, issue 16 item 2): index.html with its
- * stylesheet, web font and image in a zip renders with all of them (pdffonts shows the zip's font
- * embedded, pdftotext the text laid out by grid and flexbox, pdftotext -bbox the @page margins,
- * pdfimages the image), at A4 and Letter (pdfinfo), with page numbers in a footer. A page in the
- * zip's one top folder works too. Hostile zips: references climbing out with ../ (img, link,
- * iframe, escaped and absolute forms) get nothing from the machine; no index, too many entries,
- * too many inflated bytes and a header that lies about an entry's size are refused with stable codes.
- */
-import { readFileSync } from 'node:fs';
 import { readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
@@ -15,7 +5,7 @@ import { locateChromium } from '../../adapters/converters/browser/chromium-locat
 import { CHROMIUM_INSTALL, createChromiumConverter } from '../../adapters/converters/chromium.js';
 import { describeWithEngine } from '../helpers/engines.js';
 import { zipBytes } from '../helpers/zip.js';
-import { expectSize, pdfInfo, pdfText, run, wordBoxes } from './chromium-helpers.js';
+import { dejaVuFace, expectSize, pdfInfo, pdfText, run, wordBoxes } from './chromium-helpers.js';
 import { context, expectCode, expectNoLeftovers, type Workspace, workspace } from './converter-harness.js';
 
 const AVAILABLE = typeof (await locateChromium(undefined)) === 'string';
@@ -25,17 +15,7 @@ const AVAILABLE = typeof (await locateChromium(undefined)) === 'string';
  * from the dejavu-fonts-ttf dev dependency at test time: so the font in the PDF can only be the
  * zip's.
  */
-const FONT = readFileSync(
-  join(
-    import.meta.dirname,
-    '..',
-    '..',
-    'node_modules',
-    'dejavu-fonts-ttf',
-    'ttf',
-    'DejaVuSerifCondensed-BoldItalic.ttf',
-  ),
-);
+const FONT = dejaVuFace('DejaVuSerifCondensed-BoldItalic.ttf');
 
 /** A 2x2 red PNG. */
 const PNG = Buffer.from(

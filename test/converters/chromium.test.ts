@@ -1,14 +1,3 @@
-/**
- * The Chromium converter on Debian's chromium: modern CSS and a web font to PDF (read back with
- * poppler's pdfinfo, pdffonts and pdftotext, tools independent of the renderer), paper sizes,
- * header and footer with page numbers, screenshots decoded with sharp, Markdown. Hostile pages:
- * requests to loopback and file: are refused with nothing reaching a listener, scripts are off
- * unless asked for, an endless loop times out and a page that eats memory crashes its tab only,
- * the next job still converting on the same browser; popups are closed; close() leaves no process.
- * One browser for the file (a heavy engine starts once per test file), plus small converters for
- * recycling and close().
- */
-import { readFileSync } from 'node:fs';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -24,23 +13,13 @@ import { describeFormats } from '../../adapters/http/formats-view.js';
 import { ConversionGraph } from '../../src/graph/index.js';
 import { createEngine } from '../../src/index.js';
 import { describeWithEngine } from '../helpers/engines.js';
-import { expectSize, pdfInfo, pdfText, run } from './chromium-helpers.js';
+import { dejaVuFace, expectSize, pdfInfo, pdfText, run } from './chromium-helpers.js';
 import { context, expectCode, expectNoLeftovers, type Workspace, workspace } from './converter-harness.js';
 
 const CHROMIUM = await locateChromium(undefined);
 const AVAILABLE = typeof CHROMIUM === 'string';
 
-const FONT = readFileSync(
-  join(
-    import.meta.dirname,
-    '..',
-    '..',
-    'node_modules',
-    'dejavu-fonts-ttf',
-    'ttf',
-    'DejaVuSansMono-BoldOblique.ttf',
-  ),
-).toString('base64');
+const FONT = dejaVuFace('DejaVuSansMono-BoldOblique.ttf').toString('base64');
 
 /** Grid, flexbox and a font only reachable as a data: URI (no fallback has its name or its style). */
 const MODERN_PAGE = `<!DOCTYPE html><html><head><meta charset="utf-8"><style>
