@@ -4,6 +4,7 @@
  */
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { FileconvError } from '../src/errors.js';
+import { FORMAT_FAMILIES } from '../src/formats/types.js';
 import type { PdfProtectFlags } from './commands/pdf.js';
 import { fileconvVersion } from './version.js';
 
@@ -171,10 +172,7 @@ export function buildProgram(): Command {
   program
     .command('formats')
     .description('list formats and the targets each converts to here')
-    .option(
-      '--family <family>',
-      'only this family (image, video, audio, document, spreadsheet, presentation)',
-    )
+    .option('--family <family>', `only this family (${FORMAT_FAMILIES.join(', ')})`)
     .option('--json', 'print JSON')
     .action(async (options) => {
       const { runFormats } = await import('./commands/formats.js');

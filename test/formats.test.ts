@@ -48,6 +48,11 @@ const EXPECTED = {
   ],
   spreadsheet: ['xlsx', 'xls', 'ods', 'ots', 'xltx', 'xlsm', 'csv', 'tsv', 'json'],
   presentation: ['pptx', 'ppt', 'odp', 'otp', 'potx', 'pptm', 'key'],
+  ebook: [],
+  subtitle: [],
+  data: [],
+  font: [],
+  archive: [],
 } as const;
 
 /** Fixtures whose detected format differs from their extension's format, and why that is right. */

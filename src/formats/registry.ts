@@ -8,8 +8,14 @@
  * - `mimeTypes[0]` is what we send; the rest are variants seen in the wild that we accept.
  * Lookups over this data live in lookup.ts; detection from bytes in detect.ts.
  */
+import { ARCHIVE_FORMATS } from './registry-archive.js';
+import { DATA_FORMATS, SUBTITLE_FORMATS } from './registry-data.js';
+import { EBOOK_FORMATS } from './registry-ebook.js';
+import { FONT_FORMATS } from './registry-font.js';
+import { RASTER_FORMATS } from './registry-image-more.js';
 import { AUDIO_FORMATS, VIDEO_FORMATS } from './registry-media.js';
 import { DOCUMENT_FORMATS, PRESENTATION_FORMATS, SPREADSHEET_FORMATS } from './registry-office.js';
+import { VECTOR_FORMATS } from './registry-vector.js';
 import type { FormatDefinition } from './types.js';
 
 const IMAGE_FORMATS: readonly FormatDefinition[] = [
@@ -135,10 +141,17 @@ function deepFreeze(format: FormatDefinition): FormatDefinition {
 export const FORMATS: readonly FormatDefinition[] = Object.freeze(
   [
     ...IMAGE_FORMATS,
+    ...RASTER_FORMATS,
+    ...VECTOR_FORMATS,
     ...VIDEO_FORMATS,
     ...AUDIO_FORMATS,
     ...DOCUMENT_FORMATS,
     ...SPREADSHEET_FORMATS,
     ...PRESENTATION_FORMATS,
+    ...EBOOK_FORMATS,
+    ...SUBTITLE_FORMATS,
+    ...DATA_FORMATS,
+    ...FONT_FORMATS,
+    ...ARCHIVE_FORMATS,
   ].map(deepFreeze),
 );

@@ -7,6 +7,11 @@ export const FORMAT_FAMILIES = [
   'document',
   'spreadsheet',
   'presentation',
+  'ebook',
+  'subtitle',
+  'data',
+  'font',
+  'archive',
 ] as const;
 export type FormatFamily = (typeof FORMAT_FAMILIES)[number];
 

@@ -15,6 +15,8 @@ export interface ChildRunOptions {
   onSpawn?: (pid: number) => void;
   /** Called when the process has exited and been reaped, before stdio is drained. */
   onExit?: () => void;
+  /** Working directory (tools that write next to where they run). Default: this process's. */
+  cwd?: string;
 }
 
 export interface ChildOutcome {
@@ -51,6 +53,7 @@ export function runChild(
   return new Promise<ChildOutcome>((resolve) => {
     const child = spawn(command, args, {
       stdio: ['ignore', 'pipe', 'pipe'],
+      ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
       shell: false,
       windowsHide: true,
     });

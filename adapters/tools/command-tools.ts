@@ -1,0 +1,190 @@
+/**
+ * The command-line programs converters and operations run, found and run one way: qpdf and
+ * Ghostscript for PDF work, and whatever Debian package an engine rests on (each converter adds
+ * its tools to COMMAND_TOOLS). A tool is found at its environment override (e.g. QPDF_PATH) or on
+ * PATH, and run without a shell, stdin closed, killed on abort or timeout and reaped before the
+ * call settles. A missing tool is ENGINE_UNAVAILABLE with the line that installs it (and its
+ * licence: an AGPL or GPL engine matters to whoever ships it); a failing one keeps the end of its
+ * stderr for the message, with the machine's paths replaced by the names the caller knows.
+ */
+import { basename } from 'node:path';
+import { abortError } from '../../src/abort.js';
+import { type ErrorCode, FileconvError } from '../../src/errors.js';
+import type { Availability } from '../../src/ports.js';
+import { findOnPath, isExecutable } from '../converters/executables.js';
+import { type ChildOutcome, runChild } from '../converters/media/child-process.js';
+
+export interface CommandToolInfo {
+  /** What people call it in messages ('Ghostscript'). */
+  label: string;
+  /** Executable names to look for on PATH, in order ('magick' before 'convert'). */
+  executables: readonly string[];
+  /** The environment variable naming its path. */
+  env: string;
+  /** Its Debian package and licence, and the macOS line: shown by errors and `fileconv doctor`. */
+  install: string;
+  /** Arguments that make it print its version on stdout or stderr (first line kept). */
+  versionArgs?: readonly string[];
+}
+
+export const COMMAND_TOOLS = {
+  qpdf: {
+    label: 'qpdf',
+    executables: ['qpdf'],
+    env: 'QPDF_PATH',
+    install: 'apt-get install qpdf (Apache-2.0; brew install qpdf), or set QPDF_PATH',
+    versionArgs: ['--version'],
+  },
+  gs: {
+    label: 'Ghostscript',
+    executables: ['gs'],
+    env: 'GHOSTSCRIPT_PATH',
+    install: 'apt-get install ghostscript (AGPL-3.0; brew install ghostscript), or set GHOSTSCRIPT_PATH',
+    versionArgs: ['--version'],
+  },
+} as const satisfies Record<string, CommandToolInfo>;
+
+export type CommandTool = keyof typeof COMMAND_TOOLS;
+
+/** Default limit of one tool run: a 256 MiB scan recompresses in well under a minute. */
+export const DEFAULT_TOOL_TIMEOUT_MS = 5 * 60_000;
+
+export interface ToolRunOptions {
+  /** Stops the tool (SIGKILL) and fails the call with CANCELED. */
+  signal?: AbortSignal | undefined;
+  /** Stops the tool after this many milliseconds (CONVERSION_TIMEOUT). Default 5 minutes. */
+  timeoutMs?: number | undefined;
+}
+
+const SEARCH_DIRS = ['/usr/bin', '/usr/local/bin', '/opt/homebrew/bin'];
+
+/** The tool's executable, or undefined: its environment override, else the first name on PATH. */
+export async function findTool(tool: CommandTool): Promise<string | undefined> {
+  const info: CommandToolInfo = COMMAND_TOOLS[tool];
+  const configured = process.env[info.env];
+  if (configured) return (await isExecutable(configured)) ? configured : undefined;
+  for (const name of info.executables) {
+    const found = await findOnPath(name, SEARCH_DIRS);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+/** The tool's executable; ENGINE_UNAVAILABLE naming the install line when it is missing. */
+export async function locateTool(tool: CommandTool, purpose = 'This conversion'): Promise<string> {
+  const found = await findTool(tool);
+  if (found) return found;
+  const info: CommandToolInfo = COMMAND_TOOLS[tool];
+  const configured = process.env[info.env];
+  const where = configured
+    ? `${info.env}=${configured} is not executable`
+    : `no ${info.executables.join(' or ')} on PATH`;
+  throw new FileconvError('ENGINE_UNAVAILABLE', `${purpose} needs ${info.label}: ${where}.`, {
+    details: { tool, install: info.install },
+  });
+}
+
+/**
+ * available()'s answer for a converter resting on `tools`: ok with the first tool's version, or
+ * what is missing with the install lines. Cheap enough for `fileconv doctor` (one short run).
+ */
+export async function toolsAvailability(tools: readonly CommandTool[]): Promise<Availability> {
+  const missing: CommandTool[] = [];
+  for (const tool of tools) if (!(await findTool(tool))) missing.push(tool);
+  if (missing.length > 0) {
+    return {
+      ok: false,
+      reason: `not installed: ${missing.map((tool) => COMMAND_TOOLS[tool].label).join(', ')}`,
+      install: missing.map((tool) => COMMAND_TOOLS[tool].install).join('; '),
+    };
+  }
+  const version = tools[0] === undefined ? undefined : await toolVersion(tools[0]);
+  return version === undefined ? { ok: true } : { ok: true, version };
+}
+
+async function toolVersion(tool: CommandTool): Promise<string | undefined> {
+  const info: CommandToolInfo = COMMAND_TOOLS[tool];
+  if (!info.versionArgs) return undefined;
+  try {
+    const outcome = await runTool(tool, info.versionArgs, { timeoutMs: 10_000, keepStdout: 4096 });
+    const line = `${outcome.stdout}\n${outcome.stderr}`.split('\n').find((text) => text.trim() !== '');
+    return line === undefined ? undefined : `${info.label} ${line.trim()}`.slice(0, 120);
+  } catch {
+    return undefined;
+  }
+}
+
+/** What a finished run left: the exit code and the end of stderr, paths replaced. */
+export interface ToolOutcome {
+  code: number | null;
+  stderr: string;
+  stdout: string;
+}
+
+/**
+ * Runs `tool` with `args`; resolves with its exit code whatever it is (qpdf's 3 means "done, with
+ * warnings"). `names` maps paths in its output to what the caller should see instead.
+ */
+export async function runTool(
+  tool: CommandTool,
+  args: readonly string[],
+  options: ToolRunOptions & { names?: Record<string, string>; keepStdout?: number; cwd?: string },
+): Promise<ToolOutcome> {
+  const command = await locateTool(tool);
+  const timeout = AbortSignal.timeout(options.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS);
+  const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
+  const outcome: ChildOutcome = await runChild(command, args, {
+    signal,
+    keepStdout: options.keepStdout ?? 64 * 1024,
+    ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
+  });
+  if (outcome.aborted) throw abortError(signal);
+  if (outcome.spawnError) {
+    throw new FileconvError(
+      'ENGINE_UNAVAILABLE',
+      `${COMMAND_TOOLS[tool].label} could not be started: ${outcome.spawnError.message}`,
+      { cause: outcome.spawnError, details: { tool, install: COMMAND_TOOLS[tool].install } },
+    );
+  }
+  return {
+    code: outcome.code,
+    stderr: redact(outcome.stderr, options.names ?? {}),
+    stdout: outcome.stdout,
+  };
+}
+
+/** `text` with each path of `names` replaced by its name, and any other absolute path by its file name. */
+export function redact(text: string, names: Record<string, string>): string {
+  let result = text;
+  for (const [path, name] of Object.entries(names)) result = result.split(path).join(name);
+  return result.replace(/(?<![\w.<])\/(?:[^\s:/'"]+\/)+([^\s:/'"]*)/g, (_, file: string) => basename(file));
+}
+
+/** The last lines of a tool's stderr, for a message. */
+export function stderrTail(stderr: string, lines = 6): string {
+  return stderr
+    .split('\n')
+    .map((line) => line.trim())
+    .filter(Boolean)
+    .slice(-lines)
+    .join(' | ');
+}
+
+/**
+ * The error for a tool that exited with `code`, quoting its stderr: CONVERSION_FAILED (a fault
+ * here, refunded) by default; pass 'CORRUPT_INPUT' (or another 4xx code) when the tool's own
+ * words show the input is at fault.
+ */
+export function toolFailed(
+  tool: CommandTool,
+  outcome: ToolOutcome,
+  doing: string,
+  code: ErrorCode = 'CONVERSION_FAILED',
+): FileconvError {
+  const tail = stderrTail(outcome.stderr);
+  return new FileconvError(
+    code,
+    `${COMMAND_TOOLS[tool].label} failed ${doing} (exit ${outcome.code})${tail ? `: ${tail}` : ''}`,
+    { details: { tool, exitCode: outcome.code, stderr: tail } },
+  );
+}
