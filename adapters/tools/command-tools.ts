@@ -42,6 +42,77 @@ export const COMMAND_TOOLS = {
     install: 'apt-get install ghostscript (AGPL-3.0; brew install ghostscript), or set GHOSTSCRIPT_PATH',
     versionArgs: ['--version'],
   },
+  magick: {
+    label: 'ImageMagick',
+    executables: ['magick', 'convert'],
+    env: 'IMAGEMAGICK_PATH',
+    install:
+      'apt-get install imagemagick (ImageMagick License; brew install imagemagick), or set IMAGEMAGICK_PATH',
+    versionArgs: ['-version'],
+  },
+  cjxl: {
+    label: 'libjxl (cjxl)',
+    executables: ['cjxl'],
+    env: 'CJXL_PATH',
+    install: 'apt-get install libjxl-tools (BSD-3-Clause; brew install jpeg-xl), or set CJXL_PATH',
+    versionArgs: ['--version'],
+  },
+  djxl: {
+    label: 'libjxl (djxl)',
+    executables: ['djxl'],
+    env: 'DJXL_PATH',
+    install: 'apt-get install libjxl-tools (BSD-3-Clause; brew install jpeg-xl), or set DJXL_PATH',
+    versionArgs: ['--version'],
+  },
+  dcraw_emu: {
+    label: 'LibRaw (dcraw_emu)',
+    executables: ['dcraw_emu'],
+    env: 'DCRAW_EMU_PATH',
+    install: 'apt-get install libraw-bin (LGPL-2.1 or CDDL-1.0; brew install libraw), or set DCRAW_EMU_PATH',
+  },
+  bsdtar: {
+    label: 'libarchive (bsdtar)',
+    executables: ['bsdtar'],
+    env: 'BSDTAR_PATH',
+    install: 'apt-get install libarchive-tools (BSD-2-Clause; brew install libarchive), or set BSDTAR_PATH',
+    versionArgs: ['--version'],
+  },
+  tesseract: {
+    label: 'Tesseract OCR',
+    executables: ['tesseract'],
+    env: 'TESSERACT_PATH',
+    install:
+      'apt-get install tesseract-ocr tesseract-ocr-eng, and tesseract-ocr-<lang> per language (Apache-2.0; brew install tesseract), or set TESSERACT_PATH',
+    versionArgs: ['--version'],
+  },
+  'ebook-convert': {
+    label: "calibre's ebook-convert",
+    executables: ['ebook-convert'],
+    env: 'EBOOK_CONVERT_PATH',
+    install: 'apt-get install calibre (GPL-3.0; brew install --cask calibre), or set EBOOK_CONVERT_PATH',
+    versionArgs: ['--version'],
+  },
+  'rsvg-convert': {
+    label: 'librsvg (rsvg-convert)',
+    executables: ['rsvg-convert'],
+    env: 'RSVG_CONVERT_PATH',
+    install: 'apt-get install librsvg2-bin (LGPL-2.1; brew install librsvg), or set RSVG_CONVERT_PATH',
+    versionArgs: ['--version'],
+  },
+  pdftocairo: {
+    label: 'Poppler (pdftocairo)',
+    executables: ['pdftocairo'],
+    env: 'PDFTOCAIRO_PATH',
+    install: 'apt-get install poppler-utils (GPL-2.0; brew install poppler), or set PDFTOCAIRO_PATH',
+    versionArgs: ['-v'],
+  },
+  pdftoppm: {
+    label: 'Poppler (pdftoppm)',
+    executables: ['pdftoppm'],
+    env: 'PDFTOPPM_PATH',
+    install: 'apt-get install poppler-utils (GPL-2.0; brew install poppler), or set PDFTOPPM_PATH',
+    versionArgs: ['-v'],
+  },
 } as const satisfies Record<string, CommandToolInfo>;
 
 export type CommandTool = keyof typeof COMMAND_TOOLS;
