@@ -15,7 +15,7 @@ export const ENGINE_PACKAGES = {
   pdf: ['pdfjs-dist', 'pdf-lib'],
   exceljs: ['exceljs', 'csv-parse'],
   mammoth: ['mammoth', 'turndown'],
-  text: ['marked', 'turndown', 'pdf-lib', '@pdf-lib/fontkit', 'dejavu-fonts-ttf'],
+  text: ['marked', 'turndown', 'pdf-lib', '@pdf-lib/fontkit', 'dejavu-fonts-ttf', 'regenerator-runtime'],
   chromium: ['playwright-core'],
   'ffmpeg.wasm': ['@ffmpeg/core'],
   database: ['better-sqlite3'],

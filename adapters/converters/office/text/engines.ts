@@ -76,6 +76,11 @@ export const loadTurndown: () => Promise<TurndownClass> = lazy(
 
 export const loadPdfEngine: () => Promise<PdfEngine> = lazy(
   async (): Promise<PdfEngine> => {
+    // fontkit's shapers for Indic and other complex scripts (Devanagari in a fallback face) are
+    // generator code compiled for regenerator, whose runtime fontkit expects as a global.
+    // @ts-expect-error regenerator-runtime ships no types; only its presence as a global matters.
+    const runtime: unknown = await import('regenerator-runtime');
+    (globalThis as { regeneratorRuntime?: unknown }).regeneratorRuntime ??= commonJs<unknown>(runtime);
     const [pdfLib, fontkit] = await Promise.all([import('pdf-lib'), import('@pdf-lib/fontkit')]);
     return { pdfLib, fontkit: commonJs<FontkitModule>(fontkit) };
   },

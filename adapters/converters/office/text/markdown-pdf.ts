@@ -10,7 +10,7 @@ import type { MarkedModule } from './engines.js';
 import type { LayoutFont } from './fonts.js';
 import { childTokens, inlineText } from './markdown-inline.js';
 import type { TextStyle } from './pdf-layout.js';
-import { expandTabs, type OpenPdf, openPdf, type PdfJob, savePdf } from './text-pdf.js';
+import { expandTabs, type OpenPdf, openPdf, type PdfJob, savePdf, withFallbackFont } from './text-pdf.js';
 
 /** Heading size as a multiple of the body size, by level. */
 const HEADING_SCALE = [2, 1.6, 1.35, 1.2, 1.1, 1] as const;
@@ -143,11 +143,13 @@ class MarkdownRenderer {
 export async function markdownToPdf(
   markdown: string,
   marked: MarkedModule,
-  job: PdfJob,
+  baseJob: PdfJob,
   htmlToText: (html: string) => Promise<string>,
 ): Promise<Uint8Array> {
   const tokens = new marked.Lexer({ gfm: true }).lex(markdown);
-  job.onProgress(0.1);
+  baseJob.onProgress(0.1);
+  // The source's characters stand for the text drawn: a fallback face is chosen before page one.
+  const job = await withFallbackFont(baseJob, [markdown]);
   const pdf = await openPdf(job);
   const first = tokens.find((token): token is Tokens.Heading => token.type === 'heading');
   if (first) pdf.doc.setTitle(inlineText(first.tokens));

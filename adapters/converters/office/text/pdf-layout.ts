@@ -2,7 +2,7 @@
  * A small text layout engine on pdf-lib, which has none: a cursor that moves down the page,
  * paragraphs broken into lines to the text width (line-breaker.ts), a new page when the next line
  * would cross the bottom margin. Enough for plain text and simply styled Markdown; not a
- * typesetter: no justification, hyphenation or font fallback, right-to-left text only roughly
+ * typesetter: no justification or hyphenation, font fallback per character (fonts.ts), right-to-left text only roughly
  * (shaping.ts) and left-aligned.
  *
  * Each page's content stream is written here as PDF operators and compressed as soon as the page
@@ -129,15 +129,27 @@ export class PdfTextLayout {
     this.flush();
   }
 
-  /** One line of text: encoding it also adds its glyphs to the font's subset. */
+  /**
+   * One line of text, face by face (a fallback face draws what the main one lacks): each run's
+   * Tj moves the pen by its glyphs' widths, so runs follow on. Encoding adds the glyphs to the
+   * fonts' subsets.
+   */
   private showText(text: string, font: LayoutFont, size: number, grey: number, x: number, y: number): void {
+    const shown = font.runs(text).map((run) => {
+      const glyphs = run.font.pdf.encodeText(run.text).toString();
+      return `${this.fontName(run.font)} ${num(size)} Tf ${glyphs} Tj`;
+    });
+    this.operators.push(`BT ${num(grey)} g ${num(x)} ${num(y)} Td ${shown.join(' ')} ET`);
+  }
+
+  /** The current page's resource name for `font`, added on first use. */
+  private fontName(font: LayoutFont): string {
     let name = this.fontNames.get(font);
     if (name === undefined) {
       name = (this.page as PDFPage).node.newFontDictionary(font.pdf.name, font.pdf.ref).toString();
       this.fontNames.set(font, name);
     }
-    const glyphs = font.pdf.encodeText(text).toString();
-    this.operators.push(`BT ${name} ${num(size)} Tf ${num(grey)} g ${num(x)} ${num(y)} Td ${glyphs} Tj ET`);
+    return name;
   }
 
   /** Compresses the current page's operators into its content stream. */

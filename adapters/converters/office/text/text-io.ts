@@ -1,7 +1,7 @@
 /**
  * Reading text inputs and writing outputs for the document converters: inputs are capped before
- * they are read (a text conversion holds its input, or its PDF, in memory), decoded as UTF-8
- * without a byte-order mark; outputs are written to a scratch file in the job's temp dir and moved
+ * they are read (a text conversion holds its input, or its PDF, in memory), decoded from the
+ * encoding they are in (text-encoding.ts) without a byte-order mark; outputs are written to a scratch file in the job's temp dir and moved
  * into place only when complete, so the output path never holds a partial file.
  */
 import { randomUUID } from 'node:crypto';
@@ -11,6 +11,7 @@ import { abortError, raceAbort, throwIfAborted } from '../../../../src/abort.js'
 import { FileconvError } from '../../../../src/errors.js';
 import type { ConvertContext } from '../../../../src/ports.js';
 import { moveIntoPlace } from '../../image/output.js';
+import { decodeAll, sniffEncoding } from './text-encoding.js';
 
 /** The input's size in bytes; INPUT_LIMIT_EXCEEDED above `maxBytes`. */
 export async function checkInputSize(path: string, maxBytes: number): Promise<number> {
@@ -30,10 +31,11 @@ export function stripBom(text: string): string {
   return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
 }
 
-/** The whole input as UTF-8 (invalid sequences become U+FFFD), size-checked first. */
+/** The whole input decoded from its encoding (invalid sequences become U+FFFD), size-checked first. */
 export async function readTextInput(path: string, maxBytes: number): Promise<string> {
   await checkInputSize(path, maxBytes);
-  return stripBom(await readFile(path, 'utf8'));
+  const bytes = await readFile(path);
+  return decodeAll(bytes, sniffEncoding(bytes.subarray(0, 64 * 1024)));
 }
 
 /**

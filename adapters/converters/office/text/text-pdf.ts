@@ -4,14 +4,16 @@
  * not the input. Tabs become spaces to the next 4-column stop; a form feed starts a new page,
  * as it does on a printer.
  */
-import { createReadStream } from 'node:fs';
+
 import { createInterface } from 'node:readline';
+import { Readable } from 'node:stream';
 import type { PDFDocument } from 'pdf-lib';
 import { throwIfAborted } from '../../../../src/abort.js';
 import type { PdfEngine } from './engines.js';
-import { embedFonts, type FontFiles, type LayoutFonts } from './fonts.js';
+import { embedFonts, type FontFiles, type LayoutFonts, missingCodePoints } from './fonts.js';
 import { PdfTextLayout } from './pdf-layout.js';
-import { stripBom } from './text-io.js';
+import { fallbackFontFor } from './system-fonts.js';
+import { decodedChunks, fileEncoding } from './text-encoding.js';
 import type { PdfSettings } from './text-options.js';
 
 export interface PdfJob {
@@ -20,6 +22,21 @@ export interface PdfJob {
   settings: PdfSettings;
   signal: AbortSignal;
   onProgress(fraction: number): void;
+  /** An installed font drawing what `fonts` lack, when the text needs one (withFallbackFont). */
+  fallbackFont?: string | undefined;
+}
+
+/**
+ * `job` with a fallback face for the characters of `texts` its fonts lack, when the machine has
+ * a font that draws them (CJK text in DejaVu's place); `job` as it is otherwise.
+ */
+export async function withFallbackFont(
+  job: PdfJob,
+  texts: Iterable<string> | AsyncIterable<string>,
+): Promise<PdfJob> {
+  const missing = await missingCodePoints(job.engine, job.fonts, texts);
+  if (missing.length === 0) return job;
+  return { ...job, fallbackFont: await fallbackFontFor(job.engine, missing) };
 }
 
 export interface OpenPdf {
@@ -32,7 +49,7 @@ export interface OpenPdf {
 export async function openPdf(job: PdfJob): Promise<OpenPdf> {
   const doc = await job.engine.pdfLib.PDFDocument.create();
   doc.setCreator('fileconv');
-  const fonts = await embedFonts(doc, job.engine, job.fonts);
+  const fonts = await embedFonts(doc, job.engine, job.fonts, job.fallbackFont);
   const { width, height, margin } = job.settings;
   const layout = new PdfTextLayout(doc, { width, height, margin }, job.signal);
   return { doc, fonts, layout };
@@ -64,30 +81,34 @@ export function expandTabs(line: string): string {
   return out;
 }
 
-/** Lays out the UTF-8 text file at `path` (`size` bytes, already checked) as a PDF. */
-export async function textToPdf(path: string, size: number, job: PdfJob): Promise<Uint8Array> {
+/**
+ * Lays out the text file at `path` (`size` bytes, already checked; in whatever encoding it is,
+ * text-encoding.ts) as a PDF. The file is read twice, both times as a stream: once for the
+ * characters the fonts lack (to pick a fallback face before the first page), once to lay it out.
+ */
+export async function textToPdf(path: string, size: number, baseJob: PdfJob): Promise<Uint8Array> {
+  const encoding = await fileEncoding(path);
+  const job = await withFallbackFont(baseJob, decodedChunks(path, encoding));
   const pdf = await openPdf(job);
   const style = {
     font: job.settings.monospace ? pdf.fonts.mono : pdf.fonts.regular,
     size: job.settings.fontSize,
   };
-  const input = createReadStream(path, { encoding: 'utf8' });
+  let bytesRead = 0;
+  const input = Readable.from(decodedChunks(path, encoding, (read) => (bytesRead = read)));
   // readline splits on \n, \r\n and a lone \r alike.
   const lines = createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
-  let first = true;
   let reported = 0;
   try {
-    for await (const raw of lines) {
+    for await (const line of lines) {
       throwIfAborted(job.signal);
-      const line = first ? stripBom(raw) : raw;
-      first = false;
       const pages = line.split('\f');
       for (const [index, part] of pages.entries()) {
         if (index > 0) pdf.layout.newPage();
         // A line that is only a form feed breaks the page without adding an empty line.
         if (part !== '' || pages.length === 1) await pdf.layout.paragraph(expandTabs(part), style);
       }
-      const fraction = size > 0 ? input.bytesRead / size : 1;
+      const fraction = size > 0 ? bytesRead / size : 1;
       if (fraction - reported >= 0.01) {
         reported = fraction;
         job.onProgress(0.05 + 0.8 * fraction);
