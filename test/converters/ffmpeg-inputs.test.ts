@@ -126,6 +126,31 @@ describeWithEngine('ffmpeg', FFMPEG_AVAILABLE, FFMPEG_INSTALL, 'ffmpeg converter
     expect(planned).toHaveLength(1);
   });
 
+  it("refuses a WAV in a coding ffmpeg cannot decode (36-bit PCM, 3 channels) as the input's fault, not a failure of ours", async () => {
+    const channels = 3;
+    const bits = 36;
+    const block = channels * Math.ceil(bits / 8);
+    const format = Buffer.alloc(16);
+    format.writeUInt16LE(1, 0); // PCM
+    format.writeUInt16LE(channels, 2);
+    format.writeUInt32LE(44_100, 4);
+    format.writeUInt32LE(44_100 * block, 8);
+    format.writeUInt16LE(block, 12);
+    format.writeUInt16LE(bits, 14);
+    const data = Buffer.alloc(block * 4410);
+    const chunk = (id: string, body: Buffer) => {
+      const size = Buffer.alloc(4);
+      size.writeUInt32LE(body.length);
+      return Buffer.concat([Buffer.from(id, 'latin1'), size, body]);
+    };
+    const wav = chunk(
+      'RIFF',
+      Buffer.concat([Buffer.from('WAVE'), chunk('fmt ', format), chunk('data', data)]),
+    );
+    const error = await refuse(await workspace(), wav, 'wav', 'mp3', 'UNSUPPORTED_FORMAT');
+    expect(error.message).toMatch(/coding is not one this ffmpeg can decode/);
+  });
+
   it('refuses a zero-length file', async () => {
     await refuse(await workspace(), new Uint8Array(0), 'mp4', 'webm', 'CORRUPT_INPUT');
   });

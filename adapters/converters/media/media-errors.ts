@@ -13,6 +13,13 @@ const PATTERNS: readonly [RegExp, ErrorCode, string][] = [
     'A video frame is larger than the pixel limit',
   ],
   [
+    // A container ffmpeg reads holding a coding it cannot decode: a 36-bit PCM WAV, a codec
+    // this build lacks. The input's fault (422-class, not refunded), and said as such.
+    /Decoder \(codec [^)]*\) not found|Unsupported codec|unsupported bits per sample|codec not currently supported in container|Unknown encoder 'none'|could not find a decoder/i,
+    'UNSUPPORTED_FORMAT',
+    "The file's audio or video coding is not one this ffmpeg can decode",
+  ],
+  [
     /Invalid data found when processing input|moov atom not found|could not find codec parameters|Error while decoding|error reading header|Truncating packet|Invalid NAL unit|corrupt|truncated|Header missing|no frame!|Failed to open codec in avformat_find_stream_info|partial file/i,
     'CORRUPT_INPUT',
     'The file is damaged or not a supported audio or video file',
