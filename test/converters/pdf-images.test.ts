@@ -52,6 +52,38 @@ describe('images -> pdf', () => {
     },
   );
 
+  it('makes a page per page of a multi-page TIFF, sized by the resolution the scan records', async () => {
+    const ws = await workspace();
+    // Three pages of a 300 dpi scan of a Letter page (2550x3300 pixels), written by sharp.
+    const page = (grey: number) =>
+      sharp({ create: { width: 2550, height: 3300, channels: 3, background: { r: grey, g: grey, b: grey } } })
+        .png()
+        .toBuffer();
+    const input = join(ws.inputs, 'scan.tiff');
+    const pages = await Promise.all([40, 120, 200].map(page));
+    await sharp(pages, { join: { animated: true } })
+      .withMetadata({ density: 300 })
+      .tiff({ compression: 'lzw', xres: 300 / 25.4, yres: 300 / 25.4 })
+      .toFile(input);
+    expect((await sharp(input).metadata()).pages).toBe(3);
+    const ctx = context(ws, 'tiff', 'pdf', { inputPath: input });
+    await converter.convert(ctx);
+    // 8.5 x 11 inches: the scan's 300 dpi, not 72 (which made a 2550 x 3300 point page).
+    expect(await pageSizes(ctx.outputPath)).toEqual([
+      [612, 792],
+      [612, 792],
+      [612, 792],
+    ]);
+    // The dpi option still wins over what the file records.
+    const at150 = context(ws, 'tiff', 'pdf', {
+      inputPath: input,
+      outputPath: join(ws.outputs, '150.pdf'),
+      options: { dpi: 150 },
+    });
+    await converter.convert(at150);
+    expect((await pageSizes(at150.outputPath))[0]).toEqual([1224, 1584]);
+  });
+
   it('sizes pages by the dpi option', async () => {
     const ws = await workspace();
     const ctx = context(ws, 'png', 'pdf', { options: { dpi: 144 } });

@@ -36,6 +36,8 @@ export interface ProbedImage {
   hevc: boolean;
   /** EXIF orientation, 1..8 (5..8 swap width and height once applied). */
   orientation: number;
+  /** The resolution the file records, pixels per inch (a scan's 300), when it records one. */
+  density?: number | undefined;
 }
 
 export function corrupt(message: string, cause?: unknown): FileconvError {
@@ -182,5 +184,6 @@ export async function probeImage(
     pages: meta.pages ?? 1,
     hevc: format === 'heif' && meta.compression === 'hevc',
     orientation: meta.orientation ?? 1,
+    density: meta.density,
   };
 }

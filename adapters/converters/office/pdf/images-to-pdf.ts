@@ -15,6 +15,7 @@ import { mapSharpError } from '../../image/sharp-errors.js';
 import { assertImageWork } from '../../image/work-budget.js';
 import { loadPdfLib, type PdfLibModule } from './libraries.js';
 import { drawFullPage, embedRawImage, type RawImage, swapsSides } from './pdf-image.js';
+import { PDF_DEFAULTS } from './pdf-options.js';
 
 /** Largest page side readers accept: 14 400 units, 200 inches (PDF 1.7, Annex C). */
 const MAX_PAGE_SIDE = 14_400;
@@ -24,8 +25,8 @@ const RASTER_FORMATS = new Set(['jpeg', 'png', 'webp', 'heif', 'gif', 'tiff']);
 export interface ImagesToPdfJob {
   inputPath: string;
   from: FormatName;
-  /** Image pixels per inch of page. */
-  dpi: number;
+  /** Image pixels per inch of page; undefined: the image's own resolution, else 72. */
+  dpi?: number | undefined;
   maxPixels: number;
   /** Most frames (pages) one image may bring. */
   maxPages: number;
@@ -117,17 +118,28 @@ function checkedFrames(job: ImagesToPdfJob, probed: ProbedImage): number {
   return frames;
 }
 
+/**
+ * The page resolution: the one asked for, else the one the image records when it is plausible for
+ * a scan or a photo (a 306 dpi scan made a 2549x3298-point page when it was read at 72), else 72.
+ */
+function pageDpi(job: ImagesToPdfJob, probed: ProbedImage): number {
+  if (job.dpi !== undefined) return job.dpi;
+  const own = probed.density;
+  return own !== undefined && own >= 36 && own <= 4800 ? own : PDF_DEFAULTS.imageDpi;
+}
+
 /** Writes the PDF of `job.inputPath` to `path`. */
 export async function writeImagesPdf(job: ImagesToPdfJob, path: string): Promise<void> {
   const probed = await probeImage(job.sharp, job.inputPath, job.from, job.maxPixels);
   const frames = checkedFrames(job, probed);
+  const dpi = pageDpi(job, probed);
   const lib = await loadPdfLib();
   const pdf = await lib.PDFDocument.create();
   for (let frame = 0; frame < frames; frame++) {
     throwIfAborted(job.signal);
     const asIs =
       probed.format === 'jpeg' ? await embedJpegAsIs(pdf, job.inputPath, probed.orientation) : undefined;
-    addImagePage(lib, pdf, asIs ?? (await embedDecodedFrame(job, pdf, probed, frame)), job.dpi);
+    addImagePage(lib, pdf, asIs ?? (await embedDecodedFrame(job, pdf, probed, frame)), dpi);
     job.onPage(frame + 1, frames);
   }
   throwIfAborted(job.signal);

@@ -17,7 +17,10 @@ export type PageImageTarget = (typeof PAGE_IMAGE_TARGETS)[number];
 export const PDF_DEFAULTS = {
   /** Rendering resolution: 144 dpi (twice the PDF unit) makes an A4 page 1191x1684, sharp on screens. */
   renderDpi: 144,
-  /** Image pixels per inch of page when images become PDF pages: one pixel per point. */
+  /**
+   * Image pixels per inch of page when images become PDF pages and the image records no
+   * resolution of its own: one pixel per point.
+   */
   imageDpi: 72,
   quality: 80,
   background: 'white',
@@ -45,8 +48,11 @@ export type PageImageOptions = {
 
 /** Options of image -> pdf. */
 export type ImagePageOptions = {
-  /** Image pixels per inch of page: 72 makes one pixel one point. Default 72. */
-  dpi: number;
+  /**
+   * Image pixels per inch of page: 72 makes one pixel one point. Default: the resolution the
+   * image records (a 300 dpi scan of a Letter page becomes a Letter page), else 72.
+   */
+  dpi?: number | undefined;
 };
 
 const pageImageShape = {
@@ -108,9 +114,9 @@ const imagePageSchema: z.ZodType<ImagePageOptions> = z.strictObject({
     .int()
     .min(IMAGE_DPI_RANGE.min)
     .max(IMAGE_DPI_RANGE.max)
-    .default(PDF_DEFAULTS.imageDpi)
+    .optional()
     .describe(
-      `Image pixels per inch of page, which sets the page size. Default ${PDF_DEFAULTS.imageDpi} (one pixel per point).`,
+      `Image pixels per inch of page, which sets the page size. Default: the resolution the image records (a 300 dpi scan of a Letter page becomes a Letter page), else ${PDF_DEFAULTS.imageDpi} (one pixel per point).`,
     ),
 });
 
