@@ -17,8 +17,8 @@
  * backstop behind that, as in the Chromium converter. The book's own scripts may run there, on
  * the book's own pages only. FictionBook is parsed without resolving entities (checked).
  */
-import { mkdir, mkdtemp, rm, stat, symlink } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { mkdir, mkdtemp, rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
 import { z } from 'zod';
 import { abortError, throwIfAborted } from '../../src/abort.js';
 import { FileconvError } from '../../src/errors.js';
@@ -34,7 +34,7 @@ import {
 import { edgeGuard, memoizeSchema, parseOptions } from './converter-kit.js';
 import { CALIBRE_EDGES, CALIBRE_TARGETS } from './ebook/calibre-edges.js';
 import { checkEbookInput } from './ebook/ebook-input.js';
-import { moveIntoPlace } from './office/libreoffice-staging.js';
+import { moveIntoPlace, stageInput } from './office/libreoffice-staging.js';
 import { type ZipLimits, zipLimitsSchema } from './office/zip-safety.js';
 
 export interface CalibreConverterOptions {
@@ -136,8 +136,7 @@ export function createCalibreConverter(options: CalibreConverterOptions = {}): C
     await checkEbookInput(ctx.inputPath, ctx.from, zipLimits, ctx.signal);
     ctx.onProgress(0.05);
     // calibre picks its input and output plugins by the file names' extensions.
-    const input = join(scratch, `input.${ctx.from}`);
-    await symlink(resolve(ctx.inputPath), input);
+    const input = await stageInput(ctx.inputPath, scratch, ctx.from);
     const output = join(scratch, `result.${target.extension}`);
     const args = [input, output, ...target.args];
     if (ctx.to === 'pdf') {

@@ -8,7 +8,9 @@ import mammoth from 'mammoth';
 import { expect, it } from 'vitest';
 import { CALIBRE_INSTALL, createCalibreConverter } from '../../adapters/converters/calibre.js';
 import { CALIBRE_EDGES } from '../../adapters/converters/ebook/calibre-edges.js';
+import { createMammothConverter } from '../../adapters/converters/mammoth.js';
 import { findTool } from '../../adapters/tools/command-tools.js';
+import { ConversionGraph } from '../../src/graph/index.js';
 import { fixturePath, testConverter } from '../../src/testing/index.js';
 import { describeWithEngine } from '../helpers/engines.js';
 import { readZip } from '../helpers/zip.js';
@@ -46,6 +48,22 @@ describeWithEngine('calibre', available, CALIBRE_INSTALL, 'calibre converter', (
       'azw3',
       'fb2',
     ]);
+  });
+
+  it('plans e-book -> md/txt through docx and mammoth (which keep tables), directly without it', () => {
+    const converters = (withMammoth: boolean) =>
+      ConversionGraph.fromConverters(withMammoth ? [converter, createMammothConverter()] : [converter]);
+    for (const to of ['md', 'txt']) {
+      const planned = converters(true)
+        .findPath('mobi', to)
+        ?.steps.map((step) => step.converter);
+      expect(planned).toEqual(['calibre', 'mammoth']);
+      expect(
+        converters(false)
+          .findPath('mobi', to)
+          ?.steps.map((step) => step.converter),
+      ).toEqual(['calibre']);
+    }
   });
 
   it.each([

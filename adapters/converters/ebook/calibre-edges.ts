@@ -46,11 +46,20 @@ export const CALIBRE_TARGETS: Readonly<Record<FormatName, CalibreTarget>> = {
  */
 export const CALIBRE_COST = 6;
 
+/**
+ * calibre's plain-text and Markdown writers flatten a table into one paragraph per cell. Its DOCX
+ * keeps tables, and the mammoth converter turns DOCX into pipe tables (md) and tab-separated rows
+ * (txt) for one more cheap step: at 8, these direct edges lose to epub -> docx -> md (6 + 1) and
+ * -> txt (6 + 1.5), and stay as the fallback where mammoth is not installed.
+ */
+const FLAT_TEXT_COST = 8;
+
 export function buildCalibreEdges(): ConversionEdge[] {
   const edges: ConversionEdge[] = [];
   for (const from of CALIBRE_SOURCES) {
     for (const [to, target] of Object.entries(CALIBRE_TARGETS)) {
-      if (from !== to) edges.push({ from, to, cost: CALIBRE_COST, lossy: target.lossy });
+      const cost = to === 'txt' || to === 'md' ? FLAT_TEXT_COST : CALIBRE_COST;
+      if (from !== to) edges.push({ from, to, cost, lossy: target.lossy });
     }
   }
   return edges;
