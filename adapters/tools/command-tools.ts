@@ -199,7 +199,13 @@ export interface ToolOutcome {
 export async function runTool(
   tool: CommandTool,
   args: readonly string[],
-  options: ToolRunOptions & { names?: Record<string, string>; keepStdout?: number; cwd?: string },
+  options: ToolRunOptions & {
+    names?: Record<string, string>;
+    keepStdout?: number;
+    cwd?: string;
+    /** Variables added to (or replacing) this process's environment for the tool (calibre's HOME). */
+    env?: Record<string, string>;
+  },
 ): Promise<ToolOutcome> {
   const command = await locateTool(tool);
   const timeout = AbortSignal.timeout(options.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS);
@@ -208,6 +214,7 @@ export async function runTool(
     signal,
     keepStdout: options.keepStdout ?? 64 * 1024,
     ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
+    ...(options.env === undefined ? {} : { env: { ...process.env, ...options.env } }),
   });
   if (outcome.aborted) throw abortError(signal);
   if (outcome.spawnError) {

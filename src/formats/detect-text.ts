@@ -1,6 +1,6 @@
 /**
- * Recognises text content from its leading bytes: plain text, HTML, SVG, RTF and URL files (an
- * Internet shortcut, or one http(s) URL alone: url-file.ts). file-type only knows binary
+ * Recognises text content from its leading bytes: plain text, HTML, SVG, RTF, FictionBook and URL
+ * files (an Internet shortcut, or one http(s) URL alone: url-file.ts). file-type only knows binary
  * signatures, so these are sniffed here (used by detect.ts).
  *
  * "Text" means: decodable (UTF-8, UTF-16 with a byte-order mark, or a legacy 8-bit encoding such
@@ -12,7 +12,7 @@
 import { parseUrlFile } from './url-file.js';
 
 /** Text formats sniffText can name; everything else that is text is 'txt'. */
-export type SniffedText = 'txt' | 'html' | 'svg' | 'rtf' | 'url';
+export type SniffedText = 'txt' | 'html' | 'svg' | 'rtf' | 'url' | 'fb2';
 
 /** Control characters allowed in text: \t \n \v \f \r and ESC (ANSI colours in logs). */
 const ALLOWED_CONTROLS = new Set([0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x1b]);
@@ -22,6 +22,8 @@ const HTML_ROOT = /^<(?:html|head|body|script|iframe|h1|div|font|table|a|style|t
 // SVG is XML and therefore case-sensitive; the root may carry a namespace prefix (<svg:svg>).
 const SVG_ROOT = /^<(?:[A-Za-z_][\w.-]*:)?svg[\s/>]/;
 const HTML_DOCTYPE = /^<!doctype\s+html[\s>]/i;
+// A FictionBook e-book is XML whose root is <FictionBook> (case-sensitive, like all XML).
+const FICTIONBOOK_ROOT = /^<(?:[A-Za-z_][\w.-]*:)?FictionBook[\s/>]/;
 
 function startsWithBytes(head: Uint8Array, bytes: readonly number[]): boolean {
   return bytes.every((byte, i) => head[i] === byte);
@@ -67,7 +69,7 @@ function skipDoctype(text: string, start: number): number {
 }
 
 /** Which markup the document's root element is, after skipping the XML prolog, comments and doctype. */
-function markupRoot(text: string): 'html' | 'svg' | undefined {
+function markupRoot(text: string): 'html' | 'svg' | 'fb2' | undefined {
   let i = 0;
   for (;;) {
     while (i < text.length && /\s/.test(text.charAt(i))) i++;
@@ -89,11 +91,12 @@ function markupRoot(text: string): 'html' | 'svg' | undefined {
   }
   const root = text.slice(i, i + 64);
   if (SVG_ROOT.test(root)) return 'svg';
+  if (FICTIONBOOK_ROOT.test(root)) return 'fb2';
   if (HTML_ROOT.test(root)) return 'html';
   return undefined;
 }
 
-/** 'rtf', 'svg', 'html' or 'url' when the text says so, 'txt' for any other text, undefined for non-text. */
+/** 'rtf', 'svg', 'html', 'fb2' or 'url' when the text says so, else 'txt'; undefined for non-text. */
 export function sniffText(head: Uint8Array): SniffedText | undefined {
   if (head.length === 0) return undefined;
   const text = decodeText(head);

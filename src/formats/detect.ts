@@ -6,8 +6,8 @@
  * detectFormat answers with a canonical registry name, or with one of GENERIC_CONTAINERS when the
  * bytes only reveal the container ('cfb': an OLE file that is not recognisably doc/xls/ppt from
  * the head; 'zip': a zip with no telling entry; 'iwork': an Apple iWork 2013+ package), or
- * undefined. Text is 'txt' unless it is recognisably HTML, SVG, RTF or a URL file: csv, tsv and
- * md are never detected by name, they are text. A zip is 'htmlzip' when an index.html shows in
+ * undefined. Text is 'txt' unless it is recognisably HTML, SVG, RTF, FictionBook or a URL file: csv,
+ * tsv and md are never detected by name, they are text. A zip is 'htmlzip' when an index.html shows in
  * the head and no package format does.
  *
  * Compatibility (isContentCompatible), declared -> detected results accepted besides itself:
@@ -21,8 +21,10 @@
  * | wma, wmv                | each other             | ASF; the first stream decides audio vs video      |
  * | doc, xls, ppt           | cfb                    | the OLE directory was not within the head         |
  * | key                     | iwork                  | Keynote/Pages/Numbers 2013+ share one layout      |
+ * | mobi, azw3              | each other             | a joint Kindle file holds a MOBI 6 and a KF8 book |
  * | htmlzip                 | zip                    | the index.html lay beyond the head                |
- * | txt                     | html, svg, rtf, url    | all text; reading it as plain text is faithful    |
+ * | txt                     | html, svg, rtf, url,   | all text; reading it as plain text is faithful    |
+ * |                         | fb2                    |                                                   |
  * | md                      | txt, html, url         | Markdown is text and may open with HTML           |
  * | csv, tsv, json          | txt, url               | delimited text and JSON have no signature         |
  * | any                     | nothing when undefined | unrecognised non-text bytes never pass            |
@@ -36,6 +38,7 @@ import {
   heifFamilyKind,
   zipPackageKind,
 } from './detect-containers.js';
+import { mobiKind } from './detect-ebook.js';
 import { sniffText } from './detect-text.js';
 import { getFormat } from './lookup.js';
 import type { FormatName } from './types.js';
@@ -137,6 +140,8 @@ function fromFileType(ext: string, mime: string, head: Uint8Array): FormatName |
       return compoundFileKind(head) ?? 'cfb';
     case 'zip':
       return zipPackageKind(head) ?? 'zip';
+    case 'mobi':
+      return mobiKind(head);
     default:
       return FILE_TYPE_NAMES[ext];
   }
@@ -201,6 +206,8 @@ const MUTUALLY_COMPATIBLE: readonly (readonly FormatName[])[] = [
   ['odt', 'ott'],
   ['ods', 'ots'],
   ['odp', 'otp'],
+  // A joint Kindle file holds a MOBI 6 book and a KF8 one: named either way, it is read either way.
+  ['mobi', 'azw3'],
 ];
 const ALSO_ACCEPTS: Readonly<Record<FormatName, readonly string[]>> = {
   doc: ['cfb'],
@@ -209,7 +216,7 @@ const ALSO_ACCEPTS: Readonly<Record<FormatName, readonly string[]>> = {
   key: ['iwork'],
   htmlzip: ['zip'],
   // A text file that happens to hold one URL is still text when it says so.
-  txt: ['html', 'svg', 'rtf', 'url'],
+  txt: ['html', 'svg', 'rtf', 'url', 'fb2'],
   md: ['txt', 'html', 'url'],
   csv: ['txt', 'url'],
   tsv: ['txt', 'url'],

@@ -135,15 +135,6 @@ export const DOCUMENT_FORMATS: readonly FormatDefinition[] = [
     mimeTypes: ['application/x-mswinurl', 'text/uri-list', 'application/internet-shortcut'],
     detectable: true,
   },
-  {
-    name: 'epub',
-    family: 'document',
-    label: 'EPUB e-book',
-    aliases: [],
-    extensions: ['epub'],
-    mimeTypes: ['application/epub+zip'],
-    detectable: true,
-  },
 ];
 
 export const SPREADSHEET_FORMATS: readonly FormatDefinition[] = [
