@@ -51,7 +51,7 @@ const EXPECTED = {
   ebook: [],
   subtitle: [],
   data: [],
-  font: [],
+  font: ['ttf', 'otf', 'woff', 'woff2'],
   archive: [],
 } as const;
 
