@@ -12,6 +12,7 @@
 
 import type { Converter } from '../../src/index.js';
 import { CHROMIUM_EDGES } from '../converters/browser/chromium-edges.js';
+import { FONT_EDGES } from '../converters/font/font-edges.js';
 import { buildImageEdges } from '../converters/image/image-edges.js';
 import { isolateConverter } from '../converters/isolation/isolated.js';
 import { lazyConverter } from '../converters/lazy.js';
@@ -66,6 +67,11 @@ export function defaultConverters(): Converter[] {
       name: 'libreoffice',
       edges: buildOfficeEdges(),
       load: async () => (await import('../converters/libreoffice.js')).createLibreOfficeConverter(),
+    }),
+    lazyConverter({
+      name: 'font',
+      edges: FONT_EDGES,
+      load: async () => (await import('../converters/fonttools.js')).createFontConverter(),
     }),
   ];
 }
