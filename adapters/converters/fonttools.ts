@@ -24,6 +24,7 @@ import { COMMAND_TOOLS, runTool, stderrTail, toolFailed, toolsAvailability } fro
 import { edgeGuard, parseOptions } from './converter-kit.js';
 import { CONVERT_FONT_PY, FONT_EXIT, FONT_MESSAGE_PREFIX } from './font/convert-font-py.js';
 import { FONT_EDGES } from './font/font-edges.js';
+import { checkWoff2Stream } from './font/woff2-stream.js';
 import { moveIntoPlace } from './image/output.js';
 
 export { FONT_EDGES } from './font/font-edges.js';
@@ -86,6 +87,8 @@ export function createFontConverter(options: FontConverterOptions = {}): Convert
       // partial font at the output path.
       const scratch = join(ctx.tempDir, `${randomUUID()}.${ctx.to}`);
       try {
+        // Whatever its name says: a file declared woff2 that is not one fails in fontTools.
+        await checkWoff2Stream(ctx.inputPath, maxFontBytes, ctx.signal);
         const outcome = await runTool(
           'fonttools',
           [

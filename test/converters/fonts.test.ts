@@ -6,7 +6,11 @@
 import { execFileSync } from 'node:child_process';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { buffer } from 'node:stream/consumers';
+import { constants, createBrotliCompress } from 'node:zlib';
 import { beforeAll, expect, it } from 'vitest';
+import { woff2Layout } from '../../adapters/converters/font/woff2-stream.js';
 import { createFontConverter, FONT_EDGES } from '../../adapters/converters/fonttools.js';
 import type { ErrorCode } from '../../src/errors.js';
 import { DETECTION_BYTES, detectFormat } from '../../src/formats/detect.js';
@@ -70,6 +74,16 @@ function patchTable(font: Buffer, tag: string, patch: (copy: Buffer, offset: num
   const entry = tableEntry(copy, tag);
   patch(copy, copy.readUInt32BE(entry + 8), entry);
   return copy;
+}
+
+/** A Brotli stream of `mebibytes` MiB of zeros (a few hundred KB), compressed chunk by chunk. */
+function brotliOfZeros(mebibytes: number): Promise<Buffer> {
+  const zeros = Buffer.alloc(1 << 20);
+  const chunks = (function* () {
+    for (let i = 0; i < mebibytes; i++) yield zeros;
+  })();
+  const compressor = createBrotliCompress({ params: { [constants.BROTLI_PARAM_QUALITY]: 1 } });
+  return buffer(Readable.from(chunks).pipe(compressor));
 }
 
 describeWithEngine('fontTools', FONTTOOLS_AVAILABLE, FONTTOOLS_INSTALL, 'font converter', () => {
@@ -233,6 +247,19 @@ describeWithEngine('fontTools', FONTTOOLS_AVAILABLE, FONTTOOLS_INSTALL, 'font co
     await refuse(ws, woff, 'woff', 'woff2', 'INPUT_LIMIT_EXCEEDED');
   });
 
+  it('stops inflating a WOFF2 stream at its declared size: 256 MiB of zeros behind a small font is CORRUPT_INPUT', async () => {
+    const ws = await workspace();
+    const woff2 = await readFile(fixture('fixture.woff2'));
+    const layout = woff2Layout(woff2, woff2.length);
+    if (!layout) throw new Error('fixture.woff2 has no WOFF2 layout');
+    const bomb = await brotliOfZeros(256);
+    const file = Buffer.concat([woff2.subarray(0, layout.streamOffset), bomb]);
+    file.writeUInt32BE(file.length, 8); // length
+    file.writeUInt32BE(bomb.length, 20); // totalCompressedSize
+    const error = await refuse(ws, file, 'woff2', 'ttf', 'CORRUPT_INPUT');
+    expect(error.message).toMatch(/inflate past the \d+ bytes declared/);
+  });
+
   it('stops inflating a WOFF table at its declared size: one that inflates further is CORRUPT_INPUT', async () => {
     const ws = await workspace();
     const woff = Buffer.from(await readFile(fixture('fixture.woff')));
@@ -260,6 +287,18 @@ describeWithEngine('fontTools', FONTTOOLS_AVAILABLE, FONTTOOLS_INSTALL, 'font co
     controller.abort();
     await expectCode(
       converter.convert(context(ws, 'ttf', 'woff2', { signal: controller.signal })),
+      'CANCELED',
+    );
+    await expectNoLeftovers(ws);
+  });
+
+  it('kills fontTools when the conversion is aborted while it runs', async () => {
+    const ws = await workspace();
+    const controller = new AbortController();
+    // Python's start alone takes longer than this: the abort lands while the child runs.
+    setTimeout(() => controller.abort(), 50);
+    await expectCode(
+      converter.convert(context(ws, 'otf', 'woff2', { signal: controller.signal })),
       'CANCELED',
     );
     await expectNoLeftovers(ws);

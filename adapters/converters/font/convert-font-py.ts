@@ -4,8 +4,8 @@
  * can change what it imports).
  *
  * It checks the file's layout before fontTools inflates anything (tables inside the file, WOFF
- * declared sizes under the limit), caps its own address space (the backstop for a Brotli stream
- * that inflates past what it declared: python3-brotli has no bounded decoder), reads every table
+ * declared sizes under the limit), caps its own address space (a backstop: a WOFF2 stream was
+ * already inflated once, counting, by woff2-stream.ts), reads every table
  * and glyph so a broken one is found before writing, converts outlines when the target's kind
  * differs (cu2qu for CFF -> TrueType, exact quadratic-to-cubic for TrueType -> CFF), and saves
  * with the target's flavour. argv: input, output, target, max unpacked bytes, memory bytes.
@@ -34,8 +34,8 @@ def fail(code, message):
 if MEMORY_BYTES > 0:
     import resource
 
-    # The backstop for a compressed table that inflates past what its header declared (Brotli
-    # has no bounded decoder in python3-brotli): MemoryError instead of the machine's memory.
+    # A backstop only: WOFF tables inflate no further than declared (bounded_woff_table), and the
+    # converter inflated a WOFF2 stream once, counting, before this ran (woff2-stream.ts).
     resource.setrlimit(resource.RLIMIT_AS, (MEMORY_BYTES, MEMORY_BYTES))
 
 try:
