@@ -15,7 +15,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { resolve } from 'node:path';
 import { z } from 'zod';
 import { throwIfAborted } from '../../src/abort.js';
 import { type ErrorCode, FileconvError } from '../../src/errors.js';
@@ -85,27 +85,20 @@ export function createFontConverter(options: FontConverterOptions = {}): Convert
       ctx.onProgress(0);
       // Written beside the scratch files and moved into place whole: a failed run leaves no
       // partial font at the output path.
-      const scratch = join(ctx.tempDir, `${randomUUID()}.${ctx.to}`);
+      const scratch = resolve(ctx.tempDir, `${randomUUID()}.${ctx.to}`);
+      // Absolute: the program runs in tempDir, and a caller's path may be relative to ours.
+      const input = resolve(ctx.inputPath);
       try {
         // Whatever its name says: a file declared woff2 that is not one fails in fontTools.
         await checkWoff2Stream(ctx.inputPath, maxFontBytes, ctx.signal);
         const outcome = await runTool(
           'fonttools',
-          [
-            '-I',
-            '-c',
-            CONVERT_FONT_PY,
-            ctx.inputPath,
-            scratch,
-            ctx.to,
-            String(maxFontBytes),
-            String(memoryBytes),
-          ],
+          ['-I', '-c', CONVERT_FONT_PY, input, scratch, ctx.to, String(maxFontBytes), String(memoryBytes)],
           {
             signal: ctx.signal,
             timeoutMs: options.timeoutMs,
             cwd: ctx.tempDir,
-            names: { [ctx.inputPath]: `input.${ctx.from}`, [scratch]: `output.${ctx.to}` },
+            names: { [input]: `input.${ctx.from}`, [scratch]: `output.${ctx.to}` },
           },
         );
         if (outcome.code !== 0) throw fontFailure(outcome, ctx);

@@ -5,7 +5,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { Readable } from 'node:stream';
 import { buffer } from 'node:stream/consumers';
 import { constants, createBrotliCompress } from 'node:zlib';
@@ -169,6 +169,13 @@ describeWithEngine('fontTools', FONTTOOLS_AVAILABLE, FONTTOOLS_INSTALL, 'font co
       expect(fontFacts(unpacked).commands).toEqual(sources.get('ttf')?.commands);
     },
   );
+
+  it('reads an input given by a path relative to the working directory', async () => {
+    const ws = await workspace();
+    const ctx = context(ws, 'ttf', 'woff', { inputPath: relative(process.cwd(), fixture('fixture.ttf')) });
+    await converter.convert(ctx);
+    expect(fcScan(ctx.outputPath).family).toBe('DejaVu Sans');
+  });
 
   it('converts through the engine, which detects the font from its bytes', async () => {
     const engineTemp = await tempDir();
