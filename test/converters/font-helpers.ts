@@ -50,10 +50,12 @@ export interface FontFacts {
   bounds: [number, number, number, number];
   area: number;
   commands: unknown[];
+  /** SHA-1 of each table's bytes as stored (unpacked from WOFF/WOFF2). */
+  digests: Record<string, string>;
 }
 
 const INSPECT = `
-import json, sys
+import hashlib, json, sys
 from fontTools.ttLib import TTFont
 from fontTools.pens.areaPen import AreaPen
 from fontTools.pens.boundsPen import BoundsPen
@@ -75,6 +77,7 @@ print(json.dumps({
   'bounds': list(bounds.bounds),
   'area': area.value,
   'commands': recording.value,
+  'digests': {tag: hashlib.sha1(font.reader[tag]).hexdigest() for tag in font.reader.keys()},
 }))
 `;
 

@@ -223,7 +223,18 @@ def main():
         raise
     except Exception as error:
         fail(CORRUPT, 'the font cannot be read: %s' % (str(error) or type(error).__name__))
-    if TARGET == 'ttf' and 'glyf' not in font:
+    rewrap = TARGET in ('woff', 'woff2') or (
+        'glyf' in font if TARGET == 'ttf' else 'CFF ' in font or 'CFF2' in font)
+    if rewrap:
+        # Only the wrapping changes: written from a fresh, lazy reading, so every table goes out
+        # byte for byte as it came in (fontTools recompiles the tables it has read, which
+        # reorders lookups and picks other cmap subtables: the same font, not the same bytes).
+        del font
+        try:
+            font = TTFont(SOURCE, recalcTimestamp=False, recalcBBoxes=False)
+        except MemoryError:
+            fail(LIMIT, 'the font inflates past the memory limit')
+    elif TARGET == 'ttf' and 'glyf' not in font:
         if 'CFF ' not in font and 'CFF2' not in font:
             fail(UNSUPPORTED, 'the font has no outlines to convert')
         cff_to_truetype(font)
