@@ -119,12 +119,14 @@ export const COMMAND_TOOLS = {
     install: 'apt-get install poppler-utils (GPL-2.0; brew install poppler), or set PDFTOPPM_PATH',
     versionArgs: ['-v'],
   },
+  // python3-munkres, named beside fontTools, satisfies its 'scipy | munkres' dependency, so apt
+  // need not pull SciPy and NumPy (89 MB) for an assignment solver fontTools' converters never use.
   fonttools: {
     label: 'fontTools (python3)',
     executables: ['python3'],
     env: 'FONTTOOLS_PYTHON',
     install:
-      'apt-get install python3-fonttools python3-brotli (MIT; pip install fonttools brotli), or set FONTTOOLS_PYTHON to a python3 that has them',
+      'apt-get install --no-install-recommends python3-munkres python3-fonttools python3-brotli (MIT; pip install fonttools brotli), or set FONTTOOLS_PYTHON to a python3 that has them',
     preferredPaths: ['/usr/bin/python3'],
   },
 } as const satisfies Record<string, CommandToolInfo>;
