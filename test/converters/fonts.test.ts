@@ -185,6 +185,14 @@ describeWithEngine('fontTools', FONTTOOLS_AVAILABLE, FONTTOOLS_INSTALL, 'font co
     expect(fcScan(ctx.outputPath).family).toBe('DejaVu Sans');
   });
 
+  it('plans every pair as one step: no lossless-looking detour through a web font', async () => {
+    const engine = createEngine({ converters: [converter], tempDir: await tempDir() });
+    for (const { from, to } of FONT_EDGES) {
+      const plan = await engine.plan(from, to);
+      expect(plan.steps.map((step) => `${step.from}>${step.to}`)).toEqual([`${from}>${to}`]);
+    }
+  });
+
   it('converts through the engine, which detects the font from its bytes', async () => {
     const engineTemp = await tempDir();
     const work = await tempDir();
