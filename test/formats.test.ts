@@ -50,7 +50,7 @@ const EXPECTED = {
   ebook: ['epub', 'mobi', 'azw3', 'fb2'],
   subtitle: [],
   data: [],
-  font: [],
+  font: ['ttf', 'otf', 'woff', 'woff2'],
   archive: [],
 } as const;
 

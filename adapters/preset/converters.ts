@@ -13,6 +13,7 @@
 import type { Converter } from '../../src/index.js';
 import { CHROMIUM_EDGES } from '../converters/browser/chromium-edges.js';
 import { CALIBRE_EDGES } from '../converters/ebook/calibre-edges.js';
+import { FONT_EDGES } from '../converters/font/font-edges.js';
 import { buildImageEdges } from '../converters/image/image-edges.js';
 import { isolateConverter } from '../converters/isolation/isolated.js';
 import { lazyConverter } from '../converters/lazy.js';
@@ -72,6 +73,11 @@ export function defaultConverters(): Converter[] {
       name: 'calibre',
       edges: CALIBRE_EDGES,
       load: async () => (await import('../converters/calibre.js')).createCalibreConverter(),
+    }),
+    lazyConverter({
+      name: 'font',
+      edges: FONT_EDGES,
+      load: async () => (await import('../converters/fonttools.js')).createFontConverter(),
     }),
   ];
 }

@@ -25,6 +25,12 @@ export interface CommandToolInfo {
   install: string;
   /** Arguments that make it print its version on stdout or stderr (first line kept). */
   versionArgs?: readonly string[];
+  /**
+   * Absolute paths tried before PATH: for an interpreter whose modules come from a Debian
+   * package (python3-fonttools installs into /usr/bin/python3's library, which a pyenv or venv
+   * python3 earlier on PATH does not see).
+   */
+  preferredPaths?: readonly string[];
 }
 
 export const COMMAND_TOOLS = {
@@ -113,6 +119,16 @@ export const COMMAND_TOOLS = {
     install: 'apt-get install poppler-utils (GPL-2.0; brew install poppler), or set PDFTOPPM_PATH',
     versionArgs: ['-v'],
   },
+  // python3-munkres, named beside fontTools, satisfies its 'scipy | munkres' dependency, so apt
+  // need not pull SciPy and NumPy (89 MB) for an assignment solver fontTools' converters never use.
+  fonttools: {
+    label: 'fontTools (python3)',
+    executables: ['python3'],
+    env: 'FONTTOOLS_PYTHON',
+    install:
+      'apt-get install --no-install-recommends python3-munkres python3-fonttools python3-brotli (MIT; pip install fonttools brotli), or set FONTTOOLS_PYTHON to a python3 that has them',
+    preferredPaths: ['/usr/bin/python3'],
+  },
 } as const satisfies Record<string, CommandToolInfo>;
 
 export type CommandTool = keyof typeof COMMAND_TOOLS;
@@ -134,6 +150,7 @@ export async function findTool(tool: CommandTool): Promise<string | undefined> {
   const info: CommandToolInfo = COMMAND_TOOLS[tool];
   const configured = process.env[info.env];
   if (configured) return (await isExecutable(configured)) ? configured : undefined;
+  for (const path of info.preferredPaths ?? []) if (await isExecutable(path)) return path;
   for (const name of info.executables) {
     const found = await findOnPath(name, SEARCH_DIRS);
     if (found) return found;

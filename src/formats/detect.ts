@@ -115,6 +115,10 @@ const FILE_TYPE_NAMES: Readonly<Record<string, FormatName>> = {
   xlsm: 'xlsm',
   potx: 'potx',
   pptm: 'pptm',
+  ttf: 'ttf',
+  otf: 'otf',
+  woff: 'woff',
+  woff2: 'woff2',
 };
 
 /**
