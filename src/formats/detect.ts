@@ -22,6 +22,7 @@
  * | doc, xls, ppt           | cfb                    | the OLE directory was not within the head         |
  * | key                     | iwork                  | Keynote/Pages/Numbers 2013+ share one layout      |
  * | htmlzip                 | zip                    | the index.html lay beyond the head                |
+ * | eps, ps                 | each other             | PostScript; 'EPSF' in line 1 is the writer's whim |
  * | txt                     | html, svg, rtf, url    | all text; reading it as plain text is faithful    |
  * | md                      | txt, html, url         | Markdown is text and may open with HTML           |
  * | csv, tsv, json          | txt, url               | delimited text and JSON have no signature         |
@@ -36,6 +37,7 @@ import {
   heifFamilyKind,
   zipPackageKind,
 } from './detect-containers.js';
+import { isGzippedSvg } from './detect-svgz.js';
 import { sniffText } from './detect-text.js';
 import { getFormat } from './lookup.js';
 import type { FormatName } from './types.js';
@@ -112,6 +114,8 @@ const FILE_TYPE_NAMES: Readonly<Record<string, FormatName>> = {
   xlsm: 'xlsm',
   potx: 'potx',
   pptm: 'pptm',
+  eps: 'eps', // '%!PS-Adobe-n.n EPSF-' or the DOS EPS binary header C5 D0 D3 C6
+  ps: 'ps', // any other '%!'
 };
 
 /**
@@ -137,6 +141,8 @@ function fromFileType(ext: string, mime: string, head: Uint8Array): FormatName |
       return compoundFileKind(head) ?? 'cfb';
     case 'zip':
       return zipPackageKind(head) ?? 'zip';
+    case 'gz':
+      return isGzippedSvg(head) ? 'svgz' : FILE_TYPE_NAMES[ext];
     default:
       return FILE_TYPE_NAMES[ext];
   }
@@ -201,6 +207,8 @@ const MUTUALLY_COMPATIBLE: readonly (readonly FormatName[])[] = [
   ['odt', 'ott'],
   ['ods', 'ots'],
   ['odp', 'otp'],
+  // Both are PostScript, told apart by an 'EPSF' in the first line that some writers of .eps leave out.
+  ['eps', 'ps'],
 ];
 const ALSO_ACCEPTS: Readonly<Record<FormatName, readonly string[]>> = {
   doc: ['cfb'],
