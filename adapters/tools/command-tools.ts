@@ -199,7 +199,13 @@ export interface ToolOutcome {
 export async function runTool(
   tool: CommandTool,
   args: readonly string[],
-  options: ToolRunOptions & { names?: Record<string, string>; keepStdout?: number; cwd?: string },
+  options: ToolRunOptions & {
+    names?: Record<string, string>;
+    keepStdout?: number;
+    cwd?: string;
+    /** The tool's environment (Ghostscript takes its one writable scratch folder from TMPDIR). */
+    env?: NodeJS.ProcessEnv;
+  },
 ): Promise<ToolOutcome> {
   const command = await locateTool(tool);
   const timeout = AbortSignal.timeout(options.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS);
@@ -208,6 +214,7 @@ export async function runTool(
     signal,
     keepStdout: options.keepStdout ?? 64 * 1024,
     ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
+    ...(options.env === undefined ? {} : { env: options.env }),
   });
   if (outcome.aborted) throw abortError(signal);
   if (outcome.spawnError) {
