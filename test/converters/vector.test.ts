@@ -15,7 +15,9 @@ import {
   createRsvgConverter,
   createSvgzConverter,
 } from '../../adapters/converters/vector.js';
+import { defaultConverters } from '../../adapters/preset/converters.js';
 import { COMMAND_TOOLS } from '../../adapters/tools/command-tools.js';
+import { createEngine } from '../../src/index.js';
 import { describeWithEngine } from '../helpers/engines.js';
 import { context, expectNoLeftovers, expectProgressRun, fixture, workspace } from './converter-harness.js';
 import { GS, input, PDFTOCAIRO, pdfInfo, pdfText, RSVG, readText, run } from './vector-helpers.js';
@@ -225,6 +227,34 @@ describeWithEngine('Poppler', PDFTOCAIRO, COMMAND_TOOLS.pdftocairo.install, 'pdf
     expect(meta).toMatchObject({ format: 'svg', width: 595, height: 842 });
   });
 });
+
+describeWithEngine(
+  'Ghostscript, librsvg and Poppler',
+  GS && RSVG && PDFTOCAIRO,
+  'apt-get install ghostscript librsvg2-bin poppler-utils',
+  'the CLI assembly',
+  () => {
+    it.each([
+      ['fixture.svg', 'pdf', ['svg', 'pdf']],
+      ['fixture.svgz', 'png', ['svgz', 'svg', 'png']],
+      ['fixture.svgz', 'pdf', ['svgz', 'svg', 'pdf']],
+      ['fixture.eps', 'webp', ['eps', 'png', 'webp']],
+      ['fixture.ps', 'eps', ['ps', 'pdf', 'eps']],
+      ['fixture.pdf', 'svgz', ['pdf', 'svg', 'svgz']],
+    ])('%s -> %s goes %j', async (name, to, path) => {
+      const ws = await workspace();
+      const engine = createEngine({ converters: defaultConverters(), tempDir: ws.temp });
+      try {
+        const output = join(ws.outputs, `out.${to}`);
+        const report = await engine.convertFile(fixture(name), output);
+        expect(report.path).toEqual(path);
+        expect((await readFile(output)).length).toBeGreaterThan(100);
+      } finally {
+        await engine.close();
+      }
+    });
+  },
+);
 
 describe('svgz converter', () => {
   const converter = createSvgzConverter();
