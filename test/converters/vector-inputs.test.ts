@@ -145,6 +145,15 @@ describeWithEngine('Ghostscript', GS, COMMAND_TOOLS.gs.install, 'ghostscript con
     expect(await readdir(ws.temp)).toEqual([]);
   });
 
+  it('a program allocating without end is stopped at the memory cap (INPUT_LIMIT_EXCEEDED)', async () => {
+    const ws = await workspace();
+    const hungry = createGhostscriptConverter({ timeoutSeconds: 30, maxMemoryMiB: 64 });
+    const program = '%!PS\n/a 60000 array def\n0 1 59999 { a exch 60000 string put } for\nshowpage\n';
+    const inputPath = await input(ws, 'hungry.ps', program);
+    await expectCode(hungry.convert(context(ws, 'ps', 'pdf', { inputPath })), 'INPUT_LIMIT_EXCEEDED');
+    await expectNoLeftovers(ws);
+  });
+
   it('a page too large to render at the asked dpi is INPUT_LIMIT_EXCEEDED before any pixel is drawn', async () => {
     const ws = await workspace();
     const inputPath = await input(

@@ -35,11 +35,17 @@ export interface GhostscriptConverterOptions {
   timeoutSeconds?: number;
   /** Most pages a PostScript or PDF input may have (a plan's maxDocumentPages lowers it). Default 1000. */
   maxPages?: number;
+  /**
+   * Most memory one Ghostscript run may allocate, MiB; a program that wants more fails as
+   * INPUT_LIMIT_EXCEEDED. Default 1024 (pages render in bands, so even large pages need far less).
+   */
+  maxMemoryMiB?: number;
 }
 
 const factoryOptionsSchema = z.strictObject({
   timeoutSeconds: z.number().positive().max(86_400).optional(),
   maxPages: z.int().min(1).max(100_000).optional(),
+  maxMemoryMiB: z.int().min(16).max(1_048_576).optional(),
 });
 
 const LABELS: Readonly<Record<string, string>> = { eps: 'EPS file', ps: 'PostScript file', pdf: 'PDF' };
@@ -201,6 +207,7 @@ export function createGhostscriptConverter(options: GhostscriptConverterOptions 
   const settings = parseOptions(factoryOptionsSchema, options, 'createGhostscriptConverter options');
   const timeoutMs = (settings.timeoutSeconds ?? 120) * 1000;
   const maxPages = settings.maxPages ?? 1000;
+  const memoryKiB = (settings.maxMemoryMiB ?? 1024) * 1024;
   const guard = edgeGuard('ghostscript', GHOSTSCRIPT_EDGES);
 
   return {
@@ -218,7 +225,10 @@ export function createGhostscriptConverter(options: GhostscriptConverterOptions 
       const names = { [resolve(ctx.inputPath)]: `input.${ctx.from}`, [workDir]: '<work>' };
       const what = LABELS[ctx.from] ?? ctx.from;
       try {
-        await convertIn({ ctx, run: { workDir, signal, timeoutMs, names }, what, maxPages }, workDir);
+        await convertIn(
+          { ctx, run: { workDir, signal, timeoutMs, memoryKiB, names }, what, maxPages },
+          workDir,
+        );
       } finally {
         await rm(workDir, { recursive: true, force: true });
       }

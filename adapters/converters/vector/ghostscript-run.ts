@@ -3,7 +3,9 @@
  * is a programming language: a file can loop forever, open other files, or ask for a page the
  * size of a house. So every run has -dSAFER (file access limited to the input named on the
  * command line, the output, and Ghostscript's own resources and fonts; no %pipe%, no device
- * changes), a time limit with the process killed at it, and a TMPDIR of its own.
+ * changes), a memory cap (-K: past it the program fails with /VMerror; without it a loop of
+ * allocations takes whatever the machine has), a time limit with the process killed at it, and a
+ * TMPDIR of its own.
  *
  * The TMPDIR matters: measured with Ghostscript 10.0, -dSAFER still lets a PostScript program
  * read and write any file in the temp directory (Ghostscript permits it so it can spool pages
@@ -20,6 +22,8 @@ export interface GhostscriptRun {
   workDir: string;
   signal: AbortSignal;
   timeoutMs: number;
+  /** Most memory Ghostscript may allocate, KiB (-K). */
+  memoryKiB: number;
   /** Paths in messages -> what the caller should see instead. */
   names: Record<string, string>;
 }
@@ -31,7 +35,7 @@ const BASE_ARGS = ['-q', '-dSAFER', '-dBATCH', '-dNOPAUSE', '-dNOPROMPT'] as con
 export async function runGhostscript(args: readonly string[], run: GhostscriptRun): Promise<ToolOutcome> {
   const tmp = join(run.workDir, 'gs-tmp');
   await mkdir(tmp, { recursive: true });
-  return runTool('gs', [...BASE_ARGS, ...args], {
+  return runTool('gs', [...BASE_ARGS, `-K${run.memoryKiB}`, ...args], {
     signal: run.signal,
     timeoutMs: run.timeoutMs,
     names: run.names,
