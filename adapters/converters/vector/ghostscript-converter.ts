@@ -52,6 +52,8 @@ const LABELS: Readonly<Record<string, string>> = { eps: 'EPS file', ps: 'PostScr
 
 interface Job {
   ctx: ConvertContext;
+  /** The conversion's options, parsed (defaults filled in); `page` is 1 where the target has none. */
+  options: { page: number } & Partial<RenderOptions>;
   run: GhostscriptRun;
   what: string;
   maxPages: number;
@@ -105,8 +107,7 @@ async function distil(job: Job, output: string): Promise<PdfFacts> {
 }
 
 async function readFacts(job: Job, pdf: string): Promise<PdfFacts> {
-  const options = job.ctx.options as { page?: number };
-  const facts = await pdfFacts(pdf, options.page ?? 1, job.run, job.what);
+  const facts = await pdfFacts(pdf, job.options.page, job.run, job.what);
   assertPages(job, facts.pages);
   return facts;
 }
@@ -124,7 +125,7 @@ function assertPageExists(job: Job, page: number, facts: PdfFacts): void {
 /** One page of `pdf` (our own distilled PDF) as PNG or JPEG, after the pixel limits are checked. */
 async function render(job: Job, pdf: string, facts: PdfFacts, output: string): Promise<void> {
   const { ctx, run } = job;
-  const options = parseOptions(vectorOptionsSchema(ctx.to), ctx.options, 'options') as RenderOptions;
+  const options = job.options as RenderOptions;
   assertPageExists(job, options.page, facts);
   const [x0, y0, x1, y1] = facts.mediaBox ?? [0, 0, 0, 0];
   const width = Math.ceil((Math.abs(x1 - x0) * options.dpi) / 72);
@@ -162,10 +163,9 @@ async function render(job: Job, pdf: string, facts: PdfFacts, output: string): P
 /** PDF -> EPS (the asked page) or PostScript (every page). */
 async function fromPdf(job: Job, output: string): Promise<void> {
   const { ctx, run } = job;
-  const options = parseOptions(vectorOptionsSchema(ctx.to), ctx.options, 'options') as { page?: number };
   const input = resolve(ctx.inputPath);
   const facts = await readFacts(job, input);
-  const page = options.page ?? 1;
+  const { page } = job.options;
   if (ctx.to === 'eps') assertPageExists(job, page, facts);
   const args = [
     '-sstdout=%stderr',
@@ -186,7 +186,6 @@ async function convertIn(job: Job, workDir: string): Promise<void> {
   if (ctx.from === 'pdf') {
     await fromPdf(job, output);
   } else {
-    parseOptions(vectorOptionsSchema(ctx.to), ctx.options, 'options');
     const distilled = ctx.to === 'pdf' ? output : join(workDir, 'distilled.pdf');
     const facts = await distil(job, distilled);
     ctx.onProgress(0.5);
@@ -220,15 +219,15 @@ export function createGhostscriptConverter(options: GhostscriptConverterOptions 
       guard(ctx.from, ctx.to);
       throwIfAborted(ctx.signal);
       ctx.onProgress(0);
+      const parsed = parseOptions(vectorOptionsSchema(ctx.to), ctx.options, 'options');
+      const options = { page: 1, ...parsed } as Job['options'];
       const workDir = await mkdtemp(join(ctx.tempDir, 'gs-'));
       const signal = AbortSignal.any([ctx.signal, AbortSignal.timeout(timeoutMs)]);
       const names = { [resolve(ctx.inputPath)]: `input.${ctx.from}`, [workDir]: '<work>' };
       const what = LABELS[ctx.from] ?? ctx.from;
       try {
-        await convertIn(
-          { ctx, run: { workDir, signal, timeoutMs, memoryKiB, names }, what, maxPages },
-          workDir,
-        );
+        const run = { workDir, signal, timeoutMs, memoryKiB, names };
+        await convertIn({ ctx, options, run, what, maxPages }, workDir);
       } finally {
         await rm(workDir, { recursive: true, force: true });
       }
