@@ -31,7 +31,10 @@ import { GHOSTSCRIPT_EDGES } from './vector-edges.js';
 import { type RenderOptions, vectorOptionsSchema } from './vector-options.js';
 
 export interface GhostscriptConverterOptions {
-  /** Seconds one conversion may run before Ghostscript is killed (CONVERSION_TIMEOUT). Default 120. */
+  /**
+   * Seconds one conversion may run before Ghostscript is killed (CONVERSION_TIMEOUT). Default 300, as
+   * for the other engines; the engine's own timeout may stop it sooner.
+   */
   timeoutSeconds?: number;
   /** Most pages a PostScript or PDF input may have (a plan's maxDocumentPages lowers it). Default 1000. */
   maxPages?: number;
@@ -204,7 +207,7 @@ async function convertIn(job: Job, workDir: string): Promise<void> {
 /** Creates the Ghostscript converter. Options are checked here, and a bad one throws INVALID_OPTIONS. */
 export function createGhostscriptConverter(options: GhostscriptConverterOptions = {}): Converter {
   const settings = parseOptions(factoryOptionsSchema, options, 'createGhostscriptConverter options');
-  const timeoutMs = (settings.timeoutSeconds ?? 120) * 1000;
+  const timeoutMs = (settings.timeoutSeconds ?? 300) * 1000;
   const maxPages = settings.maxPages ?? 1000;
   const memoryKiB = (settings.maxMemoryMiB ?? 1024) * 1024;
   const guard = edgeGuard('ghostscript', GHOSTSCRIPT_EDGES);

@@ -21,7 +21,10 @@ import { PDFTOCAIRO_EDGES } from './vector-edges.js';
 import { vectorOptionsSchema } from './vector-options.js';
 
 export interface PdftocairoConverterOptions {
-  /** Seconds one conversion may run before pdftocairo is killed (CONVERSION_TIMEOUT). Default 120. */
+  /**
+   * Seconds one conversion may run before pdftocairo is killed (CONVERSION_TIMEOUT). Default 300, as
+   * for the other engines; the engine's own timeout may stop it sooner.
+   */
   timeoutSeconds?: number;
 }
 
@@ -62,7 +65,7 @@ async function convertIn(ctx: ConvertContext, workDir: string, timeoutMs: number
 /** Creates the Poppler converter (pdf -> svg). */
 export function createPdftocairoConverter(options: PdftocairoConverterOptions = {}): Converter {
   const settings = parseOptions(factoryOptionsSchema, options, 'createPdftocairoConverter options');
-  const timeoutMs = (settings.timeoutSeconds ?? 120) * 1000;
+  const timeoutMs = (settings.timeoutSeconds ?? 300) * 1000;
   const guard = edgeGuard('pdftocairo', PDFTOCAIRO_EDGES);
   return {
     name: 'pdftocairo',

@@ -24,7 +24,10 @@ import { RSVG_EDGES } from './vector-edges.js';
 import { vectorOptionsSchema } from './vector-options.js';
 
 export interface RsvgConverterOptions {
-  /** Seconds one conversion may run before rsvg-convert is killed (CONVERSION_TIMEOUT). Default 120. */
+  /**
+   * Seconds one conversion may run before rsvg-convert is killed (CONVERSION_TIMEOUT). Default 300, as
+   * for the other engines; the engine's own timeout may stop it sooner.
+   */
   timeoutSeconds?: number;
 }
 
@@ -70,7 +73,7 @@ async function convertIn(ctx: ConvertContext, workDir: string, timeoutMs: number
 /** Creates the librsvg converter (svg -> pdf). */
 export function createRsvgConverter(options: RsvgConverterOptions = {}): Converter {
   const settings = parseOptions(factoryOptionsSchema, options, 'createRsvgConverter options');
-  const timeoutMs = (settings.timeoutSeconds ?? 120) * 1000;
+  const timeoutMs = (settings.timeoutSeconds ?? 300) * 1000;
   const guard = edgeGuard('rsvg', RSVG_EDGES);
   return {
     name: 'rsvg',
