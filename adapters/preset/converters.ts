@@ -23,6 +23,12 @@ import { PDF_EDGES } from '../converters/office/pdf/pdf-edges.js';
 import { SHEET_EDGES } from '../converters/office/sheets/sheet-edges.js';
 import { MAMMOTH_EDGES } from '../converters/office/text/mammoth-edges.js';
 import { TEXT_EDGES } from '../converters/office/text/text-edges.js';
+import {
+  GHOSTSCRIPT_EDGES,
+  PDFTOCAIRO_EDGES,
+  RSVG_EDGES,
+  SVGZ_EDGES,
+} from '../converters/vector/vector-edges.js';
 
 export function defaultConverters(): Converter[] {
   return [
@@ -63,6 +69,26 @@ export function defaultConverters(): Converter[] {
       name: 'chromium',
       edges: CHROMIUM_EDGES,
       load: async () => (await import('../converters/chromium.js')).createChromiumConverter(),
+    }),
+    lazyConverter({
+      name: 'ghostscript',
+      edges: GHOSTSCRIPT_EDGES,
+      load: async () => (await import('../converters/vector.js')).createGhostscriptConverter(),
+    }),
+    lazyConverter({
+      name: 'rsvg',
+      edges: RSVG_EDGES,
+      load: async () => (await import('../converters/vector.js')).createRsvgConverter(),
+    }),
+    lazyConverter({
+      name: 'pdftocairo',
+      edges: PDFTOCAIRO_EDGES,
+      load: async () => (await import('../converters/vector.js')).createPdftocairoConverter(),
+    }),
+    lazyConverter({
+      name: 'svgz',
+      edges: SVGZ_EDGES,
+      load: async () => (await import('../converters/vector.js')).createSvgzConverter(),
     }),
     lazyConverter({
       name: 'libreoffice',

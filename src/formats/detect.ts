@@ -23,6 +23,7 @@
  * | key                     | iwork                  | Keynote/Pages/Numbers 2013+ share one layout      |
  * | mobi, azw3              | each other             | a joint Kindle file holds a MOBI 6 and a KF8 book |
  * | htmlzip                 | zip                    | the index.html lay beyond the head                |
+ * | eps, ps                 | each other             | PostScript; 'EPSF' in line 1 is the writer's whim |
  * | txt                     | html, svg, rtf, url,   | all text; reading it as plain text is faithful    |
  * |                         | fb2                    |                                                   |
  * | md                      | txt, html, url         | Markdown is text and may open with HTML           |
@@ -39,6 +40,7 @@ import {
   zipPackageKind,
 } from './detect-containers.js';
 import { mobiKind } from './detect-ebook.js';
+import { isGzippedSvg } from './detect-svgz.js';
 import { sniffText } from './detect-text.js';
 import { getFormat } from './lookup.js';
 import type { FormatName } from './types.js';
@@ -119,6 +121,8 @@ const FILE_TYPE_NAMES: Readonly<Record<string, FormatName>> = {
   otf: 'otf',
   woff: 'woff',
   woff2: 'woff2',
+  eps: 'eps', // '%!PS-Adobe-n.n EPSF-' or the DOS EPS binary header C5 D0 D3 C6
+  ps: 'ps', // any other '%!'
 };
 
 /**
@@ -146,6 +150,8 @@ function fromFileType(ext: string, mime: string, head: Uint8Array): FormatName |
       return zipPackageKind(head) ?? 'zip';
     case 'mobi':
       return mobiKind(head);
+    case 'gz':
+      return isGzippedSvg(head) ? 'svgz' : FILE_TYPE_NAMES[ext];
     default:
       return FILE_TYPE_NAMES[ext];
   }
@@ -212,6 +218,8 @@ const MUTUALLY_COMPATIBLE: readonly (readonly FormatName[])[] = [
   ['odp', 'otp'],
   // A joint Kindle file holds a MOBI 6 book and a KF8 one: named either way, it is read either way.
   ['mobi', 'azw3'],
+  // Both are PostScript, told apart by an 'EPSF' in the first line that some writers of .eps leave out.
+  ['eps', 'ps'],
 ];
 const ALSO_ACCEPTS: Readonly<Record<FormatName, readonly string[]>> = {
   doc: ['cfb'],

@@ -103,7 +103,7 @@ const IMAGE_FORMATS: readonly FormatDefinition[] = [
     name: 'svg',
     family: 'image',
     label: 'SVG image',
-    // .svgz (gzipped SVG) is deliberately absent: its bytes are gzip, not SVG.
+    // .svgz (gzipped SVG) is a format of its own (registry-vector.ts): its bytes are gzip, not SVG.
     aliases: [],
     extensions: ['svg'],
     mimeTypes: ['image/svg+xml'],
