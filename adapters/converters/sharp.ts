@@ -9,7 +9,7 @@
  * FileconvError with a stable code, and the output appears at `outputPath` only when complete.
  */
 import { randomUUID } from 'node:crypto';
-import { readFile, rm } from 'node:fs/promises';
+import { readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Sharp } from 'sharp';
 import { z } from 'zod';
@@ -28,6 +28,7 @@ import { moveIntoPlace, writeImage } from './image/output.js';
 import { type ProbedImage, pixelLimitError, probeImage } from './image/probe.js';
 import { mapSharpError } from './image/sharp-errors.js';
 import { assertImageWork } from './image/work-budget.js';
+import { DEFAULT_MIN_WORK_PIXELS, DEFAULT_WORK_PIXELS_PER_BYTE } from './media/safety.js';
 
 export { IMAGE_DEFAULTS, type ImageOptions, imageOptionsSchema } from './image/image-options.js';
 
@@ -53,6 +54,26 @@ interface ConverterSettings {
   heic: boolean;
   timeoutSeconds: number;
   failOn: NonNullable<SharpConverterOptions['failOn']>;
+}
+
+/**
+ * INPUT_LIMIT_EXCEEDED for an animation asking for more decoding than its file's size may cost:
+ * the rule (and numbers) of the ffmpeg path's frame-bomb check (media/safety.ts).
+ */
+function assertAnimationWork(
+  probed: ProbedImage,
+  frames: number,
+  inputBytes: number,
+  maxPixels: number,
+): void {
+  const pixels = probed.width * probed.height * frames;
+  const budget = Math.max(maxPixels, DEFAULT_MIN_WORK_PIXELS, inputBytes * DEFAULT_WORK_PIXELS_PER_BYTE);
+  if (frames <= 1 || pixels <= budget) return;
+  throw new FileconvError(
+    'INPUT_LIMIT_EXCEEDED',
+    `The input asks for ${frames} frames of ${probed.width}x${probed.height} pixels from ${inputBytes} bytes: more decoding than a file of its size may cost (${budget} pixels)`,
+    { details: { frames, width: probed.width, height: probed.height, inputBytes, budgetPixels: budget } },
+  );
 }
 
 async function runConversion(ctx: ConvertContext, settings: ConverterSettings): Promise<void> {
@@ -83,21 +104,27 @@ async function runConversion(ctx: ConvertContext, settings: ConverterSettings): 
     ANIMATED_FORMATS.has(probed.format) &&
     ANIMATED_FORMATS.has(ctx.to);
   const frames = keepFrames ? probed.pages : 1;
-  if (probed.width * probed.height * frames > maxPixels) {
-    throw pixelLimitError(probed.width, probed.height, frames, maxPixels);
+  // libvips decodes and encodes an animation a frame at a time (a 783-frame 640x421 GIF to WebP
+  // peaks at ~110 MB), so the pixel limit is per frame, as in the ffmpeg path; the whole
+  // animation is bounded by what a file of its size may cost (a 69 KB GIF of 3000 frames of
+  // 4000x4000 is refused) and by the plan's work budget.
+  if (probed.width * probed.height > maxPixels) {
+    throw pixelLimitError(probed.width, probed.height, 1, maxPixels);
   }
+  assertAnimationWork(probed, frames, (await stat(ctx.inputPath)).size, maxPixels);
   assertImageWork(probed.width, probed.height, frames, ctx.limits.maxWorkPixels);
   // The limit bounds what is created too. Orientations 5..8 swap the sides (libheif has already
   // applied HEIC's own rotation, so its header size is final).
   const source =
     !probed.hevc && probed.orientation >= 5 ? { width: probed.height, height: probed.width } : probed;
   const output = outputSize(source, options);
-  if (output.width * output.height * frames > maxPixels) {
-    throw pixelLimitError(output.width, output.height, frames, maxPixels, 'The requested output is');
+  if (output.width * output.height > maxPixels) {
+    throw pixelLimitError(output.width, output.height, 1, maxPixels, 'The requested output is');
   }
 
   let pipeline: Sharp;
-  const common = { failOn: settings.failOn, limitInputPixels: maxPixels };
+  // sharp counts an animation's frames together (one tall strip); each was checked above.
+  const common = { failOn: settings.failOn, limitInputPixels: maxPixels * frames };
   if (bitmap) {
     const decoded: SharpSource = bitmap.decode();
     pipeline = sharp(decoded.input, { ...common, ...(decoded.raw ? { raw: decoded.raw } : {}) });
