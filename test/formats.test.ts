@@ -27,7 +27,20 @@ const FIXTURES = join(import.meta.dirname, '..', 'fixtures');
 
 /** The formats the registry must hold, per family, in order. */
 const EXPECTED = {
-  image: ['jpg', 'png', 'webp', 'avif', 'gif', 'tiff', 'heic', 'heif', 'svg', 'bmp', 'ico'],
+  image: [
+    'jpg',
+    'png',
+    'webp',
+    'avif',
+    'gif',
+    'tiff',
+    'heic',
+    'heif',
+    'svg',
+    'bmp',
+    'ico',
+    ...['jxl', 'jp2', 'psd', 'dng', 'tga', 'qoi', 'pcx', 'ppm', 'pgm', 'pbm', 'exr', 'hdr', 'dds'],
+  ],
   video: ['mp4', 'webm', 'mkv', 'mov', 'avi', 'flv', 'wmv', 'mpeg', '3gp', 'ogv', 'm4v', 'ts'],
   audio: ['mp3', 'wav', 'ogg', 'flac', 'aac', 'm4a', 'opus', 'wma', 'aiff', 'ac3'],
   document: [
