@@ -27,7 +27,9 @@ $ff -i "$src" -c:v ppm -f image2 "$out/fixture.ppm"
 $ff -i "$src" -c:v pgm -pix_fmt gray -f image2 "$out/fixture.pgm"
 $ff -i "$src" -c:v pbm -pix_fmt monob -f image2 "$out/fixture.pbm"
 $ff -i "$src" -c:v qoi -f image2 "$out/fixture.qoi"
-$ff -i "$src" -c:v exr -compression zip1 -pix_fmt gbrpf32le -f image2 "$out/fixture.exr"
+# EXR holds linear light: the sRGB rose is linearised first (zscale), as any EXR writer does.
+$ff -i "$src" -vf zscale=tin=iec61966-2-1:t=linear,format=gbrpf32le -c:v exr -compression zip1 \
+  -f image2 "$out/fixture.exr"
 
 # Lossless JPEG 2000 in its JP2 box container.
 opj_compress -i "$src" -o "$out/fixture.jp2" >/dev/null

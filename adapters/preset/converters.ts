@@ -21,6 +21,12 @@ import { PDF_EDGES } from '../converters/office/pdf/pdf-edges.js';
 import { SHEET_EDGES } from '../converters/office/sheets/sheet-edges.js';
 import { MAMMOTH_EDGES } from '../converters/office/text/mammoth-edges.js';
 import { TEXT_EDGES } from '../converters/office/text/text-edges.js';
+import {
+  FFMPEG_IMAGE_EDGES,
+  IMAGEMAGICK_EDGES,
+  LIBJXL_EDGES,
+  LIBRAW_EDGES,
+} from '../converters/raster/raster-edges.js';
 
 export function defaultConverters(): Converter[] {
   return [
@@ -29,6 +35,7 @@ export function defaultConverters(): Converter[] {
       edges: buildImageEdges(true),
       load: async () => (await import('../converters/sharp.js')).createSharpConverter(),
     }),
+    ...rasterToolConverters(),
     lazyConverter({
       name: 'ffmpeg',
       edges: buildMediaEdges(),
@@ -66,6 +73,33 @@ export function defaultConverters(): Converter[] {
       name: 'libreoffice',
       edges: buildOfficeEdges(),
       load: async () => (await import('../converters/libreoffice.js')).createLibreOfficeConverter(),
+    }),
+  ];
+}
+
+/** The raster formats sharp lacks, each on its command-line engine (converters/raster-tools.ts). */
+function rasterToolConverters(): Converter[] {
+  const tools = () => import('../converters/raster-tools.js');
+  return [
+    lazyConverter({
+      name: 'imagemagick',
+      edges: IMAGEMAGICK_EDGES,
+      load: async () => (await tools()).createImageMagickConverter(),
+    }),
+    lazyConverter({
+      name: 'libjxl',
+      edges: LIBJXL_EDGES,
+      load: async () => (await tools()).createLibjxlConverter(),
+    }),
+    lazyConverter({
+      name: 'ffmpeg-image',
+      edges: FFMPEG_IMAGE_EDGES,
+      load: async () => (await tools()).createFfmpegImageConverter(),
+    }),
+    lazyConverter({
+      name: 'libraw',
+      edges: LIBRAW_EDGES,
+      load: async () => (await tools()).createLibrawConverter(),
     }),
   ];
 }

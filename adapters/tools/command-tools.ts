@@ -64,6 +64,13 @@ export const COMMAND_TOOLS = {
     install: 'apt-get install libjxl-tools (BSD-3-Clause; brew install jpeg-xl), or set DJXL_PATH',
     versionArgs: ['--version'],
   },
+  ffmpeg: {
+    label: 'ffmpeg',
+    executables: ['ffmpeg'],
+    env: 'FFMPEG_PATH',
+    install: 'apt-get install ffmpeg (GPL-2.0+ as Debian builds it; brew install ffmpeg), or set FFMPEG_PATH',
+    versionArgs: ['-version'],
+  },
   dcraw_emu: {
     label: 'LibRaw (dcraw_emu)',
     executables: ['dcraw_emu'],
@@ -199,7 +206,12 @@ export interface ToolOutcome {
 export async function runTool(
   tool: CommandTool,
   args: readonly string[],
-  options: ToolRunOptions & { names?: Record<string, string>; keepStdout?: number; cwd?: string },
+  options: ToolRunOptions & {
+    names?: Record<string, string>;
+    keepStdout?: number;
+    cwd?: string;
+    env?: NodeJS.ProcessEnv;
+  },
 ): Promise<ToolOutcome> {
   const command = await locateTool(tool);
   const timeout = AbortSignal.timeout(options.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS);
@@ -208,6 +220,7 @@ export async function runTool(
     signal,
     keepStdout: options.keepStdout ?? 64 * 1024,
     ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
+    ...(options.env === undefined ? {} : { env: options.env }),
   });
   if (outcome.aborted) throw abortError(signal);
   if (outcome.spawnError) {

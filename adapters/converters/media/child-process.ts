@@ -17,6 +17,8 @@ export interface ChildRunOptions {
   onExit?: () => void;
   /** Working directory (tools that write next to where they run). Default: this process's. */
   cwd?: string;
+  /** Environment of the child (ImageMagick reads its policy path from it). Default: this process's. */
+  env?: NodeJS.ProcessEnv;
 }
 
 export interface ChildOutcome {
@@ -54,6 +56,7 @@ export function runChild(
     const child = spawn(command, args, {
       stdio: ['ignore', 'pipe', 'pipe'],
       ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
+      ...(options.env === undefined ? {} : { env: options.env }),
       shell: false,
       windowsHide: true,
     });
