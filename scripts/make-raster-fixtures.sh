@@ -52,3 +52,23 @@ tmp=$(mktemp -d)
 $ff -i "$src" -c:v ppm -f image2 "$tmp/rose.ppm"
 /usr/bin/python3 scripts/raster/make-dng.py "$tmp/rose.ppm" "$out/fixture.dng"
 rm -r "$tmp"
+
+# A TIFF of 64-bit floating-point samples (0..1), which libvips refuses ("samples out of range")
+# and ImageMagick reads: the sharp converter's fallback is tested on it. Written by tifffile.
+tmp=$(mktemp -d)
+$ff -i "$src" -c:v ppm -f image2 "$tmp/rose.ppm"
+/usr/bin/python3 - "$tmp/rose.ppm" "$out/raster/float64.tiff" <<'PY'
+import sys, numpy, tifffile
+fields = open(sys.argv[1], "rb").read().split(maxsplit=4)
+width, height = int(fields[1]), int(fields[2])
+rgb = numpy.frombuffer(fields[4][: width * height * 3], dtype=numpy.uint8).reshape(height, width, 3)
+tifffile.imwrite(sys.argv[2], rgb / 255.0, photometric="rgb", compression="zlib", software=False)
+PY
+rm -r "$tmp"
+
+# A run-length-encoded TGA stored bottom-up (the TGA default, which ImageMagick 6 reads upside down
+# unless told to orient it): written by Pillow (python3-pil).
+/usr/bin/python3 -c "
+from PIL import Image
+Image.open('$src').convert('RGB').save('$out/raster/bottom-up.tga', compression='tga_rle')
+"

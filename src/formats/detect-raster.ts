@@ -49,7 +49,7 @@ export function sniffRasterBinary(head: Uint8Array): FormatName | undefined {
 const u16le = (head: Uint8Array, at: number) => (head[at] ?? 0) | ((head[at + 1] ?? 0) << 8);
 
 /** ZSoft PCX: manufacturer 10, a known version, RLE encoding 1, and a sane bit depth and window. */
-function isPcx(head: Uint8Array): boolean {
+export function isPcx(head: Uint8Array): boolean {
   if (head.length < 128 || head[0] !== 0x0a || head[2] !== 1) return false;
   if (![0, 2, 3, 4, 5].includes(head[1] ?? -1) || ![1, 2, 4, 8].includes(head[3] ?? -1)) return false;
   const planes = head[65] ?? 0;
@@ -65,7 +65,7 @@ const TGA_GREY = new Set([3, 11]);
  * the image type, a colour map present exactly when the type uses one (and all-zero otherwise),
  * a pixel depth the type allows, a non-empty size and no reserved descriptor bits.
  */
-function isTga(head: Uint8Array): boolean {
+export function isTga(head: Uint8Array): boolean {
   if (head.length < 19) return false;
   const [, mapType = -1, type = -1] = head;
   const depth = head[16] ?? 0;

@@ -95,6 +95,9 @@ function writeArguments(to: FormatName): string[] {
       return ['-colorspace', 'Gray'];
     case 'pbm':
       return ['-colorspace', 'Gray', '-threshold', '50%'];
+    case 'tga':
+      // ImageMagick 6 labels the rows it writes bottom-up unless told the picture's orientation.
+      return ['-orient', 'TopLeft'];
     case 'jp2':
       // Lossless (the reversible 5/3 wavelet): a PNG's pixels come back exactly.
       return ['-quality', '100'];
@@ -119,20 +122,25 @@ export async function runMagick(run: MagickRun): Promise<void> {
   }
   await writeFile(join(run.workDir, 'policy.xml'), magickPolicy(readCoder, writeCoder, run.maxPixels));
   // '[0]': the first image only (a PSD's flattened composite, not its layers; a DDS's full size, not its mipmaps).
-  const args = [`${readCoder}:${run.input}[0]`, ...writeArguments(run.to), `${writeCoder}:${run.output}`];
+  // -auto-orient: ImageMagick 6 keeps a bottom-up TGA's (or a TIFF's) orientation as a label the
+  // PNG writer ignores; applying it gives the picture right side up.
+  const args = [
+    `${readCoder}:${run.input}[0]`,
+    '-auto-orient',
+    ...writeArguments(run.to),
+    `${writeCoder}:${run.output}`,
+  ];
   const outcome = await runTool('magick', args, {
     signal: run.signal,
     env: magickEnvironment(run.workDir),
     names: { [run.input]: `input.${run.from}`, [run.output]: `output.${run.to}` },
   });
   // ImageMagick exits 0 on warnings, but a corrupt-image warning means pixels were made up.
-  const damaged = /CorruptImage(?:Warning|Error)|unexpected end-of-file|insufficient image data/i.test(
-    outcome.stderr,
-  );
+  const damaged = /CorruptImage|unexpected ?end-?of-?file|insufficient image data/i.test(outcome.stderr);
   if (outcome.code !== 0 || damaged) {
+    // Decoding the user's file (anything but the PNG sharp made), or a reader's own complaint.
     const readFailed =
-      damaged ||
-      /error\/[\w-]+\.c\/Read|ReadImage|no decode delegate|improper image header/i.test(outcome.stderr);
+      run.from !== 'png' || damaged || /\/Read\w*Image|improper image header/i.test(outcome.stderr);
     throw toolError('magick', outcome, `reading ${run.from} into ${run.to}`, readFailed);
   }
 }

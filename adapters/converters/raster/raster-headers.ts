@@ -8,6 +8,7 @@
 import type { FileHandle } from 'node:fs/promises';
 import { open } from 'node:fs/promises';
 import { FileconvError } from '../../../src/errors.js';
+import { isPcx, isTga } from '../../../src/formats/detect-raster.js';
 import type { FormatName } from '../../../src/formats/types.js';
 
 export interface PixelSize {
@@ -59,11 +60,11 @@ const HEADER_READERS: Readonly<Record<FormatName, HeaderReader>> = {
     need(head, 22) && head.toString('latin1', 0, 4) === '8BPS'
       ? { width: head.readUInt32BE(18), height: head.readUInt32BE(14) }
       : undefined,
-  tga: (head) =>
-    need(head, 18) ? { width: head.readUInt16LE(12), height: head.readUInt16LE(14) } : undefined,
+  // TGA and PCX have no signature: their headers must pass the checks detection makes.
+  tga: (head) => (isTga(head) ? { width: head.readUInt16LE(12), height: head.readUInt16LE(14) } : undefined),
   // PCX stores the inclusive window xmin, ymin, xmax, ymax.
   pcx: (head) =>
-    need(head, 12)
+    isPcx(head)
       ? {
           width: head.readUInt16LE(8) - head.readUInt16LE(4) + 1,
           height: head.readUInt16LE(10) - head.readUInt16LE(6) + 1,

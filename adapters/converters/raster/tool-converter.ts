@@ -23,6 +23,7 @@ import { edgeGuard, parseOptions } from '../converter-kit.js';
 import { moveIntoPlace } from '../image/output.js';
 import { pixelLimitError } from '../image/probe.js';
 import { assertImageWork } from '../image/work-budget.js';
+import { assertComplete } from './integrity.js';
 import { type PixelSize, readPixelSize } from './raster-headers.js';
 
 /** One conversion, as a tool's run() sees it. */
@@ -81,6 +82,7 @@ export function createRasterToolConverter(spec: RasterToolConverterSpec): Conver
       parseOptions(noOptions, ctx.options, `${spec.name} options`);
       ctx.onProgress(0);
       const size = await checkedSize(ctx);
+      await assertComplete(ctx.inputPath, ctx.from, size);
       const workDir = join(ctx.tempDir, `${spec.name}-${randomUUID()}`);
       try {
         await mkdir(workDir);
