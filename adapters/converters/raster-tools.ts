@@ -70,7 +70,10 @@ export function createLibjxlConverter(): Converter {
       });
       if (outcome.code !== 0) {
         const inputFault =
-          tool === 'djxl' || /failed to (?:read|decode)|unknown image format/i.test(outcome.stderr);
+          tool === 'djxl' ||
+          /failed to (?:read|decode)|error (?:reading|during decode)|unexpected end of input|unknown image format/i.test(
+            outcome.stderr,
+          );
         throw toolError(tool, outcome, `converting ${ctx.from} to ${ctx.to}`, inputFault);
       }
     },

@@ -140,7 +140,9 @@ export async function runMagick(run: MagickRun): Promise<void> {
   if (outcome.code !== 0 || damaged) {
     // Decoding the user's file (anything but the PNG sharp made), or a reader's own complaint.
     const readFailed =
-      run.from !== 'png' || damaged || /\/Read\w*Image|improper image header/i.test(outcome.stderr);
+      run.from !== 'png' ||
+      damaged ||
+      /\/Read\w*Image|improper image header|no images defined/i.test(outcome.stderr);
     throw toolError('magick', outcome, `reading ${run.from} into ${run.to}`, readFailed);
   }
 }
