@@ -7,6 +7,7 @@
  * runs without a shell, killed on abort or after five minutes.
  */
 import { open } from 'node:fs/promises';
+import { z } from 'zod';
 import type { Converter } from '../../src/ports.js';
 import { runTool } from '../tools/command-tools.js';
 import { runMagick } from './raster/imagemagick.js';
@@ -34,14 +35,39 @@ async function jpeg2000Coder(path: string): Promise<string> {
   }
 }
 
+/** Options of png/jpg -> jxl; built once (this module loads only when a raster conversion runs). */
+const JXL_OPTIONS = z.strictObject({
+  quality: z
+    .int()
+    .min(1)
+    .max(100)
+    .optional()
+    .describe(
+      "JPEG XL quality, 1-100; 100 is mathematically lossless. Default: cjxl's own (90, visually lossless) for PNG; a JPEG is recompressed losslessly unless a quality is given",
+    ),
+  effort: z.int().min(1).max(9).optional().describe('Encoder effort, 1 (fastest) to 9 (smallest). Default 7'),
+});
+
+/** Options of png -> jp2. */
+const JP2_OPTIONS = z.strictObject({
+  quality: z
+    .int()
+    .min(1)
+    .max(100)
+    .optional()
+    .describe('JPEG 2000 quality, 1-100; 100 is lossless (the reversible wavelet). Default 100'),
+});
+
 /** ImageMagick: jp2, psd (read, flattened), tga, pcx, ppm, pgm, pbm, hdr and dds, to and from PNG. */
 export function createImageMagickConverter(): Converter {
   return createRasterToolConverter({
     name: 'imagemagick',
     edges: IMAGEMAGICK_EDGES,
     tools: ['magick'],
-    async run({ ctx, input, output, workDir }: RasterJob) {
+    optionsSchema: (to) => (to === 'jp2' ? JP2_OPTIONS : undefined),
+    async run({ ctx, input, output, workDir, options }: RasterJob) {
       await runMagick({
+        ...(options.quality === undefined ? {} : { quality: options.quality }),
         input,
         from: ctx.from,
         output,
@@ -61,9 +87,21 @@ export function createLibjxlConverter(): Converter {
     name: 'libjxl',
     edges: LIBJXL_EDGES,
     tools: ['djxl', 'cjxl'],
-    async run({ ctx, input, output }: RasterJob) {
+    optionsSchema: (to) => (to === 'jxl' ? JXL_OPTIONS : undefined),
+    async run({ ctx, input, output, options }: RasterJob) {
       const tool = ctx.from === 'jxl' ? 'djxl' : 'cjxl';
-      const args = [input, output, `--num_threads=${TOOL_THREADS}`, ...(tool === 'cjxl' ? ['--quiet'] : [])];
+      const encoding = [
+        ...(options.quality === undefined ? [] : ['-q', String(options.quality)]),
+        // A quality given for a JPEG source means re-encoding its pixels instead of recompressing it.
+        ...(options.quality !== undefined && ctx.from === 'jpg' ? ['--lossless_jpeg=0'] : []),
+        ...(options.effort === undefined ? [] : ['-e', String(options.effort)]),
+      ];
+      const args = [
+        input,
+        output,
+        `--num_threads=${TOOL_THREADS}`,
+        ...(tool === 'cjxl' ? ['--quiet', ...encoding] : []),
+      ];
       const outcome = await runTool(tool, args, {
         signal: ctx.signal,
         names: { [input]: `input.${ctx.from}`, [output]: `output.${ctx.to}` },

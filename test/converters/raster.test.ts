@@ -180,6 +180,27 @@ describeWithEngine('raster tools', RASTER_ENGINES_AVAILABLE, RASTER_INSTALL, 'ra
     expect(readFileSync(rebuilt).equals(readFileSync(fixture('fixture.jpg')))).toBe(true);
   });
 
+  it('quality options: jxl at 100 is lossless, jp2 below 100 is smaller, out of range is refused', async () => {
+    const jxl = join(work, 'lossless.jxl');
+    await engine.convertFile(ROSE, jxl, { options: { quality: 100, effort: 3 } });
+    expect(rmse(ROSE, ffmpegDecode(jxl, work, ['-f', 'jpegxl_pipe']))).toBe(0);
+    const small = join(work, 'small.jp2');
+    const exact = join(work, 'exact.jp2');
+    await engine.convertFile(ROSE, small, { options: { quality: 30 } });
+    await engine.convertFile(ROSE, exact);
+    expect(readFileSync(small).length).toBeLessThan(readFileSync(exact).length);
+    expect(rmse(ROSE, ffmpegDecode(small, work))).toBeLessThan(0.1);
+    await expect(
+      engine.convertFile(ROSE, join(work, 'bad.jxl'), { options: { quality: 0 } }),
+    ).rejects.toMatchObject({
+      code: 'INVALID_OPTIONS',
+    });
+    // A quality for a JPEG source re-encodes its pixels: nothing to rebuild the JPEG from.
+    const reencoded = join(work, 'reencoded.jxl');
+    await engine.convertFile(fixture('fixture.jpg'), reencoded, { options: { quality: 60 } });
+    expect(execFileSync('jxlinfo', [reencoded], { encoding: 'utf8' })).not.toContain('reconstruction');
+  });
+
   it('dng develops into a 16-bit TIFF', async () => {
     const out = join(work, 'raw.tiff');
     expect((await engine.convertFile(fixture('fixture.dng'), out)).path).toEqual(['dng', 'tiff']);

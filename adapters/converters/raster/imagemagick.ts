@@ -57,6 +57,8 @@ export interface MagickRun {
   workDir: string;
   maxPixels: number;
   signal: AbortSignal;
+  /** JPEG 2000 quality, 1-100 (100, the default, is lossless). */
+  quality?: number;
   /** Coder override for the input (a bare JPEG 2000 codestream is 'J2K', not 'JP2'). */
   readCoder?: string;
 }
@@ -89,7 +91,7 @@ export function magickPolicy(readCoder: string, writeCoder: string, maxPixels: n
 }
 
 /** Writer settings per target: what ImageMagick would otherwise guess. */
-function writeArguments(to: FormatName): string[] {
+function writeArguments(to: FormatName, quality: number | undefined): string[] {
   switch (to) {
     case 'pgm':
       return ['-colorspace', 'Gray'];
@@ -100,7 +102,7 @@ function writeArguments(to: FormatName): string[] {
       return ['-orient', 'TopLeft'];
     case 'jp2':
       // Lossless (the reversible 5/3 wavelet): a PNG's pixels come back exactly.
-      return ['-quality', '100'];
+      return ['-quality', String(quality ?? 100)];
     default:
       return [];
   }
@@ -127,7 +129,7 @@ export async function runMagick(run: MagickRun): Promise<void> {
   const args = [
     `${readCoder}:${run.input}[0]`,
     '-auto-orient',
-    ...writeArguments(run.to),
+    ...writeArguments(run.to, run.quality),
     `${writeCoder}:${run.output}`,
   ];
   const outcome = await runTool('magick', args, {

@@ -37,18 +37,29 @@ export interface RasterJob {
   workDir: string;
   /** The size the input's header claims, already within the limits. */
   size: PixelSize;
+  /** ctx.options, checked by the spec's optionsSchema for this target (its defaults not filled in). */
+  options: RasterOptions;
 }
+
+/** The options any raster tool converter may take; each target's schema allows a subset. */
+// A type, not an interface: option schemas must be assignable to Record<string, unknown>.
+export type RasterOptions = {
+  quality?: number | undefined;
+  effort?: number | undefined;
+};
 
 export interface RasterToolConverterSpec {
   name: string;
   edges: readonly ConversionEdge[];
   /** Tools available() checks, the one whose version is reported first. */
   tools: readonly CommandTool[];
+  /** Options per target; targets it leaves out take none. */
+  optionsSchema?: (to: FormatName) => z.ZodType<RasterOptions> | undefined;
   /** Runs the tool(s) for `job`; throws a FileconvError on failure (see toolError). */
   run(job: RasterJob): Promise<void>;
 }
 
-const noOptions = z.strictObject({});
+const noOptions: z.ZodType<RasterOptions> = z.strictObject({});
 
 /** Words tools print when an image is past a resource limit rather than broken. */
 const LIMIT_WORDS =
@@ -75,11 +86,12 @@ export function createRasterToolConverter(spec: RasterToolConverterSpec): Conver
     name: spec.name,
     edges: spec.edges,
     available: () => toolsAvailability(spec.tools),
-    optionsSchema: () => noOptions,
+    optionsSchema: (to) => spec.optionsSchema?.(to) ?? noOptions,
     async convert(ctx: ConvertContext): Promise<ConvertResult> {
       throwIfAborted(ctx.signal);
       guard(ctx.from, ctx.to);
-      parseOptions(noOptions, ctx.options, `${spec.name} options`);
+      const schema = spec.optionsSchema?.(ctx.to) ?? noOptions;
+      const options = parseOptions(schema, ctx.options, `${spec.name} options`);
       ctx.onProgress(0);
       const size = await checkedSize(ctx);
       await assertComplete(ctx.inputPath, ctx.from, size);
@@ -89,7 +101,7 @@ export function createRasterToolConverter(spec: RasterToolConverterSpec): Conver
         const input = join(workDir, `in.${ctx.from}`);
         await symlink(resolve(ctx.inputPath), input);
         const output = join(workDir, `out.${ctx.to}`);
-        await spec.run({ ctx, input, output, workDir, size });
+        await spec.run({ ctx, input, output, workDir, size, options });
         throwIfAborted(ctx.signal);
         const written = await stat(output).catch(() => undefined);
         if (!written || written.size === 0) {
