@@ -10,10 +10,9 @@ import {
   createLibrawConverter,
 } from '../../adapters/converters/raster-tools.js';
 import { fixturePath, testConverter } from '../../src/testing/index.js';
-import { RASTER_ENGINES_AVAILABLE } from './raster-helpers.js';
+import { RASTER_ENGINES_AVAILABLE, ROSE } from './raster-helpers.js';
 
 const BUILT_IN = ['sharp', 'ffmpeg', 'libreoffice', 'exceljs', 'mammoth', 'pdf', 'text'];
-const ROSE = fixturePath('png').replace(/fixture\.png$/, 'raster/rose.png');
 
 if (RASTER_ENGINES_AVAILABLE) {
   testConverter('imagemagick', () => createImageMagickConverter(), {
