@@ -25,6 +25,12 @@ export interface CommandToolInfo {
   install: string;
   /** Arguments that make it print its version on stdout or stderr (first line kept). */
   versionArgs?: readonly string[];
+  /**
+   * Absolute paths tried before PATH: for an interpreter whose modules come from a Debian
+   * package (python3-fonttools installs into /usr/bin/python3's library, which a pyenv or venv
+   * python3 earlier on PATH does not see).
+   */
+  preferredPaths?: readonly string[];
 }
 
 export const COMMAND_TOOLS = {
@@ -120,6 +126,16 @@ export const COMMAND_TOOLS = {
     install: 'apt-get install poppler-utils (GPL-2.0; brew install poppler), or set PDFTOPPM_PATH',
     versionArgs: ['-v'],
   },
+  // python3-munkres, named beside fontTools, satisfies its 'scipy | munkres' dependency, so apt
+  // need not pull SciPy and NumPy (89 MB) for an assignment solver fontTools' converters never use.
+  fonttools: {
+    label: 'fontTools (python3)',
+    executables: ['python3'],
+    env: 'FONTTOOLS_PYTHON',
+    install:
+      'apt-get install --no-install-recommends python3-munkres python3-fonttools python3-brotli (MIT; pip install fonttools brotli), or set FONTTOOLS_PYTHON to a python3 that has them',
+    preferredPaths: ['/usr/bin/python3'],
+  },
 } as const satisfies Record<string, CommandToolInfo>;
 
 export type CommandTool = keyof typeof COMMAND_TOOLS;
@@ -141,6 +157,7 @@ export async function findTool(tool: CommandTool): Promise<string | undefined> {
   const info: CommandToolInfo = COMMAND_TOOLS[tool];
   const configured = process.env[info.env];
   if (configured) return (await isExecutable(configured)) ? configured : undefined;
+  for (const path of info.preferredPaths ?? []) if (await isExecutable(path)) return path;
   for (const name of info.executables) {
     const found = await findOnPath(name, SEARCH_DIRS);
     if (found) return found;
@@ -210,7 +227,8 @@ export async function runTool(
     names?: Record<string, string>;
     keepStdout?: number;
     cwd?: string;
-    env?: NodeJS.ProcessEnv;
+    /** Variables added to (or replacing) this process's environment for the tool (calibre's HOME). */
+    env?: Record<string, string>;
   },
 ): Promise<ToolOutcome> {
   const command = await locateTool(tool);
@@ -220,7 +238,7 @@ export async function runTool(
     signal,
     keepStdout: options.keepStdout ?? 64 * 1024,
     ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
-    ...(options.env === undefined ? {} : { env: options.env }),
+    ...(options.env === undefined ? {} : { env: { ...process.env, ...options.env } }),
   });
   if (outcome.aborted) throw abortError(signal);
   if (outcome.spawnError) {

@@ -17,7 +17,7 @@ export interface ChildRunOptions {
   onExit?: () => void;
   /** Working directory (tools that write next to where they run). Default: this process's. */
   cwd?: string;
-  /** Environment of the child (ImageMagick reads its policy path from it). Default: this process's. */
+  /** Environment of the child. Default: this process's. */
   env?: NodeJS.ProcessEnv;
 }
 

@@ -108,11 +108,12 @@ function writeArguments(to: FormatName, quality: number | undefined): string[] {
   }
 }
 
-/** The environment of a run: this process's, less any MAGICK_* setting, plus the policy and temp paths. */
-function magickEnvironment(workDir: string): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [key, value] of Object.entries(process.env)) if (!key.startsWith('MAGICK_')) env[key] = value;
-  return { ...env, MAGICK_CONFIGURE_PATH: workDir, MAGICK_TEMPORARY_PATH: workDir };
+/**
+ * What a run adds to the environment: the policy's folder, searched before the system's, and the
+ * folder for ImageMagick's temporary files (the run's own, removed with it).
+ */
+function magickEnvironment(workDir: string): Record<string, string> {
+  return { MAGICK_CONFIGURE_PATH: workDir, MAGICK_TEMPORARY_PATH: workDir };
 }
 
 /** Converts the first image of `input` into `output`; FileconvError on failure. */
