@@ -42,6 +42,7 @@ const EXPECTED = {
     'eps',
     'ps',
     'svgz',
+    ...['jxl', 'jp2', 'psd', 'dng', 'tga', 'qoi', 'pcx', 'ppm', 'pgm', 'pbm', 'exr', 'hdr', 'dds'],
   ],
   video: ['mp4', 'webm', 'mkv', 'mov', 'avi', 'flv', 'wmv', 'mpeg', '3gp', 'ogv', 'm4v', 'ts'],
   audio: ['mp3', 'wav', 'ogg', 'flac', 'aac', 'm4a', 'opus', 'wma', 'aiff', 'ac3'],

@@ -2,7 +2,8 @@
  * The image converter: JPEG, PNG, WebP, AVIF, GIF, TIFF, BMP and ICO between each other, plus
  * SVG, HEIC and HEIF as inputs, on sharp (libvips). HEVC-coded HEIC/HEIF is decoded by heic-decode
  * (libheif in WebAssembly) because the prebuilt libvips has no HEVC decoder; BMP and ICO, which
- * libvips does not handle, are decoded and encoded by this project's own code (image/bitmap-io.ts).
+ * libvips does not handle, are decoded and encoded by this project's own code (image/bitmap-io.ts);
+ * a TIFF libvips refuses (64-bit samples) goes through ImageMagick when it is installed.
  *
  * Both libraries are loaded lazily on first use. Every input is probed before decoding (pixel
  * limit, SVG references, empty or unknown data, see image/probe.ts), every failure is a
@@ -27,6 +28,7 @@ import { IMAGE_DEFAULTS, IMAGE_TARGETS, imageOptionsSchema } from './image/image
 import { moveIntoPlace, writeImage } from './image/output.js';
 import { type ProbedImage, pixelLimitError, probeImage } from './image/probe.js';
 import { mapSharpError } from './image/sharp-errors.js';
+import { withTiffFallback } from './image/tiff-fallback.js';
 import { assertImageWork } from './image/work-budget.js';
 import { DEFAULT_MIN_WORK_PIXELS, DEFAULT_WORK_PIXELS_PER_BYTE } from './media/safety.js';
 
@@ -213,7 +215,12 @@ export function createSharpConverter(options: SharpConverterOptions = {}): Conve
       if (!sources.has(ctx.from)) {
         throw new FileconvError('UNSUPPORTED_CONVERSION', `The sharp converter cannot read '${ctx.from}'`);
       }
-      return runInProcess(ctx, () => runConversion(ctx, settings), mapSharpError);
+      // A TIFF libvips refuses is given to ImageMagick, when installed (image/tiff-fallback.ts).
+      return runInProcess(
+        ctx,
+        () => withTiffFallback(ctx, (attempt) => runConversion(attempt, settings)),
+        mapSharpError,
+      );
     },
   };
 }

@@ -29,6 +29,12 @@ import {
   RSVG_EDGES,
   SVGZ_EDGES,
 } from '../converters/vector/vector-edges.js';
+import {
+  FFMPEG_IMAGE_EDGES,
+  IMAGEMAGICK_EDGES,
+  LIBJXL_EDGES,
+  LIBRAW_EDGES,
+} from '../converters/raster/raster-edges.js';
 
 export function defaultConverters(): Converter[] {
   return [
@@ -37,6 +43,7 @@ export function defaultConverters(): Converter[] {
       edges: buildImageEdges(true),
       load: async () => (await import('../converters/sharp.js')).createSharpConverter(),
     }),
+    ...rasterToolConverters(),
     lazyConverter({
       name: 'ffmpeg',
       edges: buildMediaEdges(),
@@ -104,6 +111,33 @@ export function defaultConverters(): Converter[] {
       name: 'font',
       edges: FONT_EDGES,
       load: async () => (await import('../converters/fonttools.js')).createFontConverter(),
+    }),
+  ];
+}
+
+/** The raster formats sharp lacks, each on its command-line engine (converters/raster-tools.ts). */
+function rasterToolConverters(): Converter[] {
+  const tools = () => import('../converters/raster-tools.js');
+  return [
+    lazyConverter({
+      name: 'imagemagick',
+      edges: IMAGEMAGICK_EDGES,
+      load: async () => (await tools()).createImageMagickConverter(),
+    }),
+    lazyConverter({
+      name: 'libjxl',
+      edges: LIBJXL_EDGES,
+      load: async () => (await tools()).createLibjxlConverter(),
+    }),
+    lazyConverter({
+      name: 'ffmpeg-image',
+      edges: FFMPEG_IMAGE_EDGES,
+      load: async () => (await tools()).createFfmpegImageConverter(),
+    }),
+    lazyConverter({
+      name: 'libraw',
+      edges: LIBRAW_EDGES,
+      load: async () => (await tools()).createLibrawConverter(),
     }),
   ];
 }

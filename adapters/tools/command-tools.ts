@@ -70,6 +70,13 @@ export const COMMAND_TOOLS = {
     install: 'apt-get install libjxl-tools (BSD-3-Clause; brew install jpeg-xl), or set DJXL_PATH',
     versionArgs: ['--version'],
   },
+  ffmpeg: {
+    label: 'ffmpeg',
+    executables: ['ffmpeg'],
+    env: 'FFMPEG_PATH',
+    install: 'apt-get install ffmpeg (GPL-2.0+ as Debian builds it; brew install ffmpeg), or set FFMPEG_PATH',
+    versionArgs: ['-version'],
+  },
   dcraw_emu: {
     label: 'LibRaw (dcraw_emu)',
     executables: ['dcraw_emu'],

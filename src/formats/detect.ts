@@ -19,6 +19,7 @@
  * | ogg, ogv, opus          | each other             | Ogg; the first stream decides what file-type says |
  * | mkv, webm               | each other             | Matroska; WebM is a Matroska subset               |
  * | wma, wmv                | each other             | ASF; the first stream decides audio vs video      |
+ * | ppm, pgm, pbm           | each other             | netpbm; a .pnm holds any of the three             |
  * | doc, xls, ppt           | cfb                    | the OLE directory was not within the head         |
  * | key                     | iwork                  | Keynote/Pages/Numbers 2013+ share one layout      |
  * | mobi, azw3              | each other             | a joint Kindle file holds a MOBI 6 and a KF8 book |
@@ -41,6 +42,7 @@ import {
 } from './detect-containers.js';
 import { mobiKind } from './detect-ebook.js';
 import { isGzippedSvg } from './detect-svgz.js';
+import { sniffRasterBinary, sniffRasterText } from './detect-raster.js';
 import { sniffText } from './detect-text.js';
 import { getFormat } from './lookup.js';
 import type { FormatName } from './types.js';
@@ -69,6 +71,12 @@ const FILE_TYPE_NAMES: Readonly<Record<string, FormatName>> = {
   tif: 'tiff',
   bmp: 'bmp',
   ico: 'ico',
+  jxl: 'jxl',
+  jp2: 'jp2',
+  j2c: 'jp2', // a bare JPEG 2000 codestream
+  jpx: 'jp2',
+  psd: 'psd',
+  dng: 'dng',
   mp4: 'mp4',
   f4v: 'mp4', // Flash's MP4 flavour
   m4v: 'm4v',
@@ -152,19 +160,22 @@ function fromFileType(ext: string, mime: string, head: Uint8Array): FormatName |
       return mobiKind(head);
     case 'gz':
       return isGzippedSvg(head) ? 'svgz' : FILE_TYPE_NAMES[ext];
+    case 'cur':
+      // An uncompressed TGA without an ID field starts 00 00 02 00 too, which is all file-type checks.
+      return sniffRasterBinary(head);
     default:
       return FILE_TYPE_NAMES[ext];
   }
 }
 
-/** Signatures file-type misses on a head: TIFF whose IFD lies beyond it, PDF with leading junk. */
+/** Signatures file-type misses on a head: TIFF whose IFD lies beyond it, PDF with leading junk, raster formats it does not know. */
 function sniffBinary(head: Uint8Array): FormatName | undefined {
   const starts = (bytes: readonly number[]) => bytes.every((byte, i) => head[i] === byte);
   if (starts([0x49, 0x49, 0x2a, 0x00]) || starts([0x4d, 0x4d, 0x00, 0x2a])) return 'tiff';
   if (starts([0x49, 0x49, 0x2b, 0x00]) || starts([0x4d, 0x4d, 0x00, 0x2b])) return 'tiff'; // BigTIFF
   // Readers accept '%PDF-' anywhere in the first 1024 bytes (PDF 1.7, annex H).
   if (new TextDecoder('latin1').decode(head.subarray(0, 1024)).includes('%PDF-')) return 'pdf';
-  return undefined;
+  return sniffRasterBinary(head);
 }
 
 /**
@@ -199,7 +210,7 @@ export async function detectFormat(head: Uint8Array): Promise<FormatName | Gener
     // the binary sniffs below; only text it calls something else (xml, vtt, ...) still counts.
     return text ?? fromFileType(found.ext, found.mime, head) ?? sniffText(head);
   }
-  return sniffText(head) ?? sniffBinary(head);
+  return sniffRasterText(head) ?? sniffText(head) ?? sniffBinary(head);
 }
 
 const MUTUALLY_COMPATIBLE: readonly (readonly FormatName[])[] = [
@@ -220,6 +231,8 @@ const MUTUALLY_COMPATIBLE: readonly (readonly FormatName[])[] = [
   ['mobi', 'azw3'],
   // Both are PostScript, told apart by an 'EPSF' in the first line that some writers of .eps leave out.
   ['eps', 'ps'],
+  // A .pnm may hold any of the three; ImageMagick's PNM reader takes them all.
+  ['ppm', 'pgm', 'pbm'],
 ];
 const ALSO_ACCEPTS: Readonly<Record<FormatName, readonly string[]>> = {
   doc: ['cfb'],

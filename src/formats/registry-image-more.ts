@@ -1,4 +1,130 @@
-/** Raster image formats beyond the common web ones (jxl, jp2, psd, camera raw, tga, ...), read and written through ImageMagick, libjxl, libraw or ffmpeg. Conventions: registry.ts. */
+/**
+ * Raster image formats beyond the common web ones, read and written through ImageMagick, libjxl,
+ * LibRaw or ffmpeg (adapters/converters/raster/). Conventions: registry.ts. Formats without a
+ * magic number (TGA, PCX, netpbm, Radiance HDR) are recognised by a strict check of their header
+ * fields (detect-raster.ts), which is what every reader of them does too.
+ */
 import type { FormatDefinition } from './types.js';
 
-export const RASTER_FORMATS: readonly FormatDefinition[] = [];
+export const RASTER_FORMATS: readonly FormatDefinition[] = [
+  {
+    name: 'jxl',
+    family: 'image',
+    label: 'JPEG XL image',
+    aliases: [],
+    extensions: ['jxl'],
+    mimeTypes: ['image/jxl'],
+    detectable: true,
+  },
+  {
+    // The JP2 box container; bare codestreams (.j2k, .j2c) are read too: same decoder, same bytes after the boxes.
+    name: 'jp2',
+    family: 'image',
+    label: 'JPEG 2000 image',
+    aliases: ['jpeg2000', 'j2k', 'j2c', 'jpf', 'jpx'],
+    extensions: ['jp2', 'j2k', 'j2c', 'jpf', 'jpx'],
+    mimeTypes: ['image/jp2', 'image/jpx', 'image/x-jp2'],
+    detectable: true,
+  },
+  {
+    // Read only, flattened: the composite image Photoshop stores beside the layers.
+    name: 'psd',
+    family: 'image',
+    label: 'Photoshop document',
+    aliases: ['psb', 'photoshop'],
+    extensions: ['psd', 'psb'],
+    mimeTypes: ['image/vnd.adobe.photoshop', 'image/x-photoshop', 'application/x-photoshop'],
+    detectable: true,
+  },
+  {
+    // Read only: a camera's sensor data, developed by LibRaw.
+    name: 'dng',
+    family: 'image',
+    label: 'Digital Negative (camera raw)',
+    aliases: [],
+    extensions: ['dng'],
+    mimeTypes: ['image/x-adobe-dng', 'image/dng'],
+    detectable: true,
+  },
+  {
+    name: 'tga',
+    family: 'image',
+    label: 'Truevision TGA image',
+    aliases: ['targa', 'icb', 'vda', 'vst'],
+    extensions: ['tga', 'icb', 'vda', 'vst'],
+    mimeTypes: ['image/x-tga', 'image/x-targa', 'image/tga'],
+    detectable: true,
+  },
+  {
+    name: 'qoi',
+    family: 'image',
+    label: 'QOI image',
+    aliases: [],
+    extensions: ['qoi'],
+    mimeTypes: ['image/qoi', 'image/x-qoi'],
+    detectable: true,
+  },
+  {
+    name: 'pcx',
+    family: 'image',
+    label: 'PC Paintbrush image',
+    aliases: [],
+    extensions: ['pcx'],
+    mimeTypes: ['image/vnd.zbrush.pcx', 'image/x-pcx'],
+    detectable: true,
+  },
+  {
+    name: 'ppm',
+    family: 'image',
+    label: 'Portable pixmap (netpbm)',
+    aliases: ['pnm'],
+    extensions: ['ppm', 'pnm'],
+    mimeTypes: ['image/x-portable-pixmap', 'image/x-portable-anymap'],
+    detectable: true,
+  },
+  {
+    name: 'pgm',
+    family: 'image',
+    label: 'Portable graymap (netpbm)',
+    aliases: [],
+    extensions: ['pgm'],
+    mimeTypes: ['image/x-portable-graymap'],
+    detectable: true,
+  },
+  {
+    name: 'pbm',
+    family: 'image',
+    label: 'Portable bitmap (netpbm)',
+    aliases: [],
+    extensions: ['pbm'],
+    mimeTypes: ['image/x-portable-bitmap'],
+    detectable: true,
+  },
+  {
+    name: 'exr',
+    family: 'image',
+    label: 'OpenEXR image',
+    aliases: ['openexr'],
+    extensions: ['exr'],
+    mimeTypes: ['image/x-exr', 'image/aces'],
+    detectable: true,
+  },
+  {
+    name: 'hdr',
+    family: 'image',
+    label: 'Radiance HDR image',
+    aliases: ['rgbe', 'radiance'],
+    extensions: ['hdr', 'rgbe'],
+    mimeTypes: ['image/vnd.radiance', 'image/x-hdr'],
+    detectable: true,
+  },
+  {
+    name: 'dds',
+    family: 'image',
+    label: 'DirectDraw Surface texture',
+    aliases: [],
+    extensions: ['dds'],
+    mimeTypes: ['image/vnd.ms-dds', 'image/x-dds'],
+    detectable: true,
+  },
+];

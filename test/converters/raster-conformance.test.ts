@@ -1,0 +1,48 @@
+/**
+ * The converter conformance suite (what `fileconv/testing` promises hosts) run against the four
+ * raster tool converters, each on one of its own fixtures and, for the writers, back again.
+ */
+import { describe, it } from 'vitest';
+import {
+  createFfmpegImageConverter,
+  createImageMagickConverter,
+  createLibjxlConverter,
+  createLibrawConverter,
+} from '../../adapters/converters/raster-tools.js';
+import { fixturePath, testConverter } from '../../src/testing/index.js';
+import { RASTER_ENGINES_AVAILABLE, ROSE } from './raster-helpers.js';
+
+const BUILT_IN = ['sharp', 'ffmpeg', 'libreoffice', 'exceljs', 'mammoth', 'pdf', 'text'];
+
+if (RASTER_ENGINES_AVAILABLE) {
+  testConverter('imagemagick', () => createImageMagickConverter(), {
+    otherConverters: BUILT_IN,
+    samples: [
+      { from: 'psd', to: 'png', input: fixturePath('psd') },
+      { from: 'png', to: 'tga', input: ROSE },
+    ],
+  });
+  testConverter('libjxl', () => createLibjxlConverter(), {
+    otherConverters: BUILT_IN,
+    samples: [
+      { from: 'jxl', to: 'png', input: fixturePath('jxl') },
+      { from: 'jpg', to: 'jxl', input: fixturePath('jpg') },
+    ],
+  });
+  testConverter('ffmpeg-image', () => createFfmpegImageConverter(), {
+    otherConverters: BUILT_IN,
+    samples: [
+      { from: 'qoi', to: 'png', input: fixturePath('qoi') },
+      { from: 'png', to: 'exr', input: ROSE },
+    ],
+  });
+  testConverter('libraw', () => createLibrawConverter(), {
+    otherConverters: BUILT_IN,
+    samples: [{ from: 'dng', to: 'tiff', input: fixturePath('dng') }],
+  });
+} else {
+  // test/converters/raster.test.ts fails under FILECONV_REQUIRE_ENGINES=1 when they are missing.
+  describe.skip('raster converter conformance (ImageMagick, ffmpeg, libjxl or LibRaw missing)', () => {
+    it('needs the engines', () => {});
+  });
+}
