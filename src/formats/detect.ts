@@ -5,8 +5,9 @@
  *
  * detectFormat answers with a canonical registry name, or with one of GENERIC_CONTAINERS when the
  * bytes only reveal the container ('cfb': an OLE file that is not recognisably doc/xls/ppt from
- * the head; 'zip': a zip with no telling entry; 'iwork': an Apple iWork 2013+ package), or
- * undefined. Text is 'txt' unless it is recognisably HTML, SVG, RTF or a URL file: csv, tsv and
+ * the head; 'iwork': an Apple iWork 2013+ package; 'bz2', 'xz': a compressed stream, whose
+ * content the head cannot show), or undefined. A zip with no telling entry is 'zip', the archive;
+ * a gzip stream is 'tgz' when a tar header shows inside it, and unrecognised otherwise. Text is 'txt' unless it is recognisably HTML, SVG, RTF or a URL file: csv, tsv and
  * md are never detected by name, they are text. A zip is 'htmlzip' when an index.html shows in
  * the head and no package format does.
  *
@@ -22,6 +23,8 @@
  * | doc, xls, ppt           | cfb                    | the OLE directory was not within the head         |
  * | key                     | iwork                  | Keynote/Pages/Numbers 2013+ share one layout      |
  * | htmlzip                 | zip                    | the index.html lay beyond the head                |
+ * | zip                     | ZIP_PACKAGES           | a docx, epub, htmlzip... is a zip all the same    |
+ * | tbz2, txz               | bz2, xz                | the tar inside is not visible from a head         |
  * | txt                     | html, svg, rtf, url    | all text; reading it as plain text is faithful    |
  * | md                      | txt, html, url         | Markdown is text and may open with HTML           |
  * | csv, tsv, json          | txt, url               | delimited text and JSON have no signature         |
@@ -34,6 +37,7 @@ import {
   compoundFileKind,
   type GenericContainer,
   heifFamilyKind,
+  ZIP_PACKAGES,
   zipPackageKind,
 } from './detect-containers.js';
 import { sniffText } from './detect-text.js';
@@ -112,6 +116,10 @@ const FILE_TYPE_NAMES: Readonly<Record<string, FormatName>> = {
   xlsm: 'xlsm',
   potx: 'potx',
   pptm: 'pptm',
+  tar: 'tar',
+  'tar.gz': 'tgz', // file-type inflates a gzip stream and finds a tar header in it
+  '7z': '7z',
+  rar: 'rar',
 };
 
 /**
@@ -137,6 +145,9 @@ function fromFileType(ext: string, mime: string, head: Uint8Array): FormatName |
       return compoundFileKind(head) ?? 'cfb';
     case 'zip':
       return zipPackageKind(head) ?? 'zip';
+    case 'bz2':
+    case 'xz':
+      return ext;
     default:
       return FILE_TYPE_NAMES[ext];
   }
@@ -208,6 +219,9 @@ const ALSO_ACCEPTS: Readonly<Record<FormatName, readonly string[]>> = {
   ppt: ['cfb'],
   key: ['iwork'],
   htmlzip: ['zip'],
+  zip: ZIP_PACKAGES,
+  tbz2: ['bz2'],
+  txz: ['xz'],
   // A text file that happens to hold one URL is still text when it says so.
   txt: ['html', 'svg', 'rtf', 'url'],
   md: ['txt', 'html', 'url'],
