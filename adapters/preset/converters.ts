@@ -11,6 +11,7 @@
  */
 
 import type { Converter } from '../../src/index.js';
+import { ARCHIVE_EDGES } from '../converters/archive/archive-edges.js';
 import { CHROMIUM_EDGES } from '../converters/browser/chromium-edges.js';
 import { buildImageEdges } from '../converters/image/image-edges.js';
 import { isolateConverter } from '../converters/isolation/isolated.js';
@@ -61,6 +62,11 @@ export function defaultConverters(): Converter[] {
       name: 'chromium',
       edges: CHROMIUM_EDGES,
       load: async () => (await import('../converters/chromium.js')).createChromiumConverter(),
+    }),
+    lazyConverter({
+      name: 'bsdtar',
+      edges: ARCHIVE_EDGES,
+      load: async () => (await import('../converters/bsdtar.js')).createArchiveConverter(),
     }),
     lazyConverter({
       name: 'libreoffice',
