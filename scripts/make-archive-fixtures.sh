@@ -22,7 +22,8 @@ trap 'rm -rf "$tree"' EXIT
 
 mkdir -p "$tree/archive/docs" "$tree/archive/bin" "$tree/archive/empty"
 printf 'A small archive fixture.\nSecond line.\n' > "$tree/archive/docs/readme.txt"
-printf '# Notes\n\nCaf\303\251 cr\303\250me br\303\273l\303\251e.\n' > "$tree/archive/docs/caf\303\251 notes.md"
+utf8_name="$(printf 'caf\303\251 notes.md')"
+printf '# Notes\n\nCaf\303\251 cr\303\250me br\303\273l\303\251e.\n' > "$tree/archive/docs/$utf8_name"
 printf '#!/bin/sh\necho hello\n' > "$tree/archive/bin/run.sh"
 chmod 755 "$tree/archive/bin/run.sh"
 cp fixtures/fixture.png "$tree/archive/docs/pixel.png"
