@@ -5,7 +5,7 @@
  */
 import { readdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import { ARCHIVE_READS, ARCHIVE_WRITES } from '../../adapters/converters/archive/archive-edges.js';
 import { createArchiveConverter } from '../../adapters/converters/bsdtar.js';
 import { createEngine } from '../../src/index.js';
