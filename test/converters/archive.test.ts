@@ -9,6 +9,7 @@ import { beforeAll, expect, it } from 'vitest';
 import { ARCHIVE_READS, ARCHIVE_WRITES } from '../../adapters/converters/archive/archive-edges.js';
 import { createArchiveConverter } from '../../adapters/converters/bsdtar.js';
 import { createEngine } from '../../src/index.js';
+import { fixturePath, testConverter } from '../../src/testing/index.js';
 import { describeWithEngine } from '../helpers/engines.js';
 import { tarBytes } from '../helpers/tar.js';
 import {
@@ -149,5 +150,18 @@ describeWithEngine('bsdtar', ARCHIVE_ENGINE, ARCHIVE_INSTALL, 'archive converter
     } finally {
       await engine.close();
     }
+  });
+
+  testConverter('bsdtar', () => createArchiveConverter(), {
+    otherConverters: ['sharp', 'ffmpeg', 'libreoffice', 'exceljs', 'mammoth', 'pdf', 'text', 'chromium'],
+    samples: [
+      {
+        from: 'zip',
+        to: 'txz',
+        input: fixturePath('zip'),
+        check: async (out) => expect(await unpackedTree(out, 'txz')).toEqual(expectedTree('zip')),
+      },
+      { from: 'rar', to: '7z', input: fixturePath('rar'), options: { compressionLevel: 9 } },
+    ],
   });
 });
