@@ -3,8 +3,10 @@
  * unpacked by an independent reader (GNU tar, 7-Zip) and compared entry by entry, bytes by SHA-256,
  * with what the fixture holds; and its compressionLevel option, read back from 7-Zip's listing.
  */
+import { execFile } from 'node:child_process';
 import { readdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { beforeAll, expect, it } from 'vitest';
 import { ARCHIVE_READS, ARCHIVE_WRITES } from '../../adapters/converters/archive/archive-edges.js';
 import { createArchiveConverter } from '../../adapters/converters/bsdtar.js';
@@ -28,6 +30,7 @@ import {
   workspace,
 } from './converter-harness.js';
 
+const run = promisify(execFile);
 const converter = createArchiveConverter();
 /** A 7-Zip listing record of an entry with content (folders and empty files have no method). */
 const holdsBytes = (entry: Record<string, string>) => Number(entry.Size) > 0;
@@ -70,16 +73,33 @@ describeWithEngine('bsdtar', ARCHIVE_ENGINE, ARCHIVE_INSTALL, 'archive converter
     expect(await readdir(ws.temp)).toEqual([]);
   });
 
+  it('turns a hard link into a copy where the format has none (zip, 7z), and keeps it in a tar', async () => {
+    const ws = await workspace();
+    const inputPath = join(ws.inputs, 'linked.tar');
+    const data = Buffer.from('shared bytes\n');
+    await writeFile(
+      inputPath,
+      tarBytes([
+        { name: 'a.txt', data },
+        { name: 'b.txt', type: '1', linkName: 'a.txt' },
+      ]),
+    );
+    for (const to of ['zip', '7z', 'txz'] as const) {
+      const ctx = context(ws, 'tar', to, { inputPath, outputPath: join(ws.outputs, `linked.${to}`) });
+      await converter.convert(ctx);
+      const tree = await unpackedTree(ctx.outputPath, to);
+      expect(tree['b.txt']).toBe(tree['a.txt']);
+      expect(tree['a.txt']).toMatch(/^file /);
+    }
+    const { stdout } = await run('tar', ['-tvJf', join(ws.outputs, 'linked.txz')]);
+    expect(stdout).toMatch(/b\.txt link to a\.txt/);
+  });
+
   it('keeps modes in a tar: the script stays executable', async () => {
     const ws = await workspace();
     const ctx = context(ws, '7z', 'txz');
     await converter.convert(ctx);
-    const { execFile } = await import('node:child_process');
-    const listing = await new Promise<string>((resolve, reject) =>
-      execFile('tar', ['-tvJf', ctx.outputPath], (error, stdout) =>
-        error ? reject(error) : resolve(stdout),
-      ),
-    );
+    const { stdout: listing } = await run('tar', ['-tvJf', ctx.outputPath]);
     expect(listing).toMatch(/-rwxr-xr-x .*archive\/bin\/run\.sh/);
     expect(listing).toMatch(/-rw-r--r-- .*archive\/docs\/readme\.txt/);
   });

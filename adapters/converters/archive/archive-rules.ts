@@ -100,11 +100,8 @@ export class ArchiveRules {
         maxUncompressedBytes: this.limits.maxUncompressedBytes,
       });
     }
-    this.paths.push(entry.name);
-  }
-
-  /** The checks that need every entry: totals against the archive's size, paths through symlinks. */
-  finish(): void {
+    // The total only grows, so a ratio past the limit now is past it at the end: refuse from the
+    // header, before its bytes are decompressed.
     const ratio = this.total / Math.max(this.archiveBytes, 1);
     if (this.total > this.limits.ratioFloorBytes && ratio > this.limits.maxRatio) {
       throw zipBombError(`it extracts to ${Math.round(ratio)}x its size`, {
@@ -112,6 +109,11 @@ export class ArchiveRules {
         maxRatio: this.limits.maxRatio,
       });
     }
+    this.paths.push(entry.name);
+  }
+
+  /** The check that needs every entry: no entry lies beneath a symlink, whichever comes first. */
+  finish(): void {
     if (this.symlinks.size === 0) return;
     for (const name of this.paths) {
       const parts = components(name);
