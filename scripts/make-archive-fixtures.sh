@@ -48,5 +48,6 @@ rm -f "$out/fixture.zip" "$out/fixture.7z"
 
 # ---- rar: a sample shipped in an npm package (see above) ------------------------------------
 (cd "$tree" && npm pack --silent unrar-js@0.2.3 >/dev/null && tar -xzf unrar-js-0.2.3.tgz)
+# Its MIT notice ships beside it: fixtures/THIRD-PARTY-NOTICES.txt.
 cp "$tree/package/test/test.rar" "$out/fixture.rar"
 chmod 644 "$out/fixture.rar"
