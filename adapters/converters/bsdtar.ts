@@ -117,7 +117,7 @@ async function repack(
     if (extracted.code !== 0) throw unreadableArchive(extracted.stderr);
     ctx.onProgress(0.6);
     // NUL-separated, one entry each, no recursion: the archive's own entries in its order.
-    await writeFile(list, names.map((name) => `${name}\0`).join(''));
+    await writeFile(list, Buffer.from(names.map((name) => `${name}\0`).join(''), 'latin1'));
     const args = ['-c', '-f', packed, ...formatArguments(to, options), '--no-recursion', '--null'];
     const written = await runArchiveTool('bsdtar', [...args, '-C', files, '-T', list], {
       signal: ctx.signal,

@@ -120,6 +120,30 @@ describeWithEngine('bsdtar', ARCHIVE_ENGINE, ARCHIVE_INSTALL, 'archive converter
     expect(error.details).toMatchObject({ reason });
   });
 
+  it('keeps a name that is not UTF-8 byte for byte (an old Windows zip, CP437)', async () => {
+    // 'Übersicht.txt' in CP437, with the zip's UTF-8 flag cleared, as DOS-era tools wrote it.
+    const zip = Buffer.from(
+      (await zipWithName('Xbersicht.txt')).toString('latin1').replaceAll('Xbersicht', '\x9abersicht'),
+      'latin1',
+    );
+    for (const [signature, flagsAt] of [
+      [0x04034b50, 6],
+      [0x02014b50, 8],
+    ] as const) {
+      for (let at = 0; at + 4 <= zip.length; at++) {
+        if (zip.readUInt32LE(at) === signature)
+          zip.writeUInt16LE(zip.readUInt16LE(at + flagsAt) & ~0x0800, at + flagsAt);
+      }
+    }
+    const ws = await workspace();
+    const inputPath = join(ws.inputs, 'dos.zip');
+    await writeFile(inputPath, zip);
+    const ctx = context(ws, 'zip', 'tar', { inputPath });
+    await converter.convert(ctx);
+    const { stdout } = await run('tar', ['-tf', ctx.outputPath, '--quoting-style=escape']);
+    expect(stdout.trim()).toBe('\\232bersicht.txt');
+  });
+
   it('keeps a symlink that points inside the archive', async () => {
     const ws = await workspace();
     const inputPath = join(ws.inputs, 'links.tar');

@@ -13,7 +13,7 @@
  */
 import { FileconvError } from '../../../src/errors.js';
 import { DEFAULT_ZIP_LIMITS, zipBombError } from '../office/zip-safety.js';
-import type { TarEntry } from './tar-header-reader.js';
+import { displayName, type TarEntry } from './tar-header-reader.js';
 
 export interface ArchiveLimits {
   /** Most entries an archive may hold (folders and links count). Default 10,000. */
@@ -46,10 +46,15 @@ const TYPE_NAMES: Readonly<Record<string, string>> = {
 };
 const KNOWN_TYPES = new Set(['0', '1', '2', '5', 'S']);
 
-function unsafe(entry: string, why: string, reason: string): FileconvError {
-  return new FileconvError('UNSAFE_INPUT', `The archive entry '${entry}' ${why}; nothing was extracted.`, {
-    details: { reason, entry },
-  });
+function unsafe(name: string, why: string, reason: string): FileconvError {
+  const entry = displayName(name);
+  return new FileconvError(
+    'UNSAFE_INPUT',
+    `The archive entry '${entry}' ${displayName(why)}; nothing was extracted.`,
+    {
+      details: { reason, entry },
+    },
+  );
 }
 
 /** Whether a name is absolute on some system: '/x', '\\x', 'C:x'. */
@@ -75,7 +80,7 @@ export class ArchiveRules {
     private readonly archiveBytes: number,
   ) {}
 
-  /** The entries' names in archive order, each once: what the repack adds back. */
+  /** The entries' names (byte strings) in archive order, each once: what the repack adds back. */
   get names(): readonly string[] {
     return [...new Set(this.paths)];
   }

@@ -5,9 +5,13 @@
  * records; holds at most one header's extension records in memory.
  */
 
-/** One archive entry as the tar stream describes it. */
+/**
+ * One archive entry as the tar stream describes it. Names are byte strings (latin1: one char per
+ * byte), not decoded text: a name that is not UTF-8 (an old Windows zip's CP437 names) must reach
+ * the repack byte for byte to find its extracted file. displayName() decodes one for people.
+ */
 export interface TarEntry {
-  /** The entry's path as stored (pax 'path' when present). */
+  /** The entry's path as stored (pax 'path' when present), as a byte string. */
   name: string;
   /** The tar typeflag: '0' file, '1' hard link, '2' symlink, '3'/'4' device, '5' folder, '6' FIFO. */
   type: string;
@@ -26,7 +30,7 @@ export class TarFormatError extends Error {}
 
 function text(bytes: Uint8Array): string {
   const end = bytes.indexOf(0);
-  return Buffer.from(end === -1 ? bytes : bytes.subarray(0, end)).toString('utf8');
+  return Buffer.from(end === -1 ? bytes : bytes.subarray(0, end)).toString('latin1');
 }
 
 /** A numeric header field: octal text, or base-256 when the first byte's high bit is set. */
@@ -39,6 +43,11 @@ function numeric(bytes: Uint8Array): number {
   const digits = text(bytes).trim();
   if (digits !== '' && !/^[0-7]+$/.test(digits)) throw new TarFormatError(`bad number field '${digits}'`);
   return digits === '' ? 0 : Number.parseInt(digits, 8);
+}
+
+/** A byte-string name as text for messages (UTF-8, with U+FFFD where the bytes are not). */
+export function displayName(name: string): string {
+  return Buffer.from(name, 'latin1').toString('utf8');
 }
 
 /** Whether 512 bytes are a tar header: the ustar magic, or failing it (v7 tar) a matching checksum. */
@@ -62,7 +71,7 @@ function paxRecords(data: Buffer): Map<string, string> {
     const space = data.indexOf(0x20, at);
     const length = space === -1 ? Number.NaN : Number.parseInt(data.toString('latin1', at, space), 10);
     if (!Number.isInteger(length) || length <= 0 || at + length > data.length) break;
-    const record = data.toString('utf8', space + 1, at + length - 1);
+    const record = data.toString('latin1', space + 1, at + length - 1);
     const equals = record.indexOf('=');
     if (equals > 0) records.set(record.slice(0, equals), record.slice(equals + 1));
     at += length;
