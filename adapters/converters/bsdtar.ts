@@ -24,8 +24,13 @@ import { throwIfAborted } from '../../src/abort.js';
 import { FileconvError } from '../../src/errors.js';
 import type { FormatName } from '../../src/formats/types.js';
 import type { Availability, ConvertContext, Converter, ConvertResult } from '../../src/ports.js';
-import { toolsAvailability } from '../tools/command-tools.js';
-import { ARCHIVE_EDGES, type ArchiveRead, type ArchiveWrite } from './archive/archive-edges.js';
+import { stderrTail, toolsAvailability } from '../tools/command-tools.js';
+import {
+  ARCHIVE_EDGES,
+  ARCHIVE_READS,
+  type ArchiveRead,
+  type ArchiveWrite,
+} from './archive/archive-edges.js';
 import { inspectArchive, unreadableArchive } from './archive/archive-inspect.js';
 import { type ArchiveOptions, archiveOptionsSchema, formatArguments } from './archive/archive-options.js';
 import { runArchiveTool } from './archive/archive-process.js';
@@ -69,7 +74,7 @@ const EXTRACT_FLAGS = [
 ];
 
 const isRead = (format: FormatName): format is ArchiveRead =>
-  ARCHIVE_EDGES.some((edge) => edge.from === format);
+  (ARCHIVE_READS as readonly string[]).includes(format);
 
 /**
  * Removes the scratch folder even when an archive left a read-only folder in it (which a
@@ -126,10 +131,8 @@ async function repack(
     if (written.code !== 0) {
       throw new FileconvError(
         'CONVERSION_FAILED',
-        `bsdtar could not write the ${to} archive: ${written.stderr.trim()}`,
-        {
-          details: { tool: 'bsdtar', exitCode: written.code },
-        },
+        `bsdtar could not write the ${to} archive: ${stderrTail(written.stderr)}`,
+        { details: { tool: 'bsdtar', exitCode: written.code, stderr: stderrTail(written.stderr) } },
       );
     }
     throwIfAborted(ctx.signal);
@@ -142,13 +145,15 @@ async function repack(
 /** Creates the archive converter; a bad factory option throws INVALID_OPTIONS. */
 export function createArchiveConverter(options: ArchiveConverterOptions = {}): Converter {
   const checked = parseOptions(factoryOptionsSchema, options, 'createArchiveConverter options');
-  const limits: ArchiveLimits = { ...DEFAULT_ARCHIVE_LIMITS, ...checked.limits };
+  // Members given as undefined keep their defaults.
+  const given = Object.entries(checked.limits ?? {}).filter(([, value]) => value !== undefined);
+  const limits: ArchiveLimits = { ...DEFAULT_ARCHIVE_LIMITS, ...Object.fromEntries(given) };
   const guard = edgeGuard('bsdtar', ARCHIVE_EDGES);
   return {
     name: 'bsdtar',
     edges: ARCHIVE_EDGES,
     available: (): Promise<Availability> => toolsAvailability(['bsdtar', 'bsdcat']),
-    optionsSchema: (to) => archiveOptionsSchema(to as ArchiveWrite),
+    optionsSchema: (to) => archiveOptionsSchema(to),
     async convert(ctx: ConvertContext): Promise<ConvertResult> {
       guard(ctx.from, ctx.to);
       if (!isRead(ctx.from)) throw new FileconvError('UNSUPPORTED_CONVERSION', `Cannot read '${ctx.from}'`);

@@ -27,9 +27,10 @@ export interface ArchiveOptions {
   compressionLevel?: number;
 }
 
-export const archiveOptionsSchema = memoizeSchema((to: ArchiveWrite) => {
-  if (to === 'tar') return z.strictObject({});
-  const range = LEVELS[to];
+export const archiveOptionsSchema = memoizeSchema((to: string) => {
+  // tar, and anything this converter does not write (its edges never plan one): no options.
+  if (!Object.hasOwn(LEVELS, to)) return z.strictObject({});
+  const range = LEVELS[to as keyof typeof LEVELS];
   return z.strictObject({
     compressionLevel: z
       .int()

@@ -23,8 +23,6 @@ export interface ArchiveToolOutcome {
   code: number | null;
   /** The end of stderr, paths replaced. */
   stderr: string;
-  /** True when onStdout stopped the tool. */
-  stopped: boolean;
 }
 
 const STDERR_TAIL = 16 * 1024;
@@ -81,7 +79,7 @@ export async function runArchiveTool(
       signal.removeEventListener('abort', onAbort);
       if (failure !== undefined) reject(failure);
       else if (signal.aborted) reject(abortError(signal));
-      else resolve({ code, stderr: redact(stderr, options.names ?? {}), stopped });
+      else resolve({ code, stderr: redact(stderr, options.names ?? {}) });
     });
   });
 }
