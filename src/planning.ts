@@ -13,6 +13,7 @@ import {
   isContentCompatible,
   isEncryptedOoxml,
   requireFormat,
+  ZIP_PACKAGES,
 } from './formats/index.js';
 import type { FormatName } from './formats/types.js';
 import type { ConversionPlan } from './graph/index.js';
@@ -48,7 +49,8 @@ export async function resolveSourceFormat(
     claimed &&
     declared === undefined &&
     detected !== undefined &&
-    NAME_YIELDS_TO.get(claimed.name) === detected
+    NAME_YIELDS_TO.get(claimed.name)?.includes(detected) &&
+    getFormat(detected)
   ) {
     return detected;
   }
@@ -65,7 +67,7 @@ export async function resolveSourceFormat(
     }
     return claimed.name;
   }
-  // Detection may name only a container ('zip', 'cfb'): without a declared format that is not enough.
+  // Detection may name only a container ('cfb', 'xz'): without a declared format that is not enough.
   const recognised = detected === undefined ? undefined : getFormat(detected);
   if (!recognised) {
     const container = detected ? ` (it is a ${detected} container)` : '';
@@ -77,10 +79,14 @@ export async function resolveSourceFormat(
   return recognised.name;
 }
 
-/** Extension -> the format its bytes may show instead, which the name cannot tell apart. */
-const NAME_YIELDS_TO: ReadonlyMap<FormatName, FormatName> = new Map([
+/** Extension -> the formats its bytes may show instead, which the name cannot tell apart. */
+const NAME_YIELDS_TO: ReadonlyMap<FormatName, readonly string[]> = new Map([
   // Ogg is audio by name (.ogg), video when a Theora stream is in it (detect.ts reads the streams).
-  ['ogg', 'ogv'],
+  ['ogg', ['ogv']],
+  // A .zip upload holding a docx, an EPUB or a zipped web page is that package: it used to be
+  // detected as such when no format claimed .zip, and converting it as what it is stays the
+  // useful reading. Declaring 'zip' keeps it an archive (to repack a docx's parts as a tar).
+  ['zip', ZIP_PACKAGES],
 ]);
 
 export interface PlannedConversion {

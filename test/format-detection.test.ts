@@ -252,9 +252,12 @@ describe('detectFormat on zip packages', () => {
     expect(await detectFormat(zip.subarray(0, DETECTION_BYTES))).toBe(expected);
   });
 
-  it("answers 'zip' for a zip with no telling entry, which no format accepts", async () => {
+  it("answers 'zip' for a zip with no telling entry, which no package format accepts", async () => {
     const detected = await detectFormat(zipOf([['notes.txt', 'hello']]));
     expect(detected).toBe('zip');
+    expect(isContentCompatible('zip', detected)).toBe(true);
+    // A package is a zip all the same: declared 'zip', it is repacked as an archive.
+    expect(isContentCompatible('zip', 'docx')).toBe(true);
     for (const declared of ['docx', 'xlsx', 'key', 'epub'])
       expect(isContentCompatible(declared, detected)).toBe(false);
     expect(isContentCompatible('key', 'iwork')).toBe(true);

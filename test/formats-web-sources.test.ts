@@ -74,11 +74,11 @@ describe('zipped pages', () => {
     expect(await detectFormat(await zip(['index.html', 'word/document.xml']))).toBe('docx');
   });
 
-  it('are what a .zip upload resolves to; a bare zip is accepted only when declared', async () => {
+  it('are what a .zip upload resolves to; any other zip is a zip archive', async () => {
     expect(await resolveSourceFormat(await zip(['index.html']), undefined, 'site.zip')).toBe('htmlzip');
-    await expect(resolveSourceFormat(await zip(['notes.txt']), undefined, 'site.zip')).rejects.toMatchObject({
-      code: 'UNSUPPORTED_FORMAT',
-    });
+    expect(await resolveSourceFormat(await zip(['notes.txt']), undefined, 'site.zip')).toBe('zip');
+    // Declared, a zipped page is taken as the archive it also is.
+    expect(await resolveSourceFormat(await zip(['index.html']), 'zip', 'site.zip')).toBe('zip');
     expect(isContentCompatible('htmlzip', 'zip')).toBe(true);
     expect(isContentCompatible('htmlzip', 'docx')).toBe(false);
   });

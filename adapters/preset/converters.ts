@@ -11,6 +11,7 @@
  */
 
 import type { Converter } from '../../src/index.js';
+import { ARCHIVE_EDGES } from '../converters/archive/archive-edges.js';
 import { CHROMIUM_EDGES } from '../converters/browser/chromium-edges.js';
 import { CALIBRE_EDGES } from '../converters/ebook/calibre-edges.js';
 import { FONT_EDGES } from '../converters/font/font-edges.js';
@@ -96,6 +97,11 @@ export function defaultConverters(): Converter[] {
       name: 'svgz',
       edges: SVGZ_EDGES,
       load: async () => (await import('../converters/vector.js')).createSvgzConverter(),
+    }),
+    lazyConverter({
+      name: 'bsdtar',
+      edges: ARCHIVE_EDGES,
+      load: async () => (await import('../converters/bsdtar.js')).createArchiveConverter(),
     }),
     lazyConverter({
       name: 'libreoffice',

@@ -90,6 +90,15 @@ export const COMMAND_TOOLS = {
     install: 'apt-get install libarchive-tools (BSD-2-Clause; brew install libarchive), or set BSDTAR_PATH',
     versionArgs: ['--version'],
   },
+  bsdcat: {
+    // libarchive's decompressor alone (raw format: no archive parsing): shows what a compressed
+    // archive holds before bsdtar, which reads every format libarchive knows, is let near it.
+    label: 'libarchive (bsdcat)',
+    executables: ['bsdcat'],
+    env: 'BSDCAT_PATH',
+    install: 'apt-get install libarchive-tools (BSD-2-Clause; brew install libarchive), or set BSDCAT_PATH',
+    versionArgs: ['--version'],
+  },
   tesseract: {
     label: 'Tesseract OCR',
     executables: ['tesseract'],

@@ -6,8 +6,12 @@
  */
 import type { FormatName } from './types.js';
 
-/** Results that name a container, not a registered format; isContentCompatible knows what fits each. */
-export const GENERIC_CONTAINERS = ['cfb', 'zip', 'iwork'] as const;
+/**
+ * Results that name a container, not a registered format; isContentCompatible knows what fits
+ * each. 'bz2' and 'xz' are the compressed wrappers of tbz2 and txz, whose tar cannot be seen from
+ * a head (registry-archive.ts).
+ */
+export const GENERIC_CONTAINERS = ['cfb', 'iwork', 'bz2', 'xz'] as const;
 export type GenericContainer = (typeof GENERIC_CONTAINERS)[number];
 
 function view(head: Uint8Array): DataView {
@@ -160,6 +164,32 @@ export function isEncryptedOoxml(head: Uint8Array): boolean {
 
 // ---------------------------------------------------------------------------------------------
 // Zip packages: OOXML, OpenDocument, EPUB, iWork, zipped web pages
+
+/**
+ * What detection answers for a zip that is a package of some format: a plain 'zip' accepts them
+ * all (a docx is a zip), and a file merely named .zip is read as the package its bytes show.
+ */
+export const ZIP_PACKAGES: readonly (FormatName | GenericContainer)[] = [
+  'docx',
+  'xlsx',
+  'pptx',
+  'dotx',
+  'docm',
+  'xltx',
+  'xlsm',
+  'potx',
+  'pptm',
+  'odt',
+  'ods',
+  'odp',
+  'ott',
+  'ots',
+  'otp',
+  'epub',
+  'key',
+  'iwork',
+  'htmlzip',
+];
 
 const LOCAL_HEADER = [0x50, 0x4b, 0x03, 0x04];
 /** The zip-based formats a stored 'mimetype' first entry can name (ODF and EPUB put it there). */

@@ -5,10 +5,12 @@
  *
  * detectFormat answers with a canonical registry name, or with one of GENERIC_CONTAINERS when the
  * bytes only reveal the container ('cfb': an OLE file that is not recognisably doc/xls/ppt from
- * the head; 'zip': a zip with no telling entry; 'iwork': an Apple iWork 2013+ package), or
- * undefined. Text is 'txt' unless it is recognisably HTML, SVG, RTF, FictionBook or a URL file: csv,
- * tsv and md are never detected by name, they are text. A zip is 'htmlzip' when an index.html shows in
- * the head and no package format does.
+ * the head; 'iwork': an Apple iWork 2013+ package; 'bz2', 'xz': a compressed stream, whose
+ * content the head cannot show), or undefined. A zip with no telling entry is 'zip', the archive;
+ * a gzip stream is 'tgz' when a tar header shows inside it, 'svgz' when an SVG does, and
+ * unrecognised otherwise. Text is 'txt' unless it is recognisably HTML, SVG, RTF, FictionBook or
+ * a URL file: csv, tsv and md are never detected by name, they are text. A zip is 'htmlzip' when
+ * an index.html shows in the head and no package format does.
  *
  * Compatibility (isContentCompatible), declared -> detected results accepted besides itself:
  *
@@ -25,6 +27,8 @@
  * | mobi, azw3              | each other             | a joint Kindle file holds a MOBI 6 and a KF8 book |
  * | htmlzip                 | zip                    | the index.html lay beyond the head                |
  * | eps, ps                 | each other             | PostScript; 'EPSF' in line 1 is the writer's whim |
+ * | zip                     | ZIP_PACKAGES           | a docx, epub, htmlzip... is a zip all the same    |
+ * | tbz2, txz               | bz2, xz                | the tar inside is not visible from a head         |
  * | txt                     | html, svg, rtf, url,   | all text; reading it as plain text is faithful    |
  * |                         | fb2                    |                                                   |
  * | md                      | txt, html, url         | Markdown is text and may open with HTML           |
@@ -38,6 +42,7 @@ import {
   compoundFileKind,
   type GenericContainer,
   heifFamilyKind,
+  ZIP_PACKAGES,
   zipPackageKind,
 } from './detect-containers.js';
 import { mobiKind } from './detect-ebook.js';
@@ -131,6 +136,10 @@ const FILE_TYPE_NAMES: Readonly<Record<string, FormatName>> = {
   woff2: 'woff2',
   eps: 'eps', // '%!PS-Adobe-n.n EPSF-' or the DOS EPS binary header C5 D0 D3 C6
   ps: 'ps', // any other '%!'
+  tar: 'tar',
+  'tar.gz': 'tgz', // file-type inflates a gzip stream and finds a tar header in it
+  '7z': '7z',
+  rar: 'rar',
 };
 
 /**
@@ -163,6 +172,9 @@ function fromFileType(ext: string, mime: string, head: Uint8Array): FormatName |
     case 'cur':
       // An uncompressed TGA without an ID field starts 00 00 02 00 too, which is all file-type checks.
       return sniffRasterBinary(head);
+    case 'bz2':
+    case 'xz':
+      return ext;
     default:
       return FILE_TYPE_NAMES[ext];
   }
@@ -240,6 +252,9 @@ const ALSO_ACCEPTS: Readonly<Record<FormatName, readonly string[]>> = {
   ppt: ['cfb'],
   key: ['iwork'],
   htmlzip: ['zip'],
+  zip: ZIP_PACKAGES,
+  tbz2: ['bz2'],
+  txz: ['xz'],
   // A text file that happens to hold one URL is still text when it says so.
   txt: ['html', 'svg', 'rtf', 'url', 'fb2'],
   md: ['txt', 'html', 'url'],

@@ -9,7 +9,7 @@ export {
   type GenericContainer,
   isContentCompatible,
 } from './detect.js';
-export { isEncryptedOoxml } from './detect-containers.js';
+export { isEncryptedOoxml, ZIP_PACKAGES } from './detect-containers.js';
 export {
   carriesAudio,
   extensionOf,

@@ -59,12 +59,16 @@ export function requireFormat(nameOrAlias: string): FormatDefinition {
   return format;
 }
 
-/** The format of a file name ('photo.JPG', 'a/b.tar.mp4'), a dotted ('.jpg') or bare ('jpg') extension. */
+/**
+ * The format of a file name ('photo.JPG', 'a/b.tar.mp4', 'backup.tar.gz'), a dotted ('.jpg') or
+ * bare ('jpg', 'tar.gz') extension. A two-part extension the registry knows ('tar.gz') is tried
+ * before the last part alone, which for 'backup.tar.gz' would be a lone gzip file.
+ */
 export function formatFromExtension(extOrFileName: string): FormatDefinition | undefined {
   // Only the last path segment counts, so a dot in a directory name ('v1.2/readme') is not an extension.
-  const base = extOrFileName.trim().split(/[\\/]/).pop() ?? '';
-  const dot = base.lastIndexOf('.');
-  return byExtension.get((dot === -1 ? base : base.slice(dot + 1)).toLowerCase());
+  const base = (extOrFileName.trim().split(/[\\/]/).pop() ?? '').toLowerCase();
+  const parts = base.split('.');
+  return byExtension.get(parts.slice(-2).join('.')) ?? byExtension.get(parts.at(-1) ?? '');
 }
 
 /** The format of a MIME type, ignoring case and parameters ('Text/CSV; charset=utf-8'). */
