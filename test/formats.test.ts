@@ -27,7 +27,7 @@ const FIXTURES = join(import.meta.dirname, '..', 'fixtures');
 
 /** The formats the registry must hold, per family, in order. */
 const EXPECTED = {
-  image: ['jpg', 'png', 'webp', 'avif', 'gif', 'tiff', 'heic', 'heif', 'svg', 'bmp', 'ico'],
+  image: ['jpg', 'png', 'webp', 'avif', 'gif', 'tiff', 'heic', 'heif', 'svg', 'bmp', 'ico', 'emf', 'wmf'],
   video: ['mp4', 'webm', 'mkv', 'mov', 'avi', 'flv', 'wmv', 'mpeg', '3gp', 'ogv', 'm4v', 'ts'],
   audio: ['mp3', 'wav', 'ogg', 'flac', 'aac', 'm4a', 'opus', 'wma', 'aiff', 'ac3'],
   document: [
@@ -38,6 +38,8 @@ const EXPECTED = {
     'ott',
     'dotx',
     'docm',
+    'fodt',
+    'odg',
     'rtf',
     'txt',
     'md',
@@ -46,8 +48,22 @@ const EXPECTED = {
     'url',
     'epub',
   ],
-  spreadsheet: ['xlsx', 'xls', 'ods', 'ots', 'xltx', 'xlsm', 'csv', 'tsv', 'json'],
-  presentation: ['pptx', 'ppt', 'odp', 'otp', 'potx', 'pptm', 'key'],
+  spreadsheet: [
+    'xlsx',
+    'xls',
+    'ods',
+    'ots',
+    'xltx',
+    'xlsm',
+    'fods',
+    'xmlss',
+    'slk',
+    'dbf',
+    'csv',
+    'tsv',
+    'json',
+  ],
+  presentation: ['pptx', 'ppt', 'odp', 'otp', 'potx', 'pptm', 'fodp', 'ppsx', 'key'],
   ebook: [],
   subtitle: [],
   data: [],
@@ -66,6 +82,9 @@ const DETECTED_AS: Record<string, string> = {
   // LibreOffice writes the compound file's directory after 460 KB of streams, beyond the detection
   // head: only the container is recognised, and a declared (or .ppt-named) ppt is accepted.
   'fixture.ppt': 'cfb',
+  // LibreOffice 7.4 writes a slide show with the presentation's content type: a pptx by its bytes
+  // (PowerPoint's own .ppsx files name the slideshow type, which file-type reads).
+  'fixture.ppsx': 'pptx',
 };
 
 const each = (pick: (format: FormatDefinition) => readonly string[]) =>

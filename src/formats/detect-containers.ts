@@ -170,6 +170,7 @@ const MIMETYPE_ENTRY: Readonly<Record<string, FormatName>> = {
   'application/vnd.oasis.opendocument.text-template': 'ott',
   'application/vnd.oasis.opendocument.spreadsheet-template': 'ots',
   'application/vnd.oasis.opendocument.presentation-template': 'otp',
+  'application/vnd.oasis.opendocument.graphics': 'odg',
   'application/epub+zip': 'epub',
 };
 /** OOXML part folders. file-type only trusts them after seeing [Content_Types].xml, which some

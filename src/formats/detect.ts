@@ -22,9 +22,11 @@
  * | doc, xls, ppt           | cfb                    | the OLE directory was not within the head         |
  * | key                     | iwork                  | Keynote/Pages/Numbers 2013+ share one layout      |
  * | htmlzip                 | zip                    | the index.html lay beyond the head                |
- * | txt                     | html, svg, rtf, url    | all text; reading it as plain text is faithful    |
+ * | txt                     | html, svg, rtf, url, slk | all text; reading it as plain text is faithful  |
  * | md                      | txt, html, url         | Markdown is text and may open with HTML           |
  * | csv, tsv, json          | txt, url               | delimited text and JSON have no signature         |
+ * | csv                     | slk                    | a semicolon CSV can begin 'ID;P' like SYLK        |
+ * | ppsx                    | pptx, potx, pptm       | one content type apart (LibreOffice writes pptx's) |
  * | any                     | nothing when undefined | unrecognised non-text bytes never pass            |
  *
  * Everything else must match exactly: text declared png, a zip declared docx, an unknown format
@@ -36,6 +38,7 @@ import {
   heifFamilyKind,
   zipPackageKind,
 } from './detect-containers.js';
+import { officeBinaryKind } from './detect-office.js';
 import { sniffText } from './detect-text.js';
 import { getFormat } from './lookup.js';
 import type { FormatName } from './types.js';
@@ -112,6 +115,8 @@ const FILE_TYPE_NAMES: Readonly<Record<string, FormatName>> = {
   xlsm: 'xlsm',
   potx: 'potx',
   pptm: 'pptm',
+  ppsx: 'ppsx',
+  odg: 'odg',
 };
 
 /**
@@ -142,14 +147,17 @@ function fromFileType(ext: string, mime: string, head: Uint8Array): FormatName |
   }
 }
 
-/** Signatures file-type misses on a head: TIFF whose IFD lies beyond it, PDF with leading junk. */
+/**
+ * Signatures file-type misses on a head: TIFF whose IFD lies beyond it, PDF with leading junk,
+ * and those it has none for: dBase tables, EMF and WMF (detect-office.ts).
+ */
 function sniffBinary(head: Uint8Array): FormatName | undefined {
   const starts = (bytes: readonly number[]) => bytes.every((byte, i) => head[i] === byte);
   if (starts([0x49, 0x49, 0x2a, 0x00]) || starts([0x4d, 0x4d, 0x00, 0x2a])) return 'tiff';
   if (starts([0x49, 0x49, 0x2b, 0x00]) || starts([0x4d, 0x4d, 0x00, 0x2b])) return 'tiff'; // BigTIFF
   // Readers accept '%PDF-' anywhere in the first 1024 bytes (PDF 1.7, annex H).
   if (new TextDecoder('latin1').decode(head.subarray(0, 1024)).includes('%PDF-')) return 'pdf';
-  return undefined;
+  return officeBinaryKind(head);
 }
 
 /**
@@ -197,7 +205,7 @@ const MUTUALLY_COMPATIBLE: readonly (readonly FormatName[])[] = [
   // or mimetype entry (ODF), which a head may not reach (then the folders say docx, xlsx, pptx).
   ['docx', 'dotx', 'docm'],
   ['xlsx', 'xltx', 'xlsm'],
-  ['pptx', 'potx', 'pptm'],
+  ['pptx', 'potx', 'pptm', 'ppsx'],
   ['odt', 'ott'],
   ['ods', 'ots'],
   ['odp', 'otp'],
@@ -209,9 +217,10 @@ const ALSO_ACCEPTS: Readonly<Record<FormatName, readonly string[]>> = {
   key: ['iwork'],
   htmlzip: ['zip'],
   // A text file that happens to hold one URL is still text when it says so.
-  txt: ['html', 'svg', 'rtf', 'url'],
+  txt: ['html', 'svg', 'rtf', 'url', 'slk'],
   md: ['txt', 'html', 'url'],
-  csv: ['txt', 'url'],
+  // A semicolon CSV can open like SYLK ('ID;P...'): read as what it was declared.
+  csv: ['txt', 'url', 'slk'],
   tsv: ['txt', 'url'],
   json: ['txt', 'url'],
 };

@@ -75,6 +75,26 @@ export const DOCUMENT_FORMATS: readonly FormatDefinition[] = [
     detectable: true,
   },
   {
+    // The whole document in one XML file: <office:document office:mimetype=...> (detect-office-xml.ts).
+    name: 'fodt',
+    family: 'document',
+    label: 'OpenDocument text (flat XML)',
+    aliases: [],
+    extensions: ['fodt'],
+    mimeTypes: ['application/vnd.oasis.opendocument.text-flat-xml'],
+    detectable: true,
+  },
+  {
+    // A LibreOffice Draw document: pages of shapes and text, opened in Draw (pdf, png, svg, emf, wmf).
+    name: 'odg',
+    family: 'document',
+    label: 'OpenDocument drawing',
+    aliases: [],
+    extensions: ['odg'],
+    mimeTypes: ['application/vnd.oasis.opendocument.graphics'],
+    detectable: true,
+  },
+  {
     name: 'rtf',
     family: 'document',
     label: 'Rich Text Format document',
@@ -204,6 +224,49 @@ export const SPREADSHEET_FORMATS: readonly FormatDefinition[] = [
     detectable: true,
   },
   {
+    name: 'fods',
+    family: 'spreadsheet',
+    label: 'OpenDocument spreadsheet (flat XML)',
+    aliases: [],
+    extensions: ['fods'],
+    mimeTypes: ['application/vnd.oasis.opendocument.spreadsheet-flat-xml'],
+    detectable: true,
+  },
+  {
+    // Excel 2003's XML Spreadsheet (Microsoft calls the schema XMLSS). Such files are named .xml,
+    // which stays with the xml data format: this one is told by its bytes (an mso-application
+    // Excel.Sheet instruction or the urn:schemas-microsoft-com:office:spreadsheet namespace,
+    // detect-office-xml.ts). No MIME type is registered for it; the x- type is ours.
+    name: 'xmlss',
+    family: 'spreadsheet',
+    label: 'Excel 2003 XML spreadsheet (SpreadsheetML)',
+    aliases: [],
+    extensions: ['xmlss'],
+    mimeTypes: ['application/x-xmlss+xml'],
+    detectable: true,
+  },
+  {
+    // Symbolic Link: text records, the first one 'ID;P' (detect-office-xml.ts). One sheet, values only.
+    name: 'slk',
+    family: 'spreadsheet',
+    label: 'SYLK spreadsheet',
+    aliases: ['sylk'],
+    extensions: ['slk', 'sylk'],
+    mimeTypes: ['text/spreadsheet', 'application/x-sylk', 'text/x-sylk'],
+    detectable: true,
+  },
+  {
+    // A dBase III+/IV/FoxPro table: no magic number, but a header whose field descriptors must add up
+    // (record length, header length, field types); detect-containers.ts checks all of that.
+    name: 'dbf',
+    family: 'spreadsheet',
+    label: 'dBase table',
+    aliases: [],
+    extensions: ['dbf'],
+    mimeTypes: ['application/x-dbf', 'application/dbase', 'application/x-dbase', 'application/dbf'],
+    detectable: true,
+  },
+  {
     name: 'csv',
     family: 'spreadsheet',
     label: 'Comma-separated values',
@@ -288,6 +351,27 @@ export const PRESENTATION_FORMATS: readonly FormatDefinition[] = [
     aliases: [],
     extensions: ['pptm'],
     mimeTypes: ['application/vnd.ms-powerpoint.presentation.macroenabled.12'],
+    detectable: true,
+  },
+  {
+    name: 'fodp',
+    family: 'presentation',
+    label: 'OpenDocument presentation (flat XML)',
+    aliases: [],
+    extensions: ['fodp'],
+    mimeTypes: ['application/vnd.oasis.opendocument.presentation-flat-xml'],
+    detectable: true,
+  },
+  {
+    // A pptx that opens as a running show: PowerPoint names the slide-show content type in
+    // [Content_Types].xml (file-type reads it); LibreOffice 7.4 writes the presentation one, so its
+    // .ppsx files are detected as pptx (compatible).
+    name: 'ppsx',
+    family: 'presentation',
+    label: 'PowerPoint slide show',
+    aliases: [],
+    extensions: ['ppsx'],
+    mimeTypes: ['application/vnd.openxmlformats-officedocument.presentationml.slideshow'],
     detectable: true,
   },
   {
