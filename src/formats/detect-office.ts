@@ -1,7 +1,7 @@
 /**
  * Office formats file-type has no signature for, told from their leading bytes: flat OpenDocument
- * XML (fodt, fods, fodp), Excel 2003 XML (xmlss) and SYLK (slk) among text; dBase tables (dbf)
- * and Windows metafiles (emf, wmf) among binaries. Used by detect-text.ts and detect.ts.
+ * XML (fodt, fods, fodp), Excel 2003 XML (xmlss) and SYLK (slk) among text; WordPerfect (wpd),
+ * dBase tables (dbf) and Windows metafiles (emf, wmf) among binaries. Used by detect-text.ts and detect.ts.
  *
  * Each check asks for structure, not a loose keyword: the root element of an XML document, the
  * first two records of SYLK, a dBase header whose field descriptors add up to its record length.
@@ -122,8 +122,20 @@ function isWmf(head: Uint8Array): boolean {
   );
 }
 
-/** dbf, emf or wmf from a binary head; undefined for anything else. */
+/**
+ * WordPerfect 5-12: 'FF WPC', then at offset 8 the product (1, WordPerfect) and file type (10, a
+ * document; WordPerfect graphics share the signature with type 0x16).
+ */
+function isWordPerfect(head: Uint8Array): boolean {
+  return (
+    head.length >= 16 &&
+    [0xff, 0x57, 0x50, 0x43, 0x01, 0x0a].every((byte, i) => head[i < 4 ? i : i + 4] === byte)
+  );
+}
+
+/** wpd, dbf, emf or wmf from a binary head; undefined for anything else. */
 export function officeBinaryKind(head: Uint8Array): FormatName | undefined {
+  if (isWordPerfect(head)) return 'wpd';
   if (isEmf(head)) return 'emf';
   if (isWmf(head)) return 'wmf';
   if (isDbase(head)) return 'dbf';

@@ -117,6 +117,7 @@ const FILE_TYPE_NAMES: Readonly<Record<string, FormatName>> = {
   pptm: 'pptm',
   ppsx: 'ppsx',
   odg: 'odg',
+  vsdx: 'vsdx',
 };
 
 /**

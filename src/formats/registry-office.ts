@@ -85,6 +85,28 @@ export const DOCUMENT_FORMATS: readonly FormatDefinition[] = [
     detectable: true,
   },
   {
+    // OpenOffice.org 1.x / StarOffice 6-7 XML: a zip whose stored 'mimetype' entry names it, like ODF.
+    // LibreOffice still reads it and writes it no more, so it is a source only.
+    name: 'sxw',
+    family: 'document',
+    label: 'StarOffice / OpenOffice.org 1 text',
+    aliases: [],
+    extensions: ['sxw'],
+    mimeTypes: ['application/vnd.sun.xml.writer'],
+    detectable: true,
+  },
+  {
+    // WordPerfect 5-12: read by LibreOffice through libwpd, never written. Told by the 'FF WPC'
+    // signature and the header's product and file type (detect-office.ts).
+    name: 'wpd',
+    family: 'document',
+    label: 'WordPerfect document',
+    aliases: ['wp', 'wp5', 'wp6'],
+    extensions: ['wpd', 'wp', 'wp5', 'wp6'],
+    mimeTypes: ['application/vnd.wordperfect', 'application/wordperfect', 'application/x-wordperfect'],
+    detectable: true,
+  },
+  {
     // A LibreOffice Draw document: pages of shapes and text, opened in Draw (pdf, png, svg, emf, wmf).
     name: 'odg',
     family: 'document',
@@ -92,6 +114,18 @@ export const DOCUMENT_FORMATS: readonly FormatDefinition[] = [
     aliases: [],
     extensions: ['odg'],
     mimeTypes: ['application/vnd.oasis.opendocument.graphics'],
+    detectable: true,
+  },
+  {
+    // Visio 2013+ drawings: an OPC zip like docx (visio/ parts), read by LibreOffice Draw through
+    // libvisio and never written. The binary .vsd of older Visio versions is not registered: no
+    // fixture could be made for it (no packaged tool writes it).
+    name: 'vsdx',
+    family: 'document',
+    label: 'Visio drawing',
+    aliases: [],
+    extensions: ['vsdx'],
+    mimeTypes: ['application/vnd.ms-visio.drawing', 'application/vnd.ms-visio.drawing.main+xml'],
     detectable: true,
   },
   {
@@ -267,6 +301,17 @@ export const SPREADSHEET_FORMATS: readonly FormatDefinition[] = [
     detectable: true,
   },
   {
+    // OpenOffice.org 1.x / StarOffice 6-7 XML: a zip whose stored 'mimetype' entry names it, like ODF.
+    // LibreOffice still reads it and writes it no more, so it is a source only.
+    name: 'sxc',
+    family: 'spreadsheet',
+    label: 'StarOffice / OpenOffice.org 1 spreadsheet',
+    aliases: [],
+    extensions: ['sxc'],
+    mimeTypes: ['application/vnd.sun.xml.calc'],
+    detectable: true,
+  },
+  {
     name: 'csv',
     family: 'spreadsheet',
     label: 'Comma-separated values',
@@ -372,6 +417,17 @@ export const PRESENTATION_FORMATS: readonly FormatDefinition[] = [
     aliases: [],
     extensions: ['ppsx'],
     mimeTypes: ['application/vnd.openxmlformats-officedocument.presentationml.slideshow'],
+    detectable: true,
+  },
+  {
+    // OpenOffice.org 1.x / StarOffice 6-7 XML: a zip whose stored 'mimetype' entry names it, like ODF.
+    // LibreOffice still reads it and writes it no more, so it is a source only.
+    name: 'sxi',
+    family: 'presentation',
+    label: 'StarOffice / OpenOffice.org 1 presentation',
+    aliases: [],
+    extensions: ['sxi'],
+    mimeTypes: ['application/vnd.sun.xml.impress'],
     detectable: true,
   },
   {

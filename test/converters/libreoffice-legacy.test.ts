@@ -1,5 +1,7 @@
 /**
  * The older and adjacent office formats through one LibreOffice pool: flat ODF (fodt fods fodp),
+ * OpenOffice.org 1 (sxw sxc sxi; scripts/make-staroffice-fixtures.mjs),
+ * WordPerfect 5.1 (wpd; scripts/make-wordperfect-fixture.mjs), Visio (vsdx; scripts/make-visio-fixture.mjs),
  * Excel 2003 XML (xmlss), SYLK, dBase, PowerPoint shows (ppsx), and Draw's drawings and metafiles
  * (odg emf wmf). Each fixture (scripts/make-office-legacy-fixtures.sh) goes to its main targets,
  * read back with independent tools: pdftotext and pdfinfo (poppler), exceljs for workbooks,
@@ -103,6 +105,33 @@ describeWithEngine('LibreOffice', LO_AVAILABLE, LO_INSTALL, 'libreoffice older a
     for (const line of DOC_TEXT) expect(back).toContain(line);
   });
 
+  it('converts an OpenOffice.org 1 text (sxw) to pdf and docx with its text', async () => {
+    const ws = await workspace();
+    const pdf = context(ws, 'sxw', 'pdf');
+    await converter.convert(pdf);
+    const { pages, text } = await popplerPdf(pdf.outputPath);
+    expect(pages).toBe(1);
+    for (const line of DOC_TEXT) expect(text).toContain(line);
+    const docx = context(ws, 'sxw', 'docx');
+    await converter.convert(docx);
+    const back = await textOf(converter, ws, docx.outputPath, 'docx');
+    for (const line of DOC_TEXT) expect(back).toContain(line);
+  });
+
+  it('converts a WordPerfect 5.1 document to pdf and docx with its text', async () => {
+    const ws = await workspace();
+    const lines = ['fileconv fixture', 'The quick brown fox jumps over the lazy dog.'];
+    const pdf = context(ws, 'wpd', 'pdf');
+    await converter.convert(pdf);
+    const { pages, text } = await popplerPdf(pdf.outputPath);
+    expect(pages).toBe(1);
+    for (const line of lines) expect(text).toContain(line);
+    const docx = context(ws, 'wpd', 'docx');
+    await converter.convert(docx);
+    const back = await textOf(converter, ws, docx.outputPath, 'docx');
+    for (const line of lines) expect(back).toContain(line);
+  });
+
   it('writes docx as flat ODF text, detected as fodt and reading back', async () => {
     const ws = await workspace();
     const ctx = context(ws, 'docx', 'fodt');
@@ -112,7 +141,7 @@ describeWithEngine('LibreOffice', LO_AVAILABLE, LO_INSTALL, 'libreoffice older a
     for (const line of DOC_TEXT) expect(back).toContain(line);
   });
 
-  it.each(['fods', 'xmlss'])('converts %s to xlsx keeping both sheets cell by cell', async (from) => {
+  it.each(['fods', 'xmlss', 'sxc'])('converts %s to xlsx keeping both sheets cell by cell', async (from) => {
     const ws = await workspace();
     const ctx = context(ws, from, 'xlsx');
     await converter.convert(ctx);
@@ -162,7 +191,7 @@ describeWithEngine('LibreOffice', LO_AVAILABLE, LO_INSTALL, 'libreoffice older a
     expect(rows?.flat().join(' ')).toContain('gamma');
   });
 
-  it.each(['fodp', 'ppsx'])('converts %s to pdf with two pages, one per slide', async (from) => {
+  it.each(['fodp', 'ppsx', 'sxi'])('converts %s to pdf with two pages, one per slide', async (from) => {
     const ws = await workspace();
     const ctx = context(ws, from, 'pdf');
     await converter.convert(ctx);
@@ -189,6 +218,19 @@ describeWithEngine('LibreOffice', LO_AVAILABLE, LO_INSTALL, 'libreoffice older a
     const { pages, text } = await popplerPdf(ctx.outputPath);
     expect(pages).toBe(1);
     for (const line of DRAWING_TEXT) expect(text).toContain(line);
+  });
+
+  it('converts a Visio drawing to pdf and png', async () => {
+    const ws = await workspace();
+    const ctx = context(ws, 'vsdx', 'pdf');
+    await converter.convert(ctx);
+    const { pages, text } = await popplerPdf(ctx.outputPath);
+    expect(pages).toBe(1);
+    for (const line of ['fileconv diagram', 'A Visio shape with text.']) expect(text).toContain(line);
+    const png = context(ws, 'vsdx', 'png');
+    await converter.convert(png);
+    const { stdout } = await run('identify', ['-format', '%m', png.outputPath]);
+    expect(stdout).toBe('PNG');
   });
 
   it.each(['odg', 'emf', 'wmf'])('converts a %s drawing to png and svg', async (from) => {
@@ -267,6 +309,10 @@ describeWithEngine('LibreOffice', LO_AVAILABLE, LO_INSTALL, 'libreoffice older a
     ['emf', 'pdf'],
     ['wmf', 'pdf'],
     ['dbf', 'xlsx'],
+    ['sxc', 'xlsx'],
+    ['sxw', 'pdf'],
+    ['vsdx', 'pdf'],
+    ['wpd', 'pdf'],
   ])('fails a truncated %s with CORRUPT_INPUT', async (from, to) => {
     const ws = await workspace();
     const input = join(ws.inputs, `truncated.${from}`);

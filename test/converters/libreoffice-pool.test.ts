@@ -227,7 +227,8 @@ describeWithEngine('LibreOffice', LO_AVAILABLE, LO_INSTALL, 'libreoffice pool', 
     await converter.convert(contextFor(ws, ok.inputPath, 'docx', 'pdf', 'ok2.pdf'));
     expect(converter.stats()).toMatchObject({ started: 3, lost: 2 });
     await closeAndCheck(converter, pids);
-  });
+    // Three warm starts and a cold one: more than the default minute on a loaded machine.
+  }, 120_000);
 
   it('close() cancels queued and running conversions, ends every process and removes its temp dir', async () => {
     const ws = await workspace();

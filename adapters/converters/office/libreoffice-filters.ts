@@ -33,6 +33,8 @@ export const DOCUMENT_SOURCES: readonly FormatName[] = [
   'dotx',
   'docm',
   'fodt',
+  'sxw',
+  'wpd',
 ];
 export const SPREADSHEET_SOURCES: readonly FormatName[] = [
   'xlsx',
@@ -46,6 +48,7 @@ export const SPREADSHEET_SOURCES: readonly FormatName[] = [
   'xmlss',
   'slk',
   'dbf',
+  'sxc',
 ];
 export const PRESENTATION_SOURCES: readonly FormatName[] = [
   'pptx',
@@ -57,9 +60,10 @@ export const PRESENTATION_SOURCES: readonly FormatName[] = [
   'pptm',
   'fodp',
   'ppsx',
+  'sxi',
 ];
 /** Draw opens drawings and vector pictures (a metafile becomes one page of shapes). */
-export const DRAWING_SOURCES: readonly FormatName[] = ['odg', 'emf', 'wmf'];
+export const DRAWING_SOURCES: readonly FormatName[] = ['odg', 'emf', 'wmf', 'vsdx'];
 
 /** Comma, double quote, UTF-8 (76), from line 1: CSV read as the web writes it. */
 const CSV_OPTIONS = '44,34,76,1';
@@ -160,6 +164,10 @@ export const ZIP_SOURCES: ReadonlySet<FormatName> = new Set([
   'pptm',
   'ppsx',
   'odg',
+  'sxw',
+  'sxc',
+  'sxi',
+  'vsdx',
 ]);
 
 export function familyOf(format: FormatName): OfficeFamily | undefined {

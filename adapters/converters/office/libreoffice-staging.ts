@@ -42,6 +42,7 @@ const OOXML_SOURCES: ReadonlySet<FormatName> = new Set([
   'potx',
   'pptm',
   'ppsx',
+  'vsdx',
 ]);
 
 /**

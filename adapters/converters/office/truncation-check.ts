@@ -1,7 +1,7 @@
 /**
  * Truncation checks for inputs LibreOffice reads leniently: it renders whatever part of a cut
- * EMF or WMF it parsed and reads a cut Excel 2003 XML file with Orcus up to the break, reporting
- * success either way. Each of these says how long it is (the metafile headers) or how it must
+ * EMF or WMF it parsed, reads a cut Excel 2003 XML file with Orcus up to the break and a
+ * WordPerfect file cut inside its header as an empty document, reporting success each time. Each of these says how long it is (the metafile headers) or how it must
  * end (the XML root's end tag), so a short file is CORRUPT_INPUT before LibreOffice sees it.
  */
 import { open } from 'node:fs/promises';
@@ -11,9 +11,14 @@ import type { FormatName } from '../../../src/formats/types.js';
 const WMF_PLACEABLE_KEY = 0x9ac6cdd7;
 const WMF_PLACEABLE_BYTES = 22;
 const TAIL_BYTES = 256;
+const CHECKED: ReadonlySet<FormatName> = new Set(['emf', 'wmf', 'wpd', 'xmlss']);
 
-/** The length the file's own header declares, or undefined when it declares none. */
+/**
+ * The length the file's own header declares (at least), or undefined when it declares none. A
+ * WordPerfect header says only where the document area starts; its text has no end mark.
+ */
 function declaredLength(format: FormatName, head: Buffer): number | undefined {
+  if (format === 'wpd') return head.length >= 8 ? head.readUInt32LE(4) + 1 : undefined;
   if (format === 'emf' && head.length >= 52) return head.readUInt32LE(48); // EMR_HEADER nBytes
   if (format === 'wmf') {
     const start = head.length >= 4 && head.readUInt32LE(0) === WMF_PLACEABLE_KEY ? WMF_PLACEABLE_BYTES : 0;
@@ -29,9 +34,9 @@ function truncated(format: FormatName): FileconvError {
   });
 }
 
-/** CORRUPT_INPUT when an emf, wmf or xmlss input `size` bytes long is visibly cut short. */
+/** CORRUPT_INPUT when an emf, wmf, wpd or xmlss input `size` bytes long is visibly cut short. */
 export async function assertNotTruncated(path: string, format: FormatName, size: number): Promise<void> {
-  if (format !== 'emf' && format !== 'wmf' && format !== 'xmlss') return;
+  if (!CHECKED.has(format)) return;
   const file = await open(path, 'r');
   try {
     if (format === 'xmlss') {
