@@ -1,6 +1,6 @@
 /**
  * What the LibreOffice converter converts and how: its edges, and for each conversion the
- * LibreOffice application that opens the source (Writer, Calc, Impress), the import filter when
+ * LibreOffice application that opens the source (Writer, Calc, Impress, Draw), the import filter when
  * detection must not guess, and the export filter with its options.
  *
  * Filter names are LibreOffice's internal ones (share/registry/*.xcd lists them), each checked
