@@ -1,8 +1,9 @@
 /**
- * The office converter: documents (docx doc odt rtf txt html fodt and templates -> pdf docx odt rtf
- * txt html epub fodt), spreadsheets (xlsx xls ods csv fods xmlss slk dbf -> the same and pdf html),
- * presentations (pptx ppt odp key fodp ppsx -> pdf pptx odp fodp ppsx) and drawings (odg emf wmf ->
- * pdf png svg odg emf wmf, in Draw), on LibreOffice; the edges are in office/libreoffice-filters.ts.
+ * The office converter: documents (docx doc odt rtf txt html fodt sxw wpd and templates -> pdf
+ * docx odt rtf txt html epub fodt), spreadsheets (xlsx xls ods csv fods xmlss slk dbf sxc -> most
+ * of those and pdf html), presentations (pptx ppt odp key fodp ppsx sxi -> pdf pptx odp fodp ppsx)
+ * and drawings (odg vsdx emf wmf -> pdf png svg odg emf wmf, in Draw), on LibreOffice; the exact
+ * edges are in office/libreoffice-filters.ts.
  *
  * By default conversions run on a warm pool of soffice processes driven over UNO by a small
  * Python bridge (office/libreoffice-pool.ts): ~0.1 s a document instead of ~1-3 s for a cold
