@@ -42,6 +42,7 @@ const EXPECTED = {
     'sxw',
     'wpd',
     'odg',
+    'pages',
     'vsdx',
     'rtf',
     'txt',
@@ -89,6 +90,8 @@ const DETECTED_AS: Record<string, string> = {
   // LibreOffice 7.4 writes a slide show with the presentation's content type: a pptx by its bytes
   // (PowerPoint's own .ppsx files name the slideshow type, which file-type reads).
   'fixture.ppsx': 'pptx',
+  // Pages '09 is a zip whose only telling entry, index.xml, is deflated: declared, it is accepted.
+  'fixture.pages': 'zip',
 };
 
 const each = (pick: (format: FormatDefinition) => readonly string[]) =>

@@ -216,6 +216,8 @@ const ALSO_ACCEPTS: Readonly<Record<FormatName, readonly string[]>> = {
   xls: ['cfb'],
   ppt: ['cfb'],
   key: ['iwork'],
+  // Pages '09 names nothing but index.xml in its zip; 2013+ is the shared iWork layout.
+  pages: ['iwork', 'zip'],
   htmlzip: ['zip'],
   // A text file that happens to hold one URL is still text when it says so.
   txt: ['html', 'svg', 'rtf', 'url', 'slk'],

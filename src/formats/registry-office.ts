@@ -117,6 +117,19 @@ export const DOCUMENT_FORMATS: readonly FormatDefinition[] = [
     detectable: true,
   },
   {
+    // Apple Pages, read by LibreOffice through libetonyek (Pages '09 XML fully, 2013+ partly).
+    // Not detectable: Pages '09 is a zip whose index.xml (deflated) is all that tells it from
+    // Numbers '09, and 2013+ files share one layout with Keynote and Numbers ('iwork', detect.ts);
+    // a file declared pages is accepted when it is such a zip.
+    name: 'pages',
+    family: 'document',
+    label: 'Apple Pages document',
+    aliases: [],
+    extensions: ['pages'],
+    mimeTypes: ['application/vnd.apple.pages', 'application/x-iwork-pages-sffpages'],
+    detectable: false,
+  },
+  {
     // Visio 2013+ drawings: an OPC zip like docx (visio/ parts), read by LibreOffice Draw through
     // libvisio and never written. The binary .vsd of older Visio versions is not registered: no
     // fixture could be made for it (no packaged tool writes it).

@@ -1,7 +1,7 @@
 /**
  * The older and adjacent office formats through one LibreOffice pool: flat ODF (fodt fods fodp),
  * OpenOffice.org 1 (sxw sxc sxi; scripts/make-staroffice-fixtures.mjs),
- * WordPerfect 5.1 (wpd; scripts/make-wordperfect-fixture.mjs), Visio (vsdx; scripts/make-visio-fixture.mjs),
+ * WordPerfect 5.1 (wpd; scripts/make-wordperfect-fixture.mjs), Pages '09 (scripts/make-pages-fixture.mjs), Visio (vsdx; scripts/make-visio-fixture.mjs),
  * Excel 2003 XML (xmlss), SYLK, dBase, PowerPoint shows (ppsx), and Draw's drawings and metafiles
  * (odg emf wmf). Each fixture (scripts/make-office-legacy-fixtures.sh) goes to its main targets,
  * read back with independent tools: pdftotext and pdfinfo (poppler), exceljs for workbooks,
@@ -116,6 +116,19 @@ describeWithEngine('LibreOffice', LO_AVAILABLE, LO_INSTALL, 'libreoffice older a
     await converter.convert(docx);
     const back = await textOf(converter, ws, docx.outputPath, 'docx');
     for (const line of DOC_TEXT) expect(back).toContain(line);
+  });
+
+  it('converts an Apple Pages document to pdf and odt with its text', async () => {
+    const ws = await workspace();
+    const lines = ['fileconv fixture', 'The quick brown fox jumps over the lazy dog.'];
+    const pdf = context(ws, 'pages', 'pdf');
+    await converter.convert(pdf);
+    const { text } = await popplerPdf(pdf.outputPath);
+    for (const line of lines) expect(text).toContain(line);
+    const odt = context(ws, 'pages', 'odt');
+    await converter.convert(odt);
+    const back = await textOf(converter, ws, odt.outputPath, 'odt');
+    for (const line of lines) expect(back).toContain(line);
   });
 
   it('converts a WordPerfect 5.1 document to pdf and docx with its text', async () => {

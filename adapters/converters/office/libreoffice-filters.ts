@@ -35,6 +35,7 @@ export const DOCUMENT_SOURCES: readonly FormatName[] = [
   'fodt',
   'sxw',
   'wpd',
+  'pages',
 ];
 export const SPREADSHEET_SOURCES: readonly FormatName[] = [
   'xlsx',
@@ -168,6 +169,7 @@ export const ZIP_SOURCES: ReadonlySet<FormatName> = new Set([
   'sxc',
   'sxi',
   'vsdx',
+  'pages',
 ]);
 
 export function familyOf(format: FormatName): OfficeFamily | undefined {
