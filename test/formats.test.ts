@@ -43,6 +43,8 @@ const EXPECTED = {
     'eps',
     'ps',
     'svgz',
+    'emf',
+    'wmf',
   ],
   video: ['mp4', 'webm', 'mkv', 'mov', 'avi', 'flv', 'wmv', 'mpeg', '3gp', 'ogv', 'm4v', 'ts'],
   audio: ['mp3', 'wav', 'ogg', 'flac', 'aac', 'm4a', 'opus', 'wma', 'aiff', 'ac3'],
@@ -54,6 +56,12 @@ const EXPECTED = {
     'ott',
     'dotx',
     'docm',
+    'fodt',
+    'sxw',
+    'wpd',
+    'odg',
+    'pages',
+    'vsdx',
     'rtf',
     'txt',
     'md',
@@ -61,8 +69,23 @@ const EXPECTED = {
     'htmlzip',
     'url',
   ],
-  spreadsheet: ['xlsx', 'xls', 'ods', 'ots', 'xltx', 'xlsm', 'csv', 'tsv', 'json'],
-  presentation: ['pptx', 'ppt', 'odp', 'otp', 'potx', 'pptm', 'key'],
+  spreadsheet: [
+    'xlsx',
+    'xls',
+    'ods',
+    'ots',
+    'xltx',
+    'xlsm',
+    'fods',
+    'xmlss',
+    'slk',
+    'dbf',
+    'sxc',
+    'csv',
+    'tsv',
+    'json',
+  ],
+  presentation: ['pptx', 'ppt', 'odp', 'otp', 'potx', 'pptm', 'fodp', 'ppsx', 'sxi', 'key'],
   ebook: ['epub', 'mobi', 'azw3', 'fb2'],
   subtitle: [],
   data: [],
@@ -85,6 +108,11 @@ const DETECTED_AS: Record<string, string> = {
   // and a declared (or .tar.bz2/.tar.xz-named) tbz2/txz is accepted (registry-archive.ts).
   'fixture.tbz2': 'bz2',
   'fixture.txz': 'xz',
+  // LibreOffice 7.4 writes a slide show with the presentation's content type: a pptx by its bytes
+  // (PowerPoint's own .ppsx files name the slideshow type, which file-type reads).
+  'fixture.ppsx': 'pptx',
+  // Pages '09 is a zip whose only telling entry, index.xml, is deflated: declared, it is accepted.
+  'fixture.pages': 'zip',
 };
 
 const each = (pick: (format: FormatDefinition) => readonly string[]) =>

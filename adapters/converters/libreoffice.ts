@@ -1,7 +1,9 @@
 /**
- * The office converter: documents (docx doc odt rtf txt html -> pdf docx odt rtf txt html epub),
- * spreadsheets (xlsx xls ods csv -> xlsx xls ods csv pdf html) and presentations (pptx ppt odp key
- * -> pdf pptx odp), on LibreOffice.
+ * The office converter: documents (docx doc odt rtf txt html fodt sxw wpd and templates -> pdf
+ * docx odt rtf txt html epub fodt), spreadsheets (xlsx xls ods csv fods xmlss slk dbf sxc -> most
+ * of those and pdf html), presentations (pptx ppt odp key fodp ppsx sxi -> pdf pptx odp fodp ppsx)
+ * and drawings (odg vsdx emf wmf -> pdf png svg odg emf wmf, in Draw), on LibreOffice; the exact
+ * edges are in office/libreoffice-filters.ts.
  *
  * By default conversions run on a warm pool of soffice processes driven over UNO by a small
  * Python bridge (office/libreoffice-pool.ts): ~0.1 s a document instead of ~1-3 s for a cold
@@ -9,6 +11,7 @@
  * `mode: 'cold'`, each document gets its own cold soffice (office/libreoffice-cold.ts).
  * Zip-based inputs are checked for decompression bombs first; every soffice runs with a private
  * profile that blocks macros and all fetching of linked resources (office/libreoffice-profile.ts).
+ * A conversion whose warm soffice crashes is retried once in a cold soffice of its own.
  * The output appears at `outputPath` only when complete. Call close() to stop the pool.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -18,9 +21,10 @@ import { z } from 'zod';
 import { abortError, throwIfAborted } from '../../src/abort.js';
 import { FileconvError } from '../../src/errors.js';
 import type { Availability, ConvertContext, Converter, ConvertResult } from '../../src/ports.js';
+import { finishCsv } from './office/csv-finish.js';
 import { convertCold } from './office/libreoffice-cold.js';
-import { closedError } from './office/libreoffice-errors.js';
-import { buildEdges, chooseFilters } from './office/libreoffice-filters.js';
+import { closedError, isCrash } from './office/libreoffice-errors.js';
+import { buildEdges, CSV_DELIMITERS, chooseFilters } from './office/libreoffice-filters.js';
 import { LIBREOFFICE_INSTALL } from './office/libreoffice-locate.js';
 import { type LibreOfficeEngine, resolveEngine } from './office/libreoffice-mode.js';
 import { LibreOfficePool, type PoolStats } from './office/libreoffice-pool.js';
@@ -91,8 +95,19 @@ export const LIBREOFFICE_DEFAULTS = {
   startupTimeoutMs: 60_000,
 } as const;
 
-/** LibreOffice takes no per-conversion options; unknown keys are refused like everywhere else. */
+/** LibreOffice takes no per-conversion options but CSV's; unknown keys are refused like everywhere else. */
 const noOptions = z.strictObject({});
+/** The CSV options of the spreadsheet converter (exceljs.ts), so both write the same CSV. */
+const csvOptions = z.strictObject({
+  delimiter: z.enum(CSV_DELIMITERS).optional().describe("Field separator. Default ','."),
+  bom: z
+    .boolean()
+    .optional()
+    .describe(
+      'Start the file with a UTF-8 byte order mark, which Excel needs to read non-ASCII text. Default false.',
+    ),
+});
+const optionsFor = (to: string) => (to === 'csv' ? csvOptions : noOptions);
 
 /** Creates the LibreOffice converter. Options are checked here; a bad one throws INVALID_OPTIONS. */
 export function createLibreOfficeConverter(options: LibreOfficeConverterOptions = {}): LibreOfficeConverter {
@@ -138,18 +153,19 @@ export function createLibreOfficeConverter(options: LibreOfficeConverterOptions 
   };
 
   async function run(ctx: ConvertContext, scratch: string): Promise<ConvertResult> {
-    const choice = chooseFilters(ctx.from, ctx.to);
-    if (!choice) {
-      throw new FileconvError(
-        'UNSUPPORTED_CONVERSION',
-        `LibreOffice cannot convert ${ctx.from} to ${ctx.to}`,
-      );
-    }
-    const parsed = noOptions.safeParse(ctx.options);
+    const parsed = optionsFor(ctx.to).safeParse(ctx.options);
     if (!parsed.success) {
       throw new FileconvError(
         'INVALID_OPTIONS',
         `Invalid options for ${ctx.to}: ${z.prettifyError(parsed.error)}`,
+      );
+    }
+    const options: z.infer<typeof csvOptions> = parsed.data;
+    const choice = chooseFilters(ctx.from, ctx.to, options);
+    if (!choice) {
+      throw new FileconvError(
+        'UNSUPPORTED_CONVERSION',
+        `LibreOffice cannot convert ${ctx.from} to ${ctx.to}`,
       );
     }
     await checkInput(ctx, settings.zipLimits);
@@ -165,23 +181,37 @@ export function createLibreOfficeConverter(options: LibreOfficeConverterOptions 
     const request = { ...choice, input, output: join(scratch, `result.${ctx.to}`) };
     let produced = request.output;
     let cpuMs: number | undefined;
+    const cold = {
+      soffice: chosen.soffice,
+      request,
+      scratch,
+      signal: ctx.signal,
+      timeoutMs: settings.timeoutMs,
+      onSpawn: settings.onSpawn,
+    };
     if (chosen.kind === 'pool') {
       if (!pool) throw closedError();
-      ({ cpuMs } = await pool.run(request, ctx.signal, () => ctx.onProgress(0.1)));
+      try {
+        ({ cpuMs } = await pool.run(request, ctx.signal, () => ctx.onProgress(0.1)));
+      } catch (error) {
+        // A warm soffice that dies on a document often converts it cold: LibreOffice 7.4 crashes
+        // on some HTML pages in a long-running instance that a fresh `soffice --convert-to`
+        // converts (issue 17). Once, with a fresh profile; a second crash is the answer.
+        if (!isCrash(error) || ctx.signal.aborted || closed) throw error;
+        ({ cpuMs, produced } = await convertCold(cold));
+      }
     } else {
       ctx.onProgress(0.1);
-      const cold = {
-        soffice: chosen.soffice,
-        request,
-        scratch,
-        signal: ctx.signal,
-        timeoutMs: settings.timeoutMs,
-      };
-      ({ cpuMs, produced } = await convertCold({ ...cold, onSpawn: settings.onSpawn }));
+      ({ cpuMs, produced } = await convertCold(cold));
     }
     throwIfAborted(ctx.signal);
     await assertWritten(produced, ctx.to);
     ctx.onProgress(0.95);
+    if (ctx.to === 'csv') {
+      const finished = join(scratch, 'finished.csv');
+      await finishCsv(produced, finished, { bom: options.bom ?? false });
+      produced = finished;
+    }
     await moveIntoPlace(produced, ctx.outputPath);
     return cpuMs === undefined ? {} : { cpuMs };
   }
@@ -201,7 +231,7 @@ export function createLibreOfficeConverter(options: LibreOfficeConverterOptions 
       };
     },
 
-    optionsSchema: () => noOptions,
+    optionsSchema: optionsFor,
 
     async convert(ctx: ConvertContext): Promise<ConvertResult> {
       throwIfAborted(ctx.signal);

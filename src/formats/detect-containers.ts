@@ -200,6 +200,11 @@ const MIMETYPE_ENTRY: Readonly<Record<string, FormatName>> = {
   'application/vnd.oasis.opendocument.text-template': 'ott',
   'application/vnd.oasis.opendocument.spreadsheet-template': 'ots',
   'application/vnd.oasis.opendocument.presentation-template': 'otp',
+  'application/vnd.oasis.opendocument.graphics': 'odg',
+  // OpenOffice.org 1.x, ODF's forerunner, laid its zips out the same way.
+  'application/vnd.sun.xml.writer': 'sxw',
+  'application/vnd.sun.xml.calc': 'sxc',
+  'application/vnd.sun.xml.impress': 'sxi',
   'application/epub+zip': 'epub',
 };
 /** OOXML part folders. file-type only trusts them after seeing [Content_Types].xml, which some
@@ -208,6 +213,7 @@ const OOXML_FOLDERS: ReadonlyArray<[string, FormatName]> = [
   ['word/', 'docx'],
   ['xl/', 'xlsx'],
   ['ppt/', 'pptx'],
+  ['visio/', 'vsdx'],
 ];
 
 function findLocalHeader(head: Uint8Array, from: number): number {

@@ -9,6 +9,8 @@
  * fine). Binary formats hit a control byte within their first few hundred bytes, so the 8-bit
  * fallback does not let binary through in practice.
  */
+import { officeTextKind } from './detect-office.js';
+import type { FormatName } from './types.js';
 import { parseUrlFile } from './url-file.js';
 
 /** Text formats sniffText can name; everything else that is text is 'txt'. */
@@ -96,11 +98,16 @@ function markupRoot(text: string): 'html' | 'svg' | 'fb2' | undefined {
   return undefined;
 }
 
-/** 'rtf', 'svg', 'html', 'fb2' or 'url' when the text says so, else 'txt'; undefined for non-text. */
-export function sniffText(head: Uint8Array): SniffedText | undefined {
+/**
+ * 'rtf', 'svg', 'html', 'fb2' or 'url' when the text says so, an office format written as text (flat
+ * ODF, Excel 2003 XML, SYLK: detect-office.ts), 'txt' for any other text, undefined for non-text.
+ */
+export function sniffText(head: Uint8Array): SniffedText | FormatName | undefined {
   if (head.length === 0) return undefined;
   const text = decodeText(head);
   if (text === undefined) return undefined;
   if (text.startsWith('{\\rtf')) return 'rtf';
+  const office = officeTextKind(text);
+  if (office) return office;
   return markupRoot(text) ?? (parseUrlFile(text) === undefined ? 'txt' : 'url');
 }

@@ -30,9 +30,11 @@
  * | zip                     | ZIP_PACKAGES           | a docx, epub, htmlzip... is a zip all the same    |
  * | tbz2, txz               | bz2, xz                | the tar inside is not visible from a head         |
  * | txt                     | html, svg, rtf, url,   | all text; reading it as plain text is faithful    |
- * |                         | fb2                    |                                                   |
+ * |                         | fb2, slk               |                                                   |
  * | md                      | txt, html, url         | Markdown is text and may open with HTML           |
  * | csv, tsv, json          | txt, url               | delimited text and JSON have no signature         |
+ * | csv                     | slk                    | a semicolon CSV can begin 'ID;P' like SYLK        |
+ * | ppsx                    | pptx, potx, pptm       | one content type apart (LibreOffice writes pptx's) |
  * | any                     | nothing when undefined | unrecognised non-text bytes never pass            |
  *
  * Everything else must match exactly: text declared png, a zip declared docx, an unknown format
@@ -48,6 +50,7 @@ import {
 import { mobiKind } from './detect-ebook.js';
 import { isGzippedSvg } from './detect-svgz.js';
 import { sniffRasterBinary, sniffRasterText } from './detect-raster.js';
+import { officeBinaryKind } from './detect-office.js';
 import { sniffText } from './detect-text.js';
 import { getFormat } from './lookup.js';
 import type { FormatName } from './types.js';
@@ -140,6 +143,9 @@ const FILE_TYPE_NAMES: Readonly<Record<string, FormatName>> = {
   'tar.gz': 'tgz', // file-type inflates a gzip stream and finds a tar header in it
   '7z': '7z',
   rar: 'rar',
+  ppsx: 'ppsx',
+  odg: 'odg',
+  vsdx: 'vsdx',
 };
 
 /**
@@ -180,14 +186,18 @@ function fromFileType(ext: string, mime: string, head: Uint8Array): FormatName |
   }
 }
 
-/** Signatures file-type misses on a head: TIFF whose IFD lies beyond it, PDF with leading junk, raster formats it does not know. */
+/**
+ * Signatures file-type misses on a head: TIFF whose IFD lies beyond it, PDF with leading junk,
+ * and those it has none for: raster formats (detect-raster.ts), dBase tables, EMF and WMF
+ * (detect-office.ts).
+ */
 function sniffBinary(head: Uint8Array): FormatName | undefined {
   const starts = (bytes: readonly number[]) => bytes.every((byte, i) => head[i] === byte);
   if (starts([0x49, 0x49, 0x2a, 0x00]) || starts([0x4d, 0x4d, 0x00, 0x2a])) return 'tiff';
   if (starts([0x49, 0x49, 0x2b, 0x00]) || starts([0x4d, 0x4d, 0x00, 0x2b])) return 'tiff'; // BigTIFF
   // Readers accept '%PDF-' anywhere in the first 1024 bytes (PDF 1.7, annex H).
   if (new TextDecoder('latin1').decode(head.subarray(0, 1024)).includes('%PDF-')) return 'pdf';
-  return sniffRasterBinary(head);
+  return sniffRasterBinary(head) ?? officeBinaryKind(head);
 }
 
 /**
@@ -235,7 +245,7 @@ const MUTUALLY_COMPATIBLE: readonly (readonly FormatName[])[] = [
   // or mimetype entry (ODF), which a head may not reach (then the folders say docx, xlsx, pptx).
   ['docx', 'dotx', 'docm'],
   ['xlsx', 'xltx', 'xlsm'],
-  ['pptx', 'potx', 'pptm'],
+  ['pptx', 'potx', 'pptm', 'ppsx'],
   ['odt', 'ott'],
   ['ods', 'ots'],
   ['odp', 'otp'],
@@ -251,14 +261,17 @@ const ALSO_ACCEPTS: Readonly<Record<FormatName, readonly string[]>> = {
   xls: ['cfb'],
   ppt: ['cfb'],
   key: ['iwork'],
+  // Pages '09 names nothing but index.xml in its zip; 2013+ is the shared iWork layout.
+  pages: ['iwork', 'zip'],
   htmlzip: ['zip'],
   zip: ZIP_PACKAGES,
   tbz2: ['bz2'],
   txz: ['xz'],
   // A text file that happens to hold one URL is still text when it says so.
-  txt: ['html', 'svg', 'rtf', 'url', 'fb2'],
+  txt: ['html', 'svg', 'rtf', 'url', 'fb2', 'slk'],
   md: ['txt', 'html', 'url'],
-  csv: ['txt', 'url'],
+  // A semicolon CSV can open like SYLK ('ID;P...'): read as what it was declared.
+  csv: ['txt', 'url', 'slk'],
   tsv: ['txt', 'url'],
   json: ['txt', 'url'],
 };

@@ -75,6 +75,73 @@ export const DOCUMENT_FORMATS: readonly FormatDefinition[] = [
     detectable: true,
   },
   {
+    // The whole document in one XML file: <office:document office:mimetype=...> (detect-office-xml.ts).
+    name: 'fodt',
+    family: 'document',
+    label: 'OpenDocument text (flat XML)',
+    aliases: [],
+    extensions: ['fodt'],
+    mimeTypes: ['application/vnd.oasis.opendocument.text-flat-xml'],
+    detectable: true,
+  },
+  {
+    // OpenOffice.org 1.x / StarOffice 6-7 XML: a zip whose stored 'mimetype' entry names it, like ODF.
+    // LibreOffice still reads it and writes it no more, so it is a source only.
+    name: 'sxw',
+    family: 'document',
+    label: 'StarOffice / OpenOffice.org 1 text',
+    aliases: [],
+    extensions: ['sxw'],
+    mimeTypes: ['application/vnd.sun.xml.writer'],
+    detectable: true,
+  },
+  {
+    // WordPerfect 5-12: read by LibreOffice through libwpd, never written. Told by the 'FF WPC'
+    // signature and the header's product and file type (detect-office.ts).
+    name: 'wpd',
+    family: 'document',
+    label: 'WordPerfect document',
+    aliases: ['wp', 'wp5', 'wp6'],
+    extensions: ['wpd', 'wp', 'wp5', 'wp6'],
+    mimeTypes: ['application/vnd.wordperfect', 'application/wordperfect', 'application/x-wordperfect'],
+    detectable: true,
+  },
+  {
+    // A LibreOffice Draw document: pages of shapes and text, opened in Draw (pdf, png, svg, emf, wmf).
+    name: 'odg',
+    family: 'document',
+    label: 'OpenDocument drawing',
+    aliases: [],
+    extensions: ['odg'],
+    mimeTypes: ['application/vnd.oasis.opendocument.graphics'],
+    detectable: true,
+  },
+  {
+    // Apple Pages, read by LibreOffice through libetonyek (Pages '09 XML fully, 2013+ partly).
+    // Not detectable: Pages '09 is a zip whose index.xml (deflated) is all that tells it from
+    // Numbers '09, and 2013+ files share one layout with Keynote and Numbers ('iwork', detect.ts);
+    // a file declared pages is accepted when it is such a zip.
+    name: 'pages',
+    family: 'document',
+    label: 'Apple Pages document',
+    aliases: [],
+    extensions: ['pages'],
+    mimeTypes: ['application/vnd.apple.pages', 'application/x-iwork-pages-sffpages'],
+    detectable: false,
+  },
+  {
+    // Visio 2013+ drawings: an OPC zip like docx (visio/ parts), read by LibreOffice Draw through
+    // libvisio and never written. The binary .vsd of older Visio versions is not registered: no
+    // fixture could be made for it (no packaged tool writes it).
+    name: 'vsdx',
+    family: 'document',
+    label: 'Visio drawing',
+    aliases: [],
+    extensions: ['vsdx'],
+    mimeTypes: ['application/vnd.ms-visio.drawing', 'application/vnd.ms-visio.drawing.main+xml'],
+    detectable: true,
+  },
+  {
     name: 'rtf',
     family: 'document',
     label: 'Rich Text Format document',
@@ -195,6 +262,60 @@ export const SPREADSHEET_FORMATS: readonly FormatDefinition[] = [
     detectable: true,
   },
   {
+    name: 'fods',
+    family: 'spreadsheet',
+    label: 'OpenDocument spreadsheet (flat XML)',
+    aliases: [],
+    extensions: ['fods'],
+    mimeTypes: ['application/vnd.oasis.opendocument.spreadsheet-flat-xml'],
+    detectable: true,
+  },
+  {
+    // Excel 2003's XML Spreadsheet (Microsoft calls the schema XMLSS). Such files are named .xml,
+    // which stays with the xml data format: this one is told by its bytes (an mso-application
+    // Excel.Sheet instruction or the urn:schemas-microsoft-com:office:spreadsheet namespace,
+    // detect-office-xml.ts). No MIME type is registered for it; the x- type is ours.
+    name: 'xmlss',
+    family: 'spreadsheet',
+    label: 'Excel 2003 XML spreadsheet (SpreadsheetML)',
+    aliases: [],
+    extensions: ['xmlss'],
+    mimeTypes: ['application/x-xmlss+xml'],
+    detectable: true,
+  },
+  {
+    // Symbolic Link: text records, the first one 'ID;P' (detect-office-xml.ts). One sheet, values only.
+    name: 'slk',
+    family: 'spreadsheet',
+    label: 'SYLK spreadsheet',
+    aliases: ['sylk'],
+    extensions: ['slk', 'sylk'],
+    mimeTypes: ['text/spreadsheet', 'application/x-sylk', 'text/x-sylk'],
+    detectable: true,
+  },
+  {
+    // A dBase III+/IV/FoxPro table: no magic number, but a header whose field descriptors must add up
+    // (record length, header length, field types); detect-containers.ts checks all of that.
+    name: 'dbf',
+    family: 'spreadsheet',
+    label: 'dBase table',
+    aliases: [],
+    extensions: ['dbf'],
+    mimeTypes: ['application/x-dbf', 'application/dbase', 'application/x-dbase', 'application/dbf'],
+    detectable: true,
+  },
+  {
+    // OpenOffice.org 1.x / StarOffice 6-7 XML: a zip whose stored 'mimetype' entry names it, like ODF.
+    // LibreOffice still reads it and writes it no more, so it is a source only.
+    name: 'sxc',
+    family: 'spreadsheet',
+    label: 'StarOffice / OpenOffice.org 1 spreadsheet',
+    aliases: [],
+    extensions: ['sxc'],
+    mimeTypes: ['application/vnd.sun.xml.calc'],
+    detectable: true,
+  },
+  {
     name: 'csv',
     family: 'spreadsheet',
     label: 'Comma-separated values',
@@ -279,6 +400,38 @@ export const PRESENTATION_FORMATS: readonly FormatDefinition[] = [
     aliases: [],
     extensions: ['pptm'],
     mimeTypes: ['application/vnd.ms-powerpoint.presentation.macroenabled.12'],
+    detectable: true,
+  },
+  {
+    name: 'fodp',
+    family: 'presentation',
+    label: 'OpenDocument presentation (flat XML)',
+    aliases: [],
+    extensions: ['fodp'],
+    mimeTypes: ['application/vnd.oasis.opendocument.presentation-flat-xml'],
+    detectable: true,
+  },
+  {
+    // A pptx that opens as a running show: PowerPoint names the slide-show content type in
+    // [Content_Types].xml (file-type reads it); LibreOffice 7.4 writes the presentation one, so its
+    // .ppsx files are detected as pptx (compatible).
+    name: 'ppsx',
+    family: 'presentation',
+    label: 'PowerPoint slide show',
+    aliases: [],
+    extensions: ['ppsx'],
+    mimeTypes: ['application/vnd.openxmlformats-officedocument.presentationml.slideshow'],
+    detectable: true,
+  },
+  {
+    // OpenOffice.org 1.x / StarOffice 6-7 XML: a zip whose stored 'mimetype' entry names it, like ODF.
+    // LibreOffice still reads it and writes it no more, so it is a source only.
+    name: 'sxi',
+    family: 'presentation',
+    label: 'StarOffice / OpenOffice.org 1 presentation',
+    aliases: [],
+    extensions: ['sxi'],
+    mimeTypes: ['application/vnd.sun.xml.impress'],
     detectable: true,
   },
   {

@@ -2,7 +2,8 @@
  * The warm pool under load and when things go wrong: 20 documents at once on two workers with no
  * output lost, workers replaced after N conversions and past a memory bound, a hung conversion
  * killed by the hard timeout while a concurrent one succeeds, abort of a running and of a queued
- * conversion, a crashed worker replaced, and close() leaving no process and no file behind.
+ * conversion, a crashed worker replaced (its conversion retried cold once), and close() leaving
+ * no process and no file behind.
  * The slow document is a ~5 MB text file: LibreOffice needs well over 20 s to lay it out.
  */
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
@@ -44,7 +45,10 @@ function pooled(options: Parameters<typeof createLibreOfficeConverter>[0] = {}) 
   const converter = createLibreOfficeConverter({
     poolSize: 1,
     ...options,
-    onSpawn: (pid, kind) => pids[kind].push(pid),
+    onSpawn: (pid, kind) => {
+      pids[kind].push(pid);
+      options.onSpawn?.(pid, kind);
+    },
   });
   return { converter, pids };
 }
@@ -190,20 +194,31 @@ describeWithEngine('LibreOffice', LO_AVAILABLE, LO_INSTALL, 'libreoffice pool', 
     await closeAndCheck(converter, pids);
   });
 
-  it('fails only the conversion whose soffice crashes, and replaces a worker that died idle', async () => {
-    const { converter, pids } = pooled();
+  it('fails only the conversion whose soffice crashes warm and cold, and replaces a worker that died idle', async () => {
+    // The cold retry's soffice is killed too: a document that crashes both ways fails.
+    let crashed = false;
+    const { converter, pids } = pooled({
+      onSpawn: (pid, kind) => {
+        if (crashed && kind === 'soffice') setTimeout(() => process.kill(pid, 'SIGKILL'), 300);
+      },
+    });
     const ws = await workspace();
     const slow = converter.convert(
       slowContext(ws, {
         onProgress: (f) => {
           if (f !== 0.1) return;
           const pid = converter.stats()?.workers[0]?.sofficePid;
-          setTimeout(() => pid && process.kill(pid, 'SIGKILL'), 300);
+          setTimeout(() => {
+            crashed = true;
+            if (pid) process.kill(pid, 'SIGKILL');
+          }, 300);
         },
       }),
     );
     const error = await expectCode(slow, 'CONVERSION_FAILED');
-    expect(error.message).toMatch(/LibreOffice stopped/);
+    expect(error.message).toMatch(/LibreOffice wrote no result|LibreOffice stopped/);
+    expect(error.details).toMatchObject({ mode: 'cold' });
+    crashed = false;
     const ok = contextFor(ws, context(ws, 'docx', 'pdf').inputPath, 'docx', 'pdf', 'ok.pdf');
     await converter.convert(ok);
     // Killed between conversions: the next one gets a fresh worker.
@@ -212,7 +227,8 @@ describeWithEngine('LibreOffice', LO_AVAILABLE, LO_INSTALL, 'libreoffice pool', 
     await converter.convert(contextFor(ws, ok.inputPath, 'docx', 'pdf', 'ok2.pdf'));
     expect(converter.stats()).toMatchObject({ started: 3, lost: 2 });
     await closeAndCheck(converter, pids);
-  });
+    // Three warm starts and a cold one: more than the default minute on a loaded machine.
+  }, 120_000);
 
   it('close() cancels queued and running conversions, ends every process and removes its temp dir', async () => {
     const ws = await workspace();

@@ -1,17 +1,20 @@
 /**
  * Spreadsheets and presentations through the LibreOffice pool, each result read back for content:
- * workbooks cell by cell with exceljs (both sheets, UTF-8 and quoting intact), CSV byte for byte,
+ * workbooks cell by cell with exceljs (both sheets, UTF-8 and quoting intact), CSV byte for byte
+ * (and byte for byte as the spreadsheet converter writes it, with each delimiter and the BOM),
  * PDFs page by page with pdf.js (one page per sheet, one per slide). fixture.key is tested when it
  * exists (another issue makes it).
  */
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { afterAll, expect, it } from 'vitest';
+import { createSpreadsheetConverter } from '../../adapters/converters/exceljs.js';
 import { createLibreOfficeConverter } from '../../adapters/converters/libreoffice.js';
 import { describeWithEngine } from '../helpers/engines.js';
 import {
   context,
   contextFor,
+  expectCode,
   fixture,
   LO_AVAILABLE,
   LO_INSTALL,
@@ -63,9 +66,10 @@ describeWithEngine(
       const ws = await workspace();
       const csv = context(ws, 'xlsx', 'csv');
       await converter.convert(csv);
-      // Quoted only where a field needs it, as the spreadsheet converter (exceljs) writes CSV.
+      // Quoted only where a field needs it, records ended by CRLF, as the spreadsheet converter
+      // (exceljs) writes CSV.
       expect(await readFile(csv.outputPath, 'utf8')).toBe(
-        'name,value,note\nalpha,1,"comma, inside"\nbeta,2.5,"line with ""quotes"""\ngamma,-3,café\n',
+        'name,value,note\r\nalpha,1,"comma, inside"\r\nbeta,2.5,"line with ""quotes"""\r\ngamma,-3,café\r\n',
       );
       const xlsx = context(ws, 'csv', 'xlsx');
       await converter.convert(xlsx);
@@ -76,6 +80,32 @@ describeWithEngine(
         ['beta', '2.5', 'line with "quotes"'],
         ['gamma', '-3', 'café'],
       ]);
+    });
+
+    it.each([[{}], [{ delimiter: ';', bom: true }], [{ delimiter: '|' }]])(
+      'writes the same CSV bytes as the spreadsheet converter with options %o',
+      async (options) => {
+        const ws = await workspace();
+        const office = context(ws, 'xlsx', 'csv', { options });
+        await converter.convert(office);
+        const exceljs = contextFor(ws, office.inputPath, 'xlsx', 'csv', 'exceljs.csv');
+        await createSpreadsheetConverter().convert({ ...exceljs, options });
+        const [ours, theirs] = [await readFile(office.outputPath), await readFile(exceljs.outputPath)];
+        expect(ours.toString('utf8')).toBe(theirs.toString('utf8'));
+        expect(ours.subarray(0, 3).equals(Buffer.from([0xef, 0xbb, 0xbf]))).toBe('bom' in options);
+      },
+    );
+
+    it('refuses CSV options it does not have, and options on other targets', async () => {
+      const ws = await workspace();
+      await expectCode(
+        converter.convert(context(ws, 'xlsx', 'csv', { options: { delimiter: '\t' } })),
+        'INVALID_OPTIONS',
+      );
+      await expectCode(
+        converter.convert(context(ws, 'xlsx', 'ods', { options: { delimiter: ';' } })),
+        'INVALID_OPTIONS',
+      );
     });
 
     it('converts spreadsheets to pdf (every sheet) and html', async () => {

@@ -40,8 +40,8 @@ it('declares honest edges: layout-keeping targets are lossless, text/csv/html/ep
   expect(edge('dotx', 'pdf')).toEqual({ from: 'dotx', to: 'pdf', cost: 4, lossy: false });
   expect(edge('xlsm', 'csv')?.lossy).toBe(true);
   expect(edge('otp', 'pptx')?.lossy).toBe(false);
-  // 9 x 7 documents, 7 x 6 spreadsheets, 7 x 3 presentations, less the self edges.
-  expect(converter.edges).toHaveLength(9 * 7 - 5 + (7 * 6 - 4) + (7 * 3 - 2));
+  // 13 x 8 documents, 12 x 10 spreadsheets, 10 x 5 presentations, 4 x 6 drawings, less the self edges.
+  expect(converter.edges).toHaveLength(13 * 8 - 6 + (12 * 10 - 8) + (10 * 5 - 4) + (4 * 6 - 3));
 });
 
 it('wins docx -> pdf in one lossless step over a cheaper lossy detour through txt', () => {

@@ -13,7 +13,7 @@ import { basename, extname, join } from 'node:path';
 import { abortError } from '../../../src/abort.js';
 import { FileconvError } from '../../../src/errors.js';
 import { ChildCpuMeter } from '../media/cpu-time.js';
-import { timeoutError } from './libreoffice-errors.js';
+import { timeoutError, withoutBacktrace } from './libreoffice-errors.js';
 import { guardPid, unguardPid } from './libreoffice-guard.js';
 import type { BridgeRequest, SpawnKind } from './libreoffice-process.js';
 import { createProfile, guardSockets, removeProfile, sofficeEnv } from './libreoffice-profile.js';
@@ -123,7 +123,7 @@ export async function convertCold(run: ColdRun): Promise<{ cpuMs?: number; produ
 }
 
 function coldError(outcome: Outcome): FileconvError {
-  const message = outcome.output.trim().split('\n').filter(Boolean).slice(-2).join(' | ');
+  const message = withoutBacktrace(outcome.output).slice(-2).join(' | ');
   const details = { engine: 'libreoffice', mode: 'cold', exitCode: outcome.code };
   if (/could not be loaded/i.test(message)) {
     return new FileconvError('CORRUPT_INPUT', `LibreOffice could not open the file: ${message}`, { details });

@@ -1,6 +1,6 @@
 /**
  * What the LibreOffice converter converts and how: its edges, and for each conversion the
- * LibreOffice application that opens the source (Writer, Calc, Impress), the import filter when
+ * LibreOffice application that opens the source (Writer, Calc, Impress, Draw), the import filter when
  * detection must not guess, and the export filter with its options.
  *
  * Filter names are LibreOffice's internal ones (share/registry/*.xcd lists them), each checked
@@ -9,8 +9,8 @@
 import type { FormatName } from '../../../src/formats/types.js';
 import type { ConversionEdge } from '../../../src/ports.js';
 
-/** The application a source opens in; the bridge checks the loaded document really is one. */
-export type OfficeFamily = 'text' | 'spreadsheet' | 'presentation';
+/** The application a source opens in (Writer, Calc, Impress, Draw); the bridge checks the loaded document really is one. */
+export type OfficeFamily = 'text' | 'spreadsheet' | 'presentation' | 'drawing';
 
 export interface FilterChoice {
   family: OfficeFamily;
@@ -32,6 +32,10 @@ export const DOCUMENT_SOURCES: readonly FormatName[] = [
   'ott',
   'dotx',
   'docm',
+  'fodt',
+  'sxw',
+  'wpd',
+  'pages',
 ];
 export const SPREADSHEET_SOURCES: readonly FormatName[] = [
   'xlsx',
@@ -41,6 +45,11 @@ export const SPREADSHEET_SOURCES: readonly FormatName[] = [
   'ots',
   'xltx',
   'xlsm',
+  'fods',
+  'xmlss',
+  'slk',
+  'dbf',
+  'sxc',
 ];
 export const PRESENTATION_SOURCES: readonly FormatName[] = [
   'pptx',
@@ -50,7 +59,12 @@ export const PRESENTATION_SOURCES: readonly FormatName[] = [
   'otp',
   'potx',
   'pptm',
+  'fodp',
+  'ppsx',
+  'sxi',
 ];
+/** Draw opens drawings and vector pictures (a metafile becomes one page of shapes). */
+export const DRAWING_SOURCES: readonly FormatName[] = ['odg', 'emf', 'wmf', 'vsdx'];
 
 /** Comma, double quote, UTF-8 (76), from line 1: CSV read as the web writes it. */
 const CSV_OPTIONS = '44,34,76,1';
@@ -60,6 +74,15 @@ const CSV_OPTIONS = '44,34,76,1';
  * an XLSX of the same sheet gave two CSV dialects.
  */
 const CSV_EXPORT_OPTIONS = `${CSV_OPTIONS},,0,false`;
+
+/** The field separators a CSV may be written with (as the spreadsheet converter offers them). */
+export const CSV_DELIMITERS = [',', ';', '|'] as const;
+export type CsvDelimiter = (typeof CSV_DELIMITERS)[number];
+
+/** The CSV export options with `delimiter` as the first token (its character code). */
+function csvExportOptions(delimiter: CsvDelimiter): string {
+  return CSV_EXPORT_OPTIONS.replace(/^\d+/, String(delimiter.charCodeAt(0)));
+}
 
 /**
  * Export filters per family and target. Text: UTF-8, LF line ends, no byte-order mark (the
@@ -75,6 +98,7 @@ const EXPORTS: Record<OfficeFamily, Record<FormatName, [filter: string, options?
     txt: ['Text (encoded)', 'UTF8,LF,,,false'],
     html: ['HTML (StarWriter)', 'EmbedImages'],
     epub: ['EPUB'],
+    fodt: ['OpenDocument Text Flat XML'],
   },
   spreadsheet: {
     xlsx: ['Calc MS Excel 2007 XML'],
@@ -83,11 +107,26 @@ const EXPORTS: Record<OfficeFamily, Record<FormatName, [filter: string, options?
     csv: ['Text - txt - csv (StarCalc)', CSV_EXPORT_OPTIONS],
     pdf: ['calc_pdf_Export'],
     html: ['HTML (StarCalc)'],
+    fods: ['OpenDocument Spreadsheet Flat XML'],
+    xmlss: ['MS Excel 2003 XML'],
+    slk: ['SYLK'],
+    // 76: UTF-8, as it is read back (IMPORTS); LibreOffice writes no language-driver byte.
+    dbf: ['dBase', '76'],
   },
   presentation: {
     pdf: ['impress_pdf_Export'],
     pptx: ['Impress MS PowerPoint 2007 XML'],
     odp: ['impress8'],
+    fodp: ['OpenDocument Presentation Flat XML'],
+    ppsx: ['Impress MS PowerPoint 2007 XML AutoPlay'],
+  },
+  drawing: {
+    pdf: ['draw_pdf_Export'],
+    png: ['draw_png_Export'],
+    svg: ['draw_svg_Export'],
+    odg: ['draw8'],
+    emf: ['draw_emf_Export'],
+    wmf: ['draw_wmf_Export'],
   },
 };
 
@@ -99,6 +138,11 @@ const IMPORTS: Partial<Record<FormatName, [filter: string, options: string]>> = 
   txt: ['Text (encoded)', 'UTF8'],
   csv: ['Text - txt - csv (StarCalc)', CSV_OPTIONS],
   html: ['HTML (StarWriter)', ''],
+  // Excel 2003 XML is staged as input.xmlss, a name LibreOffice's type detection does not know.
+  xmlss: ['MS Excel 2003 XML Orcus', ''],
+  // Read in UTF-8 as written (76); LibreOffice 7.4 ignores a table's language-driver byte anyway,
+  // and without a forced filter it would ask for the character set (a dialog in the pool).
+  dbf: ['dBase', '76'],
 };
 
 /** Zip packages, checked for decompression bombs before LibreOffice opens them. */
@@ -119,22 +163,39 @@ export const ZIP_SOURCES: ReadonlySet<FormatName> = new Set([
   'xlsm',
   'potx',
   'pptm',
+  'ppsx',
+  'odg',
+  'sxw',
+  'sxc',
+  'sxi',
+  'vsdx',
+  'pages',
 ]);
 
 export function familyOf(format: FormatName): OfficeFamily | undefined {
   if (DOCUMENT_SOURCES.includes(format)) return 'text';
   if (SPREADSHEET_SOURCES.includes(format)) return 'spreadsheet';
   if (PRESENTATION_SOURCES.includes(format)) return 'presentation';
+  if (DRAWING_SOURCES.includes(format)) return 'drawing';
   return undefined;
 }
 
-/** The filters for `from` -> `to`, or undefined when this converter has no such edge. */
-export function chooseFilters(from: FormatName, to: FormatName): FilterChoice | undefined {
+/**
+ * The filters for `from` -> `to`, or undefined when this converter has no such edge; a CSV is
+ * written with `delimiter` (default ',').
+ */
+export function chooseFilters(
+  from: FormatName,
+  to: FormatName,
+  options: { delimiter?: CsvDelimiter | undefined } = {},
+): FilterChoice | undefined {
   const family = familyOf(from);
   if (!family || from === to) return undefined;
   const target = EXPORTS[family][to];
   if (!target) return undefined;
-  const [exportFilter, exportOptions] = target;
+  const [exportFilter, defaultOptions] = target;
+  const exportOptions =
+    to === 'csv' && options.delimiter ? csvExportOptions(options.delimiter) : defaultOptions;
   const source = IMPORTS[from];
   return {
     family,
@@ -145,13 +206,14 @@ export function chooseFilters(from: FormatName, to: FormatName): FilterChoice | 
 }
 
 /**
- * Targets that drop information from a formatted source: plain text and CSV keep the words and
- * values only (CSV: the first sheet only), HTML and EPUB reflow and lose the page layout.
- * PDF and the office formats keep the layout; the old binary formats are close enough.
+ * Targets that drop information from a formatted source: plain text, CSV, SYLK and dBase keep
+ * the words and values only (the first sheet only), HTML and EPUB reflow and lose the page
+ * layout, PNG turns shapes into pixels. PDF and the office formats keep the layout; the old
+ * binary formats are close enough.
  */
-const LOSSY_TARGETS: ReadonlySet<FormatName> = new Set(['txt', 'csv', 'html', 'epub']);
-/** Sources with nothing to lose: plain text and CSV carry no formatting in the first place. */
-const PLAIN_SOURCES: ReadonlySet<FormatName> = new Set(['txt', 'csv']);
+const LOSSY_TARGETS: ReadonlySet<FormatName> = new Set(['txt', 'csv', 'html', 'epub', 'slk', 'dbf', 'png']);
+/** Sources with nothing to lose: plain text, CSV, SYLK and dBase carry no formatting in the first place. */
+const PLAIN_SOURCES: ReadonlySet<FormatName> = new Set(['txt', 'csv', 'slk', 'dbf']);
 
 /**
  * Cost 4 for every edge: a LibreOffice conversion is a process round trip and a full layout,
@@ -166,6 +228,7 @@ export function buildEdges(): ConversionEdge[] {
     [DOCUMENT_SOURCES, 'text'],
     [SPREADSHEET_SOURCES, 'spreadsheet'],
     [PRESENTATION_SOURCES, 'presentation'],
+    [DRAWING_SOURCES, 'drawing'],
   ] as const) {
     for (const from of sources) {
       for (const to of Object.keys(EXPORTS[family])) {

@@ -18,7 +18,7 @@ import { findOnPath, isExecutable } from '../executables.js';
 const run = promisify(execFile);
 
 export const LIBREOFFICE_INSTALL =
-  'apt-get install libreoffice-writer-nogui libreoffice-calc-nogui libreoffice-impress-nogui python3-uno';
+  'apt-get install libreoffice-writer-nogui libreoffice-calc-nogui libreoffice-impress-nogui libreoffice-draw-nogui libreoffice-base-drivers python3-uno';
 
 /**
  * soffice.bin: beside the real path of `soffice` (Debian links /usr/bin/soffice to the script in

@@ -19,6 +19,7 @@ import {
   type BridgeRequest,
   OfficeWorker,
   type SpawnKind,
+  WorkerLostError,
 } from './libreoffice-process.js';
 
 export interface PoolSettings {
@@ -263,8 +264,12 @@ export class LibreOfficePool {
     if (reason === 'abort') return abortError(signal);
     if (this.closed) return closedError(cause);
     if (reason === 'timeout') return timeoutError(this.settings.timeoutMs, cause);
+    // The worker died under the conversion: 'crashed', which the converter retries once cold.
+    const details =
+      cause instanceof WorkerLostError ? { engine: 'libreoffice', reason: 'crashed' } : undefined;
     return new FileconvError('CONVERSION_FAILED', cause instanceof Error ? cause.message : String(cause), {
       cause,
+      ...(details ? { details } : {}),
     });
   }
 

@@ -12,6 +12,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { FileconvError } from '../../../src/errors.js';
+import { withoutBacktrace } from './libreoffice-errors.js';
 import type { OfficeFamily } from './libreoffice-filters.js';
 import { guardPid, processTicks, unguardPid } from './libreoffice-guard.js';
 import {
@@ -250,7 +251,8 @@ function parse(line: string): BridgeMessage | undefined {
   }
 }
 
+/** The last lines soffice printed, without a crash's backtrace. */
 function tail(stderr: string): string {
-  const text = stderr.trim().split('\n').slice(-3).join(' | ');
+  const text = withoutBacktrace(stderr).slice(-3).join(' | ');
   return text ? `: ${text}` : '';
 }

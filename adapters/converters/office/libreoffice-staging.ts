@@ -9,9 +9,14 @@ import { FileconvError } from '../../../src/errors.js';
 import type { FormatName } from '../../../src/formats/types.js';
 import type { ConvertContext } from '../../../src/ports.js';
 import { ZIP_SOURCES } from './libreoffice-filters.js';
+import { hasMisnamedContentTypes, respellContentTypes } from './ooxml-part-names.js';
+import { assertNotTruncated } from './truncation-check.js';
 import { assertSafeZip, type ZipLimits } from './zip-safety.js';
 
-/** INTERNAL when the input is missing, CORRUPT_INPUT when empty; zip packages through assertSafeZip. */
+/**
+ * INTERNAL when the input is missing, CORRUPT_INPUT when empty or visibly truncated
+ * (truncation-check.ts); zip packages through assertSafeZip.
+ */
 export async function checkInput(ctx: ConvertContext, zipLimits: Partial<ZipLimits>): Promise<void> {
   const size = await stat(ctx.inputPath).then(
     (info) => info.size,
@@ -22,15 +27,37 @@ export async function checkInput(ctx: ConvertContext, zipLimits: Partial<ZipLimi
   if (size === 0) throw new FileconvError('CORRUPT_INPUT', 'The input file is empty');
   // Before LibreOffice opens it: LibreOffice inflates package parts without a bound of its own.
   if (ZIP_SOURCES.has(ctx.from)) await assertSafeZip(ctx.inputPath, zipLimits, ctx.signal);
+  await assertNotTruncated(ctx.inputPath, ctx.from, size);
 }
+
+/** Office Open XML packages, whose content-types part LibreOffice looks up case-sensitively. */
+const OOXML_SOURCES: ReadonlySet<FormatName> = new Set([
+  'docx',
+  'dotx',
+  'docm',
+  'xlsx',
+  'xltx',
+  'xlsm',
+  'pptx',
+  'potx',
+  'pptm',
+  'ppsx',
+  'vsdx',
+]);
 
 /**
  * The input under a name LibreOffice can read the format from (storage keys have no extension),
  * alone in a private dir, so a relative link in the document can only point at our own files.
- * A symlink, or a copy where symlinks are refused.
+ * A symlink, or a copy where symlinks are refused; a copy with the name respelt for an OOXML
+ * package that calls its content types '[content_types].xml' (ooxml-part-names.ts).
  */
 export async function stageInput(inputPath: string, scratch: string, from: FormatName): Promise<string> {
   const staged = join(scratch, `input.${from}`);
+  if (OOXML_SOURCES.has(from) && (await hasMisnamedContentTypes(inputPath))) {
+    await copyFile(inputPath, staged);
+    await respellContentTypes(staged);
+    return staged;
+  }
   try {
     await symlink(resolve(inputPath), staged);
   } catch {

@@ -6,7 +6,7 @@ The bridge starts soffice.bin as its own child, connects to it over a UNO pipe a
 conversions over a JSON-lines protocol: one request per stdin line, one answer per stdout line.
 
   ready:    {"ready": true, "pid": <soffice pid>, "version": "7.4.7.2"}
-  request:  {"id": 1, "input": "/abs", "output": "/abs", "family": "text|spreadsheet|presentation",
+  request:  {"id": 1, "input": "/abs", "output": "/abs", "family": "text|spreadsheet|presentation|drawing",
              "importFilter"?: str, "importOptions"?: str, "exportFilter": str, "exportOptions"?: str}
   answer:   {"id": 1, "ok": true} or {"id": 1, "ok": false, "kind": "password|corrupt|failed", "message": str}
             or, when soffice died under the request, kind "crashed" and exit 1
@@ -38,6 +38,7 @@ SERVICES = {
     "text": "com.sun.star.text.TextDocument",
     "spreadsheet": "com.sun.star.sheet.SpreadsheetDocument",
     "presentation": "com.sun.star.presentation.PresentationDocument",
+    "drawing": "com.sun.star.drawing.DrawingDocument",
 }
 PASSWORD_CONTINUATION = "com.sun.star.task.XInteractionPassword"
 # In order of preference: never yes to a question, but acknowledge a mere notice.
