@@ -16,6 +16,7 @@ import { buildImageEdges } from '../converters/image/image-edges.js';
 import { isolateConverter } from '../converters/isolation/isolated.js';
 import { lazyConverter } from '../converters/lazy.js';
 import { buildMediaEdges } from '../converters/media/media-edges.js';
+import { OCR_EDGES } from '../converters/ocr/ocr-edges.js';
 import { buildEdges as buildOfficeEdges } from '../converters/office/libreoffice-filters.js';
 import { PDF_EDGES } from '../converters/office/pdf/pdf-edges.js';
 import { SHEET_EDGES } from '../converters/office/sheets/sheet-edges.js';
@@ -61,6 +62,11 @@ export function defaultConverters(): Converter[] {
       name: 'chromium',
       edges: CHROMIUM_EDGES,
       load: async () => (await import('../converters/chromium.js')).createChromiumConverter(),
+    }),
+    lazyConverter({
+      name: 'ocr',
+      edges: OCR_EDGES,
+      load: async () => (await import('../converters/ocr.js')).createOcrConverter(),
     }),
     lazyConverter({
       name: 'libreoffice',

@@ -106,6 +106,20 @@ export const COMMAND_TOOLS = {
     install: 'apt-get install poppler-utils (GPL-2.0; brew install poppler), or set PDFTOCAIRO_PATH',
     versionArgs: ['-v'],
   },
+  pdfinfo: {
+    label: 'Poppler (pdfinfo)',
+    executables: ['pdfinfo'],
+    env: 'PDFINFO_PATH',
+    install: 'apt-get install poppler-utils (GPL-2.0; brew install poppler), or set PDFINFO_PATH',
+    versionArgs: ['-v'],
+  },
+  pdftotext: {
+    label: 'Poppler (pdftotext)',
+    executables: ['pdftotext'],
+    env: 'PDFTOTEXT_PATH',
+    install: 'apt-get install poppler-utils (GPL-2.0; brew install poppler), or set PDFTOTEXT_PATH',
+    versionArgs: ['-v'],
+  },
   pdftoppm: {
     label: 'Poppler (pdftoppm)',
     executables: ['pdftoppm'],
@@ -199,7 +213,12 @@ export interface ToolOutcome {
 export async function runTool(
   tool: CommandTool,
   args: readonly string[],
-  options: ToolRunOptions & { names?: Record<string, string>; keepStdout?: number; cwd?: string },
+  options: ToolRunOptions & {
+    names?: Record<string, string>;
+    keepStdout?: number;
+    cwd?: string;
+    env?: Readonly<Record<string, string>>;
+  },
 ): Promise<ToolOutcome> {
   const command = await locateTool(tool);
   const timeout = AbortSignal.timeout(options.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS);
@@ -208,6 +227,7 @@ export async function runTool(
     signal,
     keepStdout: options.keepStdout ?? 64 * 1024,
     ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
+    ...(options.env === undefined ? {} : { env: options.env }),
   });
   if (outcome.aborted) throw abortError(signal);
   if (outcome.spawnError) {
