@@ -38,7 +38,14 @@ export function defaultConverters(): Converter[] {
     lazyConverter({
       name: 'pdf',
       edges: PDF_EDGES,
-      load: async () => isolateConverter('pdf', (await import('../converters/pdf.js')).createPdfConverter()),
+      // pdf -> txt reads scanned pages by OCR (tesseract) around the isolated pdf.js converter.
+      load: async () => {
+        const [{ createPdfConverter }, { withPdfTextOcr }] = await Promise.all([
+          import('../converters/pdf.js'),
+          import('../converters/ocr/pdf-text-ocr.js'),
+        ]);
+        return withPdfTextOcr(isolateConverter('pdf', createPdfConverter()));
+      },
     }),
     lazyConverter({
       name: 'exceljs',
