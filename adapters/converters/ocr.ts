@@ -7,8 +7,8 @@
  * PNG at all); a damaged image is CORRUPT_INPUT; the output appears only when complete.
  *
  * The searchable PDF (an image or a scanned PDF with a text layer under the picture) is the
- * 'ocr' document operation (ocr/searchable-pdf.ts), and pdf -> txt reads scanned pages through
- * ocr/pdf-text-ocr.ts.
+ * 'ocr' document operation (`ocrOperations()`), and pdf -> txt reads scanned pages when the PDF
+ * converter is wrapped with `withPdfTextOcr` (the preset does both).
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -25,7 +25,18 @@ import { readPngHeader } from './ocr/png-header.js';
 import { readImageText } from './ocr/read-image.js';
 import { assertLanguages } from './ocr/tesseract.js';
 
-export { OCR_DEFAULTS, ocrImageOptionsSchema } from './ocr/ocr-options.js';
+export { OCR_IMAGE_INPUTS, ocrOperations } from './ocr/ocr-operation.js';
+export {
+  OCR_DEFAULTS,
+  type OcrImageOptions,
+  type OcrOperationOptions,
+  ocrImageOptionsSchema,
+  ocrOperationOptionsSchema,
+  type PdfTextOcrOptions,
+  pdfTextOcrOptionsSchema,
+} from './ocr/ocr-options.js';
+export { withPdfTextOcr } from './ocr/pdf-text-ocr.js';
+export { type SearchablePdfResult, searchablePdf, searchablePdfFromImage } from './ocr/searchable-pdf.js';
 
 export function createOcrConverter(): Converter {
   const guard = edgeGuard('ocr', OCR_EDGES);

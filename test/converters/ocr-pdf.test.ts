@@ -72,6 +72,22 @@ describeWithEngine('tesseract', OCR_TOOLS, TESSERACT_INSTALL, "the 'ocr' operati
     expect(await readdir(ws.temp)).toEqual([]);
   });
 
+  it('lines the text up with a page turned by /Rotate 90 (the words run down the page, as its picture does)', async () => {
+    const ws = await workspace();
+    const turned = join(ws.inputs, 'turned.pdf');
+    run('qpdf', [SCANNED_PDF, '--rotate=+90', '--', turned]);
+    const ctx = operationContext(ws, turned);
+    await operation.run(ctx);
+    expect(wrongWords(SENTENCE, pdfText(ctx.outputPath))).toBeLessThanOrEqual(1);
+    // pdftotext -bbox gives boxes as the page is shown: turned, 'quick' is taller than wide.
+    const box = /<word xMin="([\d.]+)" yMin="([\d.]+)" xMax="([\d.]+)" yMax="([\d.]+)">quick</.exec(
+      run('pdftotext', ['-bbox', ctx.outputPath, '-']),
+    );
+    const [xMin, yMin, xMax, yMax] = (box?.slice(1) ?? []).map(Number);
+    expect(yMax! - yMin!).toBeGreaterThan(2 * (xMax! - xMin!));
+    expect(await readdir(ws.temp)).toEqual([]);
+  });
+
   it('makes a searchable PDF of a PNG scan: the image over its text, the page sized by its 300 DPI', async () => {
     const ws = await workspace();
     const ctx = operationContext(ws, SENTENCE_PNG);
