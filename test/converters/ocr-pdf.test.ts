@@ -9,12 +9,17 @@
 import { execFileSync } from 'node:child_process';
 import { copyFile, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { buffer } from 'node:stream/consumers';
 import { afterAll, expect, it } from 'vitest';
 import { ocrOperations } from '../../adapters/converters/ocr/ocr-operation.js';
+import { createMemoryJobStore } from '../../adapters/jobs/memory.js';
 import { defaultConverters } from '../../adapters/preset/converters.js';
+import { createMemoryQueue } from '../../adapters/queue/memory.js';
+import { createMemoryStorage } from '../../adapters/storage/memory.js';
 import { createEngine } from '../../src/index.js';
 import type { OperationContext } from '../../src/ports.js';
 import { describeWithEngine } from '../helpers/engines.js';
+import { leftovers, tempDir } from '../helpers/temp.js';
 import { expectCode, fixture, MAX_PIXELS, type Workspace, workspace } from './converter-harness.js';
 import { claimingPng, OCR_TOOLS, SENTENCE, TESSERACT_INSTALL, wrongWords } from './ocr-helpers.js';
 
@@ -62,8 +67,8 @@ describeWithEngine('tesseract', OCR_TOOLS, TESSERACT_INSTALL, "the 'ocr' operati
   it('lays the text under a scanned PDF: the sentence is found, the image and the page size kept', async () => {
     const ws = await workspace();
     expect(pdfText(SCANNED_PDF).trim()).toBe(''); // the fixture is a scan with no text at all
-    const ctx = operationContext(ws);
-    await operation.run({ ...ctx, inputPaths: [SCANNED_PDF] });
+    const ctx = operationContext(ws, SCANNED_PDF);
+    await operation.run(ctx);
     const text = pdfText(ctx.outputPath);
     expect(wrongWords(SENTENCE, text), text).toBeLessThanOrEqual(1);
     expect(images(ctx.outputPath)).toEqual(images(SCANNED_PDF));
@@ -173,6 +178,47 @@ describeWithEngine('tesseract', OCR_TOOLS, TESSERACT_INSTALL, "the 'ocr' operati
     expect(error.message).toMatch(/tesseract-ocr-klingon/);
     expect(() => operation.optionsSchema.parse({ dpi: 5000 })).toThrow();
     expect(await readdir(ws.temp)).toEqual([]);
+  });
+});
+
+describeWithEngine('tesseract', OCR_TOOLS, TESSERACT_INSTALL, "an 'ocr' job of the engine", () => {
+  it('takes an uploaded PNG scan, refuses an unknown language when the job runs, and leaves nothing', async () => {
+    const engineTemp = await tempDir();
+    const engine = createEngine({
+      storage: createMemoryStorage(),
+      jobs: createMemoryJobStore(),
+      queue: createMemoryQueue(),
+      converters: [],
+      operations: ocrOperations(),
+      tempDir: engineTemp,
+      sweepIntervalMs: 0,
+    });
+    await engine.start();
+    const file = await engine.uploadFile({
+      owner: 'a',
+      fileName: 'scan.png',
+      body: await readFile(SENTENCE_PNG),
+    });
+    const job = await engine.createJob({ owner: 'a', operation: 'ocr', fileIds: [file.id] });
+    const done = await engine.waitForJob(job.id);
+    expect(done.status, JSON.stringify(done.error)).toBe('completed');
+    const result = await engine.openResult(job.id, 'a');
+    expect(result.contentType).toBe('application/pdf');
+    const ws = await workspace();
+    const output = join(ws.outputs, 'result.pdf');
+    await writeFile(output, await buffer(result.stream));
+    expect(wrongWords(SENTENCE, pdfText(output))).toBeLessThanOrEqual(1);
+    const unknown = await engine.createJob({
+      owner: 'a',
+      operation: 'ocr',
+      fileIds: [file.id],
+      options: { languages: ['xyz'] },
+    });
+    const failed = await engine.waitForJob(unknown.id);
+    expect(failed.status).toBe('failed');
+    expect(failed.error).toMatchObject({ code: 'INVALID_OPTIONS' });
+    expect(await leftovers(engineTemp)).toEqual([]);
+    await engine.close();
   });
 });
 

@@ -78,9 +78,10 @@ async function textWithOcr(
       signal: ctx.signal,
       maxPages: ctx.limits.maxDocumentPages,
     });
-    const plan = toRead.map((number) => {
-      const page = sizes[number - 1]!;
-      return { page, dpi: pageDpi(page, options.dpi, ctx.limits.maxPixels) };
+    // Poppler and pdf.js agree on the pages of any sound PDF; of a damaged one, read what both see.
+    const plan = toRead.flatMap((number) => {
+      const page = sizes[number - 1];
+      return page ? [{ page, dpi: pageDpi(page, options.dpi, ctx.limits.maxPixels) }] : [];
     });
     const work = plan.reduce((sum, { page, dpi }) => sum + pagePixels(page, dpi), 0);
     const budget = ctx.limits.maxWorkPixels;

@@ -93,7 +93,12 @@ async function listLanguages(signal: AbortSignal | undefined): Promise<readonly 
  * and the Debian package that would add each missing one.
  */
 export async function assertLanguages(languages: readonly string[], signal?: AbortSignal): Promise<void> {
-  const available = await installedLanguages(signal);
+  let available = await installedLanguages(signal);
+  if (languages.some((language) => !available.includes(language))) {
+    // A language package installed since the list was read counts without a restart.
+    installed = undefined;
+    available = await installedLanguages(signal);
+  }
   const missing = languages.filter((language) => !available.includes(language));
   if (missing.length === 0) return;
   const packages = missing.map((language) => `tesseract-ocr-${language.toLowerCase().replaceAll('_', '-')}`);
