@@ -10,7 +10,7 @@ import { execFileSync } from 'node:child_process';
 import { copyFile, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { buffer } from 'node:stream/consumers';
-import { afterAll, expect, it } from 'vitest';
+import { afterAll, expect, it, vi } from 'vitest';
 import { ocrOperations } from '../../adapters/converters/ocr/ocr-operation.js';
 import { createMemoryJobStore } from '../../adapters/jobs/memory.js';
 import { defaultConverters } from '../../adapters/preset/converters.js';
@@ -37,6 +37,9 @@ const images = (path: string) =>
     .filter(Boolean)
     .map((line) => line.trim().split(/\s+/))
     .map((cells) => [Number(cells[3]), Number(cells[4]), cells[8]]);
+
+// A page of OCR is seconds of CPU; on a busy machine a test of several pages needs room.
+vi.setConfig({ testTimeout: 180_000 });
 
 describeWithEngine('tesseract', OCR_TOOLS, TESSERACT_INSTALL, "the 'ocr' operation (searchable PDF)", () => {
   const [operation] = ocrOperations();

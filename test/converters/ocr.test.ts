@@ -9,7 +9,7 @@
 import { execFileSync } from 'node:child_process';
 import { copyFile, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, expect, it } from 'vitest';
+import { afterAll, expect, it, vi } from 'vitest';
 import { createOcrConverter } from '../../adapters/converters/ocr.js';
 import { createSharpConverter } from '../../adapters/converters/sharp.js';
 import { createEngine } from '../../src/index.js';
@@ -33,6 +33,9 @@ import {
 
 const SENTENCE_PNG = fixture('ocr/sentence.png');
 const GERMAN_PNG = fixture('ocr/satz-deu.png');
+
+// A page of OCR is seconds of CPU; on a busy machine a test of several pages needs room.
+vi.setConfig({ testTimeout: 180_000 });
 
 describeWithEngine('tesseract', OCR_TOOLS, TESSERACT_INSTALL, 'the OCR converter', () => {
   const converter = createOcrConverter();
