@@ -1,10 +1,10 @@
 /**
- * The OCR converter: the text of a scanned image (png -> txt; other images reach it through
- * png) read by Debian's tesseract (Apache-2.0; `apt-get install tesseract-ocr tesseract-ocr-eng`,
+ * The OCR converter: the text of a scanned image (png, jpg, tiff, webp, gif, bmp, avif -> txt;
+ * other images reach it through png) read by Debian's tesseract (Apache-2.0; `apt-get install tesseract-ocr tesseract-ocr-eng`,
  * and tesseract-ocr-<lang> per language). Options: the languages (checked against what is
  * installed: an unknown one is INVALID_OPTIONS naming its package) and the page segmentation
- * mode. The PNG's header is checked before tesseract decodes it (pixel limit, and that it is a
- * PNG at all); a damaged image is CORRUPT_INPUT; the output appears only when complete.
+ * mode. Tesseract only ever reads a PNG whose header was checked (pixel limit, and that it is a
+ * PNG at all); other formats are decoded to PNG by the image converter first; a damaged image is CORRUPT_INPUT; the output appears only when complete.
  *
  * The searchable PDF (an image or a scanned PDF with a text layer under the picture) is the
  * 'ocr' document operation (`ocrOperations()`), and pdf -> txt reads scanned pages when the PDF
@@ -21,10 +21,11 @@ import { edgeGuard, parseOptions } from './converter-kit.js';
 import { moveIntoPlace } from './image/output.js';
 import { OCR_EDGES } from './ocr/ocr-edges.js';
 import { ocrImageOptionsSchema } from './ocr/ocr-options.js';
-import { readPngHeader } from './ocr/png-header.js';
 import { readImageText } from './ocr/read-image.js';
+import { scanAsPng } from './ocr/scan-png.js';
 import { assertLanguages } from './ocr/tesseract.js';
 
+export { OCR_SOURCES } from './ocr/ocr-edges.js';
 export { OCR_IMAGE_INPUTS, ocrOperations } from './ocr/ocr-operation.js';
 export {
   OCR_DEFAULTS,
@@ -56,18 +57,19 @@ export function createOcrConverter(): Converter {
       throwIfAborted(ctx.signal);
       ctx.onProgress(0);
       await assertLanguages(options.languages, ctx.signal);
-      const { width, height } = await readPngHeader(ctx.inputPath, ctx.limits.maxPixels);
-      const budget = ctx.limits.maxWorkPixels;
-      if (budget !== undefined && width * height > budget) {
-        throw workBudgetError(
-          'maxWorkPixels',
-          `The image is ${width}x${height} pixels`,
-          width * height,
-          budget,
-        );
-      }
       await withWorkDir({ tempDir: ctx.tempDir }, async (workDir) => {
-        const text = await readImageText(ctx.inputPath, {
+        const scan = await scanAsPng(ctx.inputPath, ctx.from, { ...ctx, workDir });
+        const pixels = scan.width * scan.height;
+        const budget = ctx.limits.maxWorkPixels;
+        if (budget !== undefined && pixels > budget) {
+          throw workBudgetError(
+            'maxWorkPixels',
+            `The image is ${scan.width}x${scan.height} pixels`,
+            pixels,
+            budget,
+          );
+        }
+        const text = await readImageText(scan.path, {
           ...options,
           signal: ctx.signal,
           workDir,

@@ -229,6 +229,15 @@ describeWithEngine('tesseract', OCR_TOOLS, TESSERACT_INSTALL, 'pdf -> txt of a s
   const engine = createEngine({ converters: defaultConverters() });
   afterAll(() => engine.close());
 
+  it('plans scans straight to OCR, never through a PDF (image -> pdf -> txt would read a re-rendered page)', async () => {
+    for (const from of ['png', 'jpg', 'tiff', 'webp', 'gif', 'bmp', 'avif']) {
+      expect(
+        (await engine.plan(from, 'txt')).steps.map((step) => step.converter),
+        from,
+      ).toEqual(['ocr']);
+    }
+  });
+
   it("reads the scanned page by OCR ('auto', the default), and nothing with ocr: 'never'", async () => {
     const ws = await workspace();
     const output = join(ws.outputs, 'scan.txt');

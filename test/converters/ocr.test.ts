@@ -1,7 +1,7 @@
 /**
  * The OCR converter (png -> txt on Debian's tesseract) and images reaching it through the graph:
  * the sentence rendered into fixtures/ocr/sentence.png comes back with at most one wrong word,
- * from the PNG and from a JPEG of it (jpg -> png -> txt); the German pangram with umlauts and
+ * from the PNG and from a JPEG of it; the German pangram with umlauts and
  * eszett needs `languages: ['deu']`. Bad input: a truncated PNG, a text file or a JPEG named
  * .png, a header claiming 100,000 x 100,000 pixels, a language that is not installed. Nothing
  * is left in the temp dir, whatever happens.
@@ -154,16 +154,25 @@ describeWithEngine('tesseract', OCR_TOOLS, TESSERACT_INSTALL, 'the OCR converter
 });
 
 describeWithEngine('tesseract', OCR_TOOLS, TESSERACT_INSTALL, 'images to text through the graph', () => {
+  it('reads a HEIC through png (heic -> png -> txt); a photo without text gives an empty file', async () => {
+    const ws = await workspace();
+    const output = join(ws.outputs, 'photo.txt');
+    const report = await engine.convertFile(fixture('fixture.heic'), output);
+    expect(report.path).toEqual(['heic', 'png', 'txt']);
+    // A photo of no text: an empty text file, not a failure.
+    expect((await readFile(output, 'utf8')).trim()).toBe('');
+  });
+
   const engine = createEngine({ converters: [createSharpConverter(), createOcrConverter()] });
   afterAll(() => engine.close());
 
-  it('reads a JPEG scan through png (jpg -> png -> txt), options reaching the OCR step', async () => {
+  it('reads a JPEG scan (decoded to PNG inside the step), options reaching it', async () => {
     const ws = await workspace();
     const jpeg = join(ws.inputs, 'scan.jpg');
     execFileSync('convert', [SENTENCE_PNG, '-quality', '70', jpeg]); // ImageMagick, not fileconv
     const output = join(ws.outputs, 'scan.txt');
     const report = await engine.convertFile(jpeg, output, { options: { languages: ['eng'], psm: 6 } });
-    expect(report.path).toEqual(['jpg', 'png', 'txt']);
+    expect(report.path).toEqual(['jpg', 'txt']);
     const text = await readFile(output, 'utf8');
     expect(wrongWords(SENTENCE, text), text).toBeLessThanOrEqual(1);
   });

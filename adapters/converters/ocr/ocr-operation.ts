@@ -7,7 +7,6 @@
  *   createEngine({ converters, operations: [...pdfOperations(), ...ocrOperations()] })
  */
 import { open } from 'node:fs/promises';
-import { join } from 'node:path';
 import { FileconvError } from '../../../src/errors.js';
 import { detectFormat } from '../../../src/formats/index.js';
 import type { FormatName } from '../../../src/formats/types.js';
@@ -15,12 +14,14 @@ import type { Availability, DocumentOperation, OperationContext } from '../../..
 import { withWorkDir } from '../../pdf/work-dir.js';
 import { toolsAvailability } from '../../tools/command-tools.js';
 import { parseOptions } from '../converter-kit.js';
+import { OCR_SOURCES } from './ocr-edges.js';
 import { type OcrOperationOptions, ocrOperationOptionsSchema } from './ocr-options.js';
+import { scanAsPng } from './scan-png.js';
 import { type SearchablePdfRun, searchablePdf, searchablePdfFromImage } from './searchable-pdf.js';
 import { assertLanguages } from './tesseract.js';
 
-/** Scans the operation takes besides PDF: what the image converter decodes into the PNG tesseract reads. */
-export const OCR_IMAGE_INPUTS: readonly FormatName[] = ['png', 'jpg', 'tiff', 'webp', 'gif', 'bmp'];
+/** Scans the operation takes besides PDF: those the OCR converter reads (see scan-png.ts). */
+export const OCR_IMAGE_INPUTS: readonly FormatName[] = OCR_SOURCES;
 
 /** The OCR operations: 'ocr' (a searchable PDF). */
 export function ocrOperations(): DocumentOperation[] {
@@ -59,25 +60,10 @@ async function makeSearchable(ctx: OperationContext): Promise<void> {
   const format = await detectFormat(await readHead(input));
   if (format === 'pdf') {
     await searchablePdf(input, ctx.outputPath, options, run);
-  } else if (format === 'png') {
-    await searchablePdfFromImage(input, ctx.outputPath, options, run);
   } else if (typeof format === 'string' && OCR_IMAGE_INPUTS.includes(format)) {
-    // The image converter decodes the rest (its probe refuses what is over the pixel limit).
-    await withWorkDir({ tempDir: ctx.tempDir }, async (dir) => {
-      const png = join(dir, 'scan.png');
-      const { createSharpConverter } = await import('../sharp.js');
-      await createSharpConverter().convert({
-        inputPath: input,
-        outputPath: png,
-        from: format,
-        to: 'png',
-        options: {},
-        tempDir: dir,
-        signal: ctx.signal,
-        onProgress: () => {},
-        limits: ctx.limits,
-      });
-      await searchablePdfFromImage(png, ctx.outputPath, options, run);
+    await withWorkDir({ tempDir: ctx.tempDir }, async (workDir) => {
+      const scan = await scanAsPng(input, format, { ...ctx, workDir });
+      await searchablePdfFromImage(scan.path, ctx.outputPath, options, run);
     });
   } else {
     throw new FileconvError(
