@@ -1,10 +1,10 @@
 #!/bin/sh
 # Regenerates the OCR fixtures in fixtures/ocr/ (run from the repository root:
 # `sh scripts/make-ocr-fixtures.sh`). Needs ImageMagick (text rendered with the DejaVu Serif
-# font of fonts-dejavu-core), libjpeg-turbo's cjpeg-free path through ImageMagick, and python3
-# (standard library only) to wrap the scan into a PDF: Debian's ImageMagick refuses to write PDF
-# (its security policy), and img2pdf is not installed here. The committed files are what tests
-# use; this script documents how they were made.
+# font of fonts-dejavu-core; it also writes the page's JPEG), python3 (standard library only) to
+# wrap that JPEG into a PDF, since Debian's ImageMagick refuses to write PDF (its security
+# policy) and img2pdf is not installed here, and pdftotext (poppler-utils) to check the result.
+# The committed files are what tests use; this script documents how they were made.
 #
 # - sentence.png: 'The quick brown fox jumps over the lazy dog 1234' at 14 pt, 300 DPI, turned
 #   0.8 degrees with Gaussian noise and 8 grey levels, as a flatbed scan of a printout looks.
