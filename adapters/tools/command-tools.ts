@@ -217,7 +217,8 @@ export async function runTool(
     names?: Record<string, string>;
     keepStdout?: number;
     cwd?: string;
-    env?: Readonly<Record<string, string>>;
+    /** Variables added to (or replacing) this process's environment for the tool (calibre's HOME). */
+    env?: Record<string, string>;
   },
 ): Promise<ToolOutcome> {
   const command = await locateTool(tool);
@@ -227,7 +228,7 @@ export async function runTool(
     signal,
     keepStdout: options.keepStdout ?? 64 * 1024,
     ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
-    ...(options.env === undefined ? {} : { env: options.env }),
+    ...(options.env === undefined ? {} : { env: { ...process.env, ...options.env } }),
   });
   if (outcome.aborted) throw abortError(signal);
   if (outcome.spawnError) {

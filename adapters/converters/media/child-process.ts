@@ -17,8 +17,8 @@ export interface ChildRunOptions {
   onExit?: () => void;
   /** Working directory (tools that write next to where they run). Default: this process's. */
   cwd?: string;
-  /** Variables added to this process's environment for the child (OMP_THREAD_LIMIT for tesseract). */
-  env?: Readonly<Record<string, string>>;
+  /** Environment of the child. Default: this process's. */
+  env?: NodeJS.ProcessEnv;
 }
 
 export interface ChildOutcome {
@@ -56,7 +56,7 @@ export function runChild(
     const child = spawn(command, args, {
       stdio: ['ignore', 'pipe', 'pipe'],
       ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
-      ...(options.env === undefined ? {} : { env: { ...process.env, ...options.env } }),
+      ...(options.env === undefined ? {} : { env: options.env }),
       shell: false,
       windowsHide: true,
     });
