@@ -92,6 +92,12 @@ describeWithEngine('tesseract', OCR_TOOLS, TESSERACT_INSTALL, 'the OCR converter
     await expectNoLeftovers(ws);
   });
 
+  it("takes languages as tesseract writes them ('eng+deu'), as the CLI's -o gives text", () => {
+    expect(converter.optionsSchema?.('txt').parse({ languages: 'eng+deu' })).toMatchObject({
+      languages: ['eng', 'deu'],
+    });
+  });
+
   it('refuses options the schema does not know or a language code that is no code', async () => {
     const ws = await workspace();
     for (const options of [

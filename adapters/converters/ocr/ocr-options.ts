@@ -27,15 +27,22 @@ export const OCR_DPI_RANGE = { min: 70, max: 600 } as const;
 const PSM_VALUES = [1, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13] as const;
 
 export const ocrShape = {
+  // Also 'eng+deu' (tesseract's own way) or 'eng,deu': the CLI's `-o languages=eng+deu` is text.
   languages: z
-    .array(
-      z.string().regex(/^[A-Za-z][A-Za-z0-9_]{1,30}$/, 'a tesseract language code such as eng, deu, chi_sim'),
+    .preprocess(
+      (value) => (typeof value === 'string' ? value.split(/[+,\s]+/).filter(Boolean) : value),
+      z
+        .array(
+          z
+            .string()
+            .regex(/^[A-Za-z][A-Za-z0-9_]{1,30}$/, 'a tesseract language code such as eng, deu, chi_sim'),
+        )
+        .min(1)
+        .max(8),
     )
-    .min(1)
-    .max(8)
     .default([...OCR_DEFAULTS.languages])
     .describe(
-      "Tesseract languages to read, e.g. ['eng', 'deu']; each needs its Debian package tesseract-ocr-<lang>. Default ['eng'].",
+      "Tesseract languages to read, e.g. ['eng', 'deu'] (or 'eng+deu'); each needs its Debian package tesseract-ocr-<lang>. Default ['eng'].",
     ),
   psm: z
     .literal(PSM_VALUES)
