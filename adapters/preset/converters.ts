@@ -66,14 +66,14 @@ export function defaultConverters(): Converter[] {
         isolateConverter('text', (await import('../converters/text.js')).createTextConverter()),
     }),
     lazyConverter({
-      name: 'chromium',
-      edges: CHROMIUM_EDGES,
-      load: async () => (await import('../converters/chromium.js')).createChromiumConverter(),
-    }),
-    lazyConverter({
       name: 'ocr',
       edges: OCR_EDGES,
       load: async () => (await import('../converters/ocr.js')).createOcrConverter(),
+    }),
+    lazyConverter({
+      name: 'chromium',
+      edges: CHROMIUM_EDGES,
+      load: async () => (await import('../converters/chromium.js')).createChromiumConverter(),
     }),
     lazyConverter({
       name: 'libreoffice',

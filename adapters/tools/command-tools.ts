@@ -218,7 +218,7 @@ export async function runTool(
     keepStdout?: number;
     cwd?: string;
     /** Variables added to (or replacing) this process's environment for the tool (calibre's HOME). */
-    env?: Record<string, string>;
+    env?: NodeJS.ProcessEnv;
   },
 ): Promise<ToolOutcome> {
   const command = await locateTool(tool);
