@@ -19,6 +19,7 @@ import { buildImageEdges } from '../converters/image/image-edges.js';
 import { isolateConverter } from '../converters/isolation/isolated.js';
 import { lazyConverter } from '../converters/lazy.js';
 import { buildMediaEdges } from '../converters/media/media-edges.js';
+import { OCR_EDGES } from '../converters/ocr/ocr-edges.js';
 import { buildEdges as buildOfficeEdges } from '../converters/office/libreoffice-filters.js';
 import { PDF_EDGES } from '../converters/office/pdf/pdf-edges.js';
 import { SHEET_EDGES } from '../converters/office/sheets/sheet-edges.js';
@@ -53,7 +54,14 @@ export function defaultConverters(): Converter[] {
     lazyConverter({
       name: 'pdf',
       edges: PDF_EDGES,
-      load: async () => isolateConverter('pdf', (await import('../converters/pdf.js')).createPdfConverter()),
+      // pdf -> txt reads scanned pages by OCR (tesseract) around the isolated pdf.js converter.
+      load: async () => {
+        const [{ createPdfConverter }, { withPdfTextOcr }] = await Promise.all([
+          import('../converters/pdf.js'),
+          import('../converters/ocr/pdf-text-ocr.js'),
+        ]);
+        return withPdfTextOcr(isolateConverter('pdf', createPdfConverter()));
+      },
     }),
     lazyConverter({
       name: 'exceljs',
@@ -72,6 +80,11 @@ export function defaultConverters(): Converter[] {
       edges: TEXT_EDGES,
       load: async () =>
         isolateConverter('text', (await import('../converters/text.js')).createTextConverter()),
+    }),
+    lazyConverter({
+      name: 'ocr',
+      edges: OCR_EDGES,
+      load: async () => (await import('../converters/ocr.js')).createOcrConverter(),
     }),
     lazyConverter({
       name: 'chromium',

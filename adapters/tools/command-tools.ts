@@ -128,6 +128,20 @@ export const COMMAND_TOOLS = {
     install: 'apt-get install poppler-utils (GPL-2.0; brew install poppler), or set PDFTOCAIRO_PATH',
     versionArgs: ['-v'],
   },
+  pdfinfo: {
+    label: 'Poppler (pdfinfo)',
+    executables: ['pdfinfo'],
+    env: 'PDFINFO_PATH',
+    install: 'apt-get install poppler-utils (GPL-2.0; brew install poppler), or set PDFINFO_PATH',
+    versionArgs: ['-v'],
+  },
+  pdftotext: {
+    label: 'Poppler (pdftotext)',
+    executables: ['pdftotext'],
+    env: 'PDFTOTEXT_PATH',
+    install: 'apt-get install poppler-utils (GPL-2.0; brew install poppler), or set PDFTOTEXT_PATH',
+    versionArgs: ['-v'],
+  },
   pdftoppm: {
     label: 'Poppler (pdftoppm)',
     executables: ['pdftoppm'],
