@@ -26,7 +26,7 @@ function keyValue(value: string, previous: Record<string, string> = {}): Record<
 export function buildProgram(): Command {
   const program = new Command('fileconv')
     .description(
-      'Convert files between 50+ formats: images, video, audio, documents, spreadsheets, presentations.',
+      'Convert files between 120+ formats: images, video, audio, documents, spreadsheets, presentations, e-books, subtitles, data, fonts, archives.',
     )
     .version(fileconvVersion(), '-v, --version', 'print the version of fileconv')
     .showHelpAfterError('(run with --help for usage)')

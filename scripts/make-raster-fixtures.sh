@@ -42,6 +42,11 @@ convert "$src" \( "$src" -set label rose \) \
   \( -size 30x20 xc:'rgba(255,0,0,0.5)' -set label square -set page +10+10 \) \
   -strip "$out/fixture.psd"
 convert "$src" -strip "$out/fixture.hdr"
+# SGI by ffmpeg; XPM (a palette: the rose has 1900-odd colours, reduced to 256) and PAM (with
+# alpha) by ImageMagick.
+$ff -i "$src" -c:v sgi -f image2 "$out/fixture.sgi"
+convert "$src" -strip -colors 256 "$out/fixture.xpm"
+convert "$src" -strip -alpha on "$out/fixture.pam"
 convert "$src" -strip -define dds:compression=dxt1 -define dds:mipmaps=0 "$out/fixture.dds"
 
 # A synthetic DNG: no camera-made raw file with a clear licence was at hand, so tifffile writes

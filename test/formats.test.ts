@@ -40,6 +40,7 @@ const EXPECTED = {
     'bmp',
     'ico',
     ...['jxl', 'jp2', 'psd', 'dng', 'tga', 'qoi', 'pcx', 'ppm', 'pgm', 'pbm', 'exr', 'hdr', 'dds'],
+    ...['sgi', 'xpm', 'pam'],
     'eps',
     'ps',
     'svgz',

@@ -1,6 +1,6 @@
 /**
- * Recognises the raster formats file-type does not know (used by detect.ts): QOI, OpenEXR and DDS
- * by their magic numbers; netpbm and Radiance HDR by their text headers (checked before the text
+ * Recognises the raster formats file-type does not know (used by detect.ts): QOI, OpenEXR, DDS and
+ * SGI by their magic numbers; netpbm (PAM too), XPM and Radiance HDR by their text headers (checked before the text
  * sniff, which would call them text); PCX and TGA, which have no magic number, by a strict check of
  * their fixed header fields, the way `file` and every reader of them decide.
  */
@@ -30,6 +30,10 @@ export function sniffRasterText(head: Uint8Array): FormatName | undefined {
     if (!plain || /^[\d\s]*$/.test(start.slice(netpbm[0].length))) return NETPBM_KIND[netpbm[1] ?? ''];
   }
   if (/^#\?(?:RADIANCE|RGBE)\n/.test(start)) return 'hdr';
+  // PAM: 'P7' and its header lines, which name at least the width and height.
+  if (/^P7\n/.test(start) && /\nWIDTH \d+/.test(start) && /\nHEIGHT \d+/.test(start)) return 'pam';
+  // XPM 3: the '/* XPM */' comment, then C source declaring a string array.
+  if (/^\/\* XPM \*\/\s/.test(start) && /static\s+(?:const\s+)?char\s*\*/.test(start)) return 'xpm';
   return undefined;
 }
 
@@ -41,9 +45,24 @@ export function sniffRasterBinary(head: Uint8Array): FormatName | undefined {
   if (head[0] === 0x76 && head[1] === 0x2f && head[2] === 0x31 && head[3] === 0x01) return 'exr';
   // 'DDS ' and the header size, which the format fixes at 124.
   if (magic === 'DDS ' && head[4] === 124 && head[5] === 0 && head[6] === 0 && head[7] === 0) return 'dds';
+  if (isSgi(head)) return 'sgi';
   if (isPcx(head)) return 'pcx';
   if (isTga(head)) return 'tga';
   return undefined;
+}
+
+const u16be = (head: Uint8Array, at: number) => ((head[at] ?? 0) << 8) | (head[at + 1] ?? 0);
+
+/** SGI: magic 474 (01 DA), storage verbatim or RLE, 1 or 2 bytes a sample, 1 to 3 dimensions. */
+export function isSgi(head: Uint8Array): boolean {
+  return (
+    head.length >= 512 &&
+    u16be(head, 0) === 474 &&
+    (head[2] === 0 || head[2] === 1) &&
+    (head[3] === 1 || head[3] === 2) &&
+    u16be(head, 4) >= 1 &&
+    u16be(head, 4) <= 3
+  );
 }
 
 const u16le = (head: Uint8Array, at: number) => (head[at] ?? 0) | ((head[at + 1] ?? 0) << 8);

@@ -127,4 +127,34 @@ export const RASTER_FORMATS: readonly FormatDefinition[] = [
     mimeTypes: ['image/vnd.ms-dds', 'image/x-dds'],
     detectable: true,
   },
+  {
+    // Silicon Graphics' image format (.rgb, .bw, .sgi), still written by 3D and film tools.
+    name: 'sgi',
+    family: 'image',
+    label: 'Silicon Graphics image',
+    aliases: ['rgb', 'rgba', 'bw'],
+    extensions: ['sgi', 'rgb', 'rgba', 'bw'],
+    mimeTypes: ['image/sgi', 'image/x-sgi', 'image/x-rgb'],
+    detectable: true,
+  },
+  {
+    // X PixMap: a picture written as C source (icons of X11 and many Linux programs).
+    name: 'xpm',
+    family: 'image',
+    label: 'X PixMap image',
+    aliases: [],
+    extensions: ['xpm'],
+    mimeTypes: ['image/x-xpixmap', 'image/x-xpm'],
+    detectable: true,
+  },
+  {
+    // Netpbm's arbitrary map: any depth, with alpha (TUPLTYPE RGB_ALPHA), unlike PPM.
+    name: 'pam',
+    family: 'image',
+    label: 'Portable Arbitrary Map image',
+    aliases: [],
+    extensions: ['pam'],
+    mimeTypes: ['image/x-portable-arbitrarymap'],
+    detectable: true,
+  },
 ];

@@ -45,6 +45,9 @@ const READ_TOLERANCE: Record<string, number> = {
   hdr: 0.005, // RGBE: 8-bit mantissas with a shared exponent
   dds: 0.06, // DXT1 block compression
   dng: 0.12, // a Bayer mosaic demosaiced: edges soften
+  sgi: 0.001,
+  xpm: 0.02, // the fixture's palette of 256 colours
+  pam: 0.001,
 };
 
 /** Formats written from PNG, and how far they may stray after the round trip (a decoder other than the writer reads them back where one exists). */
@@ -58,6 +61,9 @@ const WRITE_TOLERANCE: Record<string, number> = {
   qoi: 0.001,
   exr: 0.001,
   dds: 0.06,
+  sgi: 0.001,
+  xpm: 0.02, // a palette of at most 256 colours
+  pam: 0.001,
 };
 
 /**
@@ -73,6 +79,9 @@ const FFMPEG_INPUT: Record<string, string[]> = {
   qoi: ['-f', 'qoi_pipe'],
   exr: ['-apply_trc', 'iec61966_2_1', '-f', 'exr_pipe'],
   dds: ['-f', 'dds_pipe'],
+  sgi: ['-f', 'sgi_pipe'],
+  xpm: ['-f', 'xpm_pipe'],
+  pam: ['-f', 'pam_pipe'],
 };
 
 describeWithEngine('raster tools', RASTER_ENGINES_AVAILABLE, RASTER_INSTALL, 'raster formats', () => {

@@ -28,6 +28,9 @@ const READ_CODERS: Readonly<Record<FormatName, string>> = {
   pbm: 'PNM',
   hdr: 'HDR',
   dds: 'DDS',
+  sgi: 'SGI',
+  xpm: 'XPM',
+  pam: 'PAM',
   png: 'PNG',
   tiff: 'TIFF',
 };
@@ -42,6 +45,9 @@ const WRITE_CODERS: Readonly<Record<FormatName, string>> = {
   pbm: 'PBM',
   hdr: 'HDR',
   dds: 'DDS',
+  sgi: 'SGI',
+  xpm: 'XPM',
+  pam: 'PAM',
   png: 'PNG',
 };
 

@@ -37,6 +37,10 @@ export const IMAGEMAGICK_FORMATS: readonly RasterFormatSupport[] = [
   support('pbm', true, true),
   support('hdr', true, true, true),
   support('dds', true, true),
+  support('sgi', true),
+  // XPM holds a palette: a photo's colours are reduced.
+  support('xpm', true, true),
+  support('pam', true),
 ];
 
 /** libjxl's cjxl and djxl. */

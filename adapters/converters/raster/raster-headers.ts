@@ -8,7 +8,7 @@
 import type { FileHandle } from 'node:fs/promises';
 import { open } from 'node:fs/promises';
 import { FileconvError } from '../../../src/errors.js';
-import { isPcx, isTga } from '../../../src/formats/detect-raster.js';
+import { isPcx, isSgi, isTga } from '../../../src/formats/detect-raster.js';
 import type { FormatName } from '../../../src/formats/types.js';
 
 export interface PixelSize {
@@ -82,6 +82,20 @@ const HEADER_READERS: Readonly<Record<FormatName, HeaderReader>> = {
       ? { width: head.readUInt32LE(16), height: head.readUInt32LE(12) }
       : undefined,
   hdr: radianceSize,
+  sgi: (head) => (isSgi(head) ? { width: head.readUInt16BE(6), height: head.readUInt16BE(8) } : undefined),
+  pam: (head) => {
+    const text = head.toString('latin1', 0, 1024);
+    const width = /\nWIDTH (\d{1,10})\s/.exec(text)?.[1];
+    const height = /\nHEIGHT (\d{1,10})\s/.exec(text)?.[1];
+    return text.startsWith('P7\n') && width && height ? { width: Number(width), height: Number(height) } : undefined;
+  },
+  // XPM: the first string of the array is '"<width> <height> <colours> <chars per pixel>'.
+  xpm: (head) => {
+    const match = /^\/\* XPM \*\/[\s\S]*?\{[\s\S]*?"\s*(\d{1,10})\s+(\d{1,10})\s+\d+\s+\d+/.exec(
+      head.toString('latin1', 0, 4096),
+    );
+    return match ? { width: Number(match[1]), height: Number(match[2]) } : undefined;
+  },
   exr: exrSize,
   jp2: jpeg2000Size,
   jxl: jpegXlSize,

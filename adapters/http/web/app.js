@@ -193,7 +193,7 @@ function choose(file, all = []) {
     const what = ext ? `${ext} files` : 'files without an extension';
     showError(
       format ? `fileconv cannot convert ${what} on this server.` : `fileconv cannot read ${what}.`,
-      'Choose a file in a supported format (images, video, audio, documents, spreadsheets, presentations), ' +
+      'Choose a file in a supported format (images, video, audio, documents, spreadsheets, presentations, e-books, subtitles, data, fonts, archives), ' +
         'or rename it if its extension is wrong.',
     );
     return;
