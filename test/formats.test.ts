@@ -46,11 +46,11 @@ const EXPECTED = {
     'url',
     'epub',
   ],
-  spreadsheet: ['xlsx', 'xls', 'ods', 'ots', 'xltx', 'xlsm', 'csv', 'tsv', 'json'],
+  spreadsheet: ['xlsx', 'xls', 'ods', 'ots', 'xltx', 'xlsm', 'csv', 'tsv'],
   presentation: ['pptx', 'ppt', 'odp', 'otp', 'potx', 'pptm', 'key'],
   ebook: [],
-  subtitle: [],
-  data: [],
+  subtitle: ['srt', 'vtt', 'ass', 'ssa'],
+  data: ['json', 'yaml', 'xml', 'ics', 'vcf'],
   font: [],
   archive: [],
 } as const;
@@ -63,6 +63,7 @@ const DETECTED_AS: Record<string, string> = {
   'fixture.csv': 'txt',
   'fixture.tsv': 'txt',
   'fixture.json': 'txt',
+  'fixture.yaml': 'txt', // YAML has no signature either
   // LibreOffice writes the compound file's directory after 460 KB of streams, beyond the detection
   // head: only the container is recognised, and a declared (or .ppt-named) ppt is accepted.
   'fixture.ppt': 'cfb',

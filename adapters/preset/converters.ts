@@ -21,6 +21,7 @@ import { PDF_EDGES } from '../converters/office/pdf/pdf-edges.js';
 import { SHEET_EDGES } from '../converters/office/sheets/sheet-edges.js';
 import { MAMMOTH_EDGES } from '../converters/office/text/mammoth-edges.js';
 import { TEXT_EDGES } from '../converters/office/text/text-edges.js';
+import { SUBTITLE_EDGES } from '../converters/subtitles/subtitle-edges.js';
 
 export function defaultConverters(): Converter[] {
   return [
@@ -56,6 +57,11 @@ export function defaultConverters(): Converter[] {
       edges: TEXT_EDGES,
       load: async () =>
         isolateConverter('text', (await import('../converters/text.js')).createTextConverter()),
+    }),
+    lazyConverter({
+      name: 'subtitles',
+      edges: SUBTITLE_EDGES,
+      load: async () => (await import('../converters/subtitles.js')).createSubtitleConverter(),
     }),
     lazyConverter({
       name: 'chromium',

@@ -113,6 +113,14 @@ export const COMMAND_TOOLS = {
     install: 'apt-get install poppler-utils (GPL-2.0; brew install poppler), or set PDFTOPPM_PATH',
     versionArgs: ['-v'],
   },
+  // The subtitle converter and operation (the media converter finds its ffmpeg in media/binaries.ts).
+  ffmpeg: {
+    label: 'FFmpeg',
+    executables: ['ffmpeg'],
+    env: 'FFMPEG_PATH',
+    install: 'apt-get install ffmpeg (GPL-2.0+ as Debian builds it; brew install ffmpeg), or set FFMPEG_PATH',
+    versionArgs: ['-version'],
+  },
 } as const satisfies Record<string, CommandToolInfo>;
 
 export type CommandTool = keyof typeof COMMAND_TOOLS;

@@ -22,9 +22,13 @@
  * | doc, xls, ppt           | cfb                    | the OLE directory was not within the head         |
  * | key                     | iwork                  | Keynote/Pages/Numbers 2013+ share one layout      |
  * | htmlzip                 | zip                    | the index.html lay beyond the head                |
- * | txt                     | html, svg, rtf, url    | all text; reading it as plain text is faithful    |
+ * | txt                     | html, svg, rtf, url,   | all text; reading it as plain text is faithful    |
+ * |                         | xml, srt, vtt, ass,    |                                                   |
+ * |                         | ssa, ics, vcf          |                                                   |
  * | md                      | txt, html, url         | Markdown is text and may open with HTML           |
- * | csv, tsv, json          | txt, url               | delimited text and JSON have no signature         |
+ * | csv, tsv, json, yaml    | txt, url               | delimited text, JSON and YAML have no signature   |
+ * | xml, srt                | txt                    | no declaration; a SubRip head the sniff misses    |
+ * | ass, ssa                | each other             | the version line may be missing                   |
  * | any                     | nothing when undefined | unrecognised non-text bytes never pass            |
  *
  * Everything else must match exactly: text declared png, a zip declared docx, an unknown format
@@ -112,6 +116,9 @@ const FILE_TYPE_NAMES: Readonly<Record<string, FormatName>> = {
   xlsm: 'xlsm',
   potx: 'potx',
   pptm: 'pptm',
+  vtt: 'vtt',
+  ics: 'ics',
+  vcf: 'vcf',
 };
 
 /**
@@ -201,6 +208,8 @@ const MUTUALLY_COMPATIBLE: readonly (readonly FormatName[])[] = [
   ['odt', 'ott'],
   ['ods', 'ots'],
   ['odp', 'otp'],
+  // SSA and ASS differ by a version line and a section name that a script may leave out.
+  ['ass', 'ssa'],
 ];
 const ALSO_ACCEPTS: Readonly<Record<FormatName, readonly string[]>> = {
   doc: ['cfb'],
@@ -209,11 +218,16 @@ const ALSO_ACCEPTS: Readonly<Record<FormatName, readonly string[]>> = {
   key: ['iwork'],
   htmlzip: ['zip'],
   // A text file that happens to hold one URL is still text when it says so.
-  txt: ['html', 'svg', 'rtf', 'url'],
+  txt: ['html', 'svg', 'rtf', 'url', 'xml', 'srt', 'vtt', 'ass', 'ssa', 'ics', 'vcf'],
   md: ['txt', 'html', 'url'],
   csv: ['txt', 'url'],
   tsv: ['txt', 'url'],
   json: ['txt', 'url'],
+  yaml: ['txt', 'url'],
+  // XML without a declaration is text to the sniffs.
+  xml: ['txt'],
+  // SubRip is written by many tools, some with a head the sniff does not know (no cue number).
+  srt: ['txt'],
 };
 
 /** declared name -> detected results it accepts, itself included. Built once. */
