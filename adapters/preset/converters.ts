@@ -5,13 +5,14 @@
  * imported only when a conversion needs it (lazyConverter), so `fileconv convert photo.jpg
  * photo.webp` starts without loading pdf.js, exceljs or the LibreOffice pool; LibreOffice starts
  * its warm workers only on the first document, Chromium its browser only on the first web page,
- * and the engine's close() stops them. The pure-JS converters (pdf, exceljs, mammoth, text)
+ * and the engine's close() stops them. The pure-JS converters (pdf, exceljs, mammoth, text, data)
  * convert in child processes of their own, under a heap cap and a work budget
  * (converters/isolation/isolated.ts): a hostile document costs its job, not the service.
  */
 
 import type { Converter } from '../../src/index.js';
 import { CHROMIUM_EDGES } from '../converters/browser/chromium-edges.js';
+import { DATA_EDGES } from '../converters/data-formats/data-edges.js';
 import { buildImageEdges } from '../converters/image/image-edges.js';
 import { isolateConverter } from '../converters/isolation/isolated.js';
 import { lazyConverter } from '../converters/lazy.js';
@@ -57,6 +58,12 @@ export function defaultConverters(): Converter[] {
       edges: TEXT_EDGES,
       load: async () =>
         isolateConverter('text', (await import('../converters/text.js')).createTextConverter()),
+    }),
+    lazyConverter({
+      name: 'data',
+      edges: DATA_EDGES,
+      load: async () =>
+        isolateConverter('data', (await import('../converters/data.js')).createDataConverter()),
     }),
     lazyConverter({
       name: 'subtitles',
