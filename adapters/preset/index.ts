@@ -24,6 +24,7 @@ import { FileconvError } from '../../src/errors.js';
 import type { PlanTable } from '../../src/policy/plans.js';
 import { refundFailedConversions } from '../../src/policy/refunds.js';
 import type { Converter, DocumentOperation } from '../../src/ports.js';
+import { subtitleOperations } from '../converters/subtitles/subtitle-operations.js';
 import type { HttpServiceOptions } from '../http/service.js';
 import { pdfOperations } from '../pdf/pdf-operations.js';
 import { loadTracing } from '../telemetry/opentelemetry.js';
@@ -57,7 +58,10 @@ export interface FileconvOptions {
   signingSecret?: string | Uint8Array;
   /** Default: every converter fileconv ships (see `defaultConverters`). */
   converters?: Converter[];
-  /** Document operations jobs may run. Default: the PDF operations (`pdfOperations()` of fileconv/pdf). */
+  /**
+   * Document operations jobs may run. Default: the PDF operations (`pdfOperations()` of fileconv/pdf)
+   * and adding subtitles to a video (`subtitleOperations()`).
+   */
   operations?: DocumentOperation[];
   /** Convert in this process. Default true; false needs Redis (workers run elsewhere). */
   worker?: boolean;
@@ -188,7 +192,7 @@ export async function createFileconv(options: FileconvOptions = {}): Promise<Fil
     const converters = options.converters ?? defaultConverters();
     engine = createEngine({
       converters: tracing ? converters.map((converter) => tracing.traceConverter(converter)) : converters,
-      operations: options.operations ?? pdfOperations(),
+      operations: options.operations ?? [...pdfOperations(), ...subtitleOperations()],
       storage: backends.storage,
       jobs: backends.jobs,
       queue: tracing ? tracing.traceQueue(backends.queue) : backends.queue,
