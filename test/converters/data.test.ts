@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createDataConverter } from '../../adapters/converters/data.js';
 import { createSpreadsheetConverter } from '../../adapters/converters/exceljs.js';
+import { isolateConverter } from '../../adapters/converters/isolation/isolated.js';
 import { createEngine } from '../../src/index.js';
 import {
   context,
@@ -279,5 +280,22 @@ describe('through the engine (detection and the graph)', () => {
     await writeFile(lying, await readFile(fixture('fixture.png')));
     const error = await engine.convertFile(lying, join(ws.outputs, 'x.json')).catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 'CONTENT_MISMATCH' });
+  });
+});
+
+describe('isolated, as the preset runs it', () => {
+  const isolated = isolateConverter('data', createDataConverter());
+  afterAll(() => isolated.close?.());
+
+  it('converts in a child process and keeps the bomb refusal code', async () => {
+    const ws = await workspace();
+    const ctx = context(ws, 'yaml', 'json');
+    await isolated.convert(ctx);
+    expect(readByPython(ctx.outputPath, 'json')).toEqual(PEOPLE);
+    const bomb = context(ws, 'yaml', 'json', {
+      inputPath: fixture('bad/yaml-bomb.yaml'),
+      outputPath: join(ws.outputs, 'bomb.json'),
+    });
+    await expectCode(isolated.convert(bomb), 'UNSAFE_INPUT');
   });
 });
