@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Makes the subtitle and data fixtures (fixtures/fixture.{srt,vtt,ass,ssa,yaml,xml,ics,vcf} and
+# Makes the subtitle and data fixtures (fixtures/fixture.{srt,vtt,ass,ssa,jsonl,yaml,xml,ics,vcf} and
 # the bad-input samples in fixtures/bad/) with tools independent of fileconv: the SubRip file is
-# written by hand here, ffmpeg turns it into WebVTT, ASS and SSA; python3's standard library
-# writes the XML, iCalendar and vCard files, PyYAML (python3-yaml) the YAML. Run from the
+# written by hand here, ffmpeg turns it into WebVTT and ASS (SSA is hand-written); python3's standard
+# library writes the JSON Lines, XML, iCalendar and vCard files, PyYAML (python3-yaml) the YAML. Run from the
 # repository root: scripts/make-data-fixtures.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -56,6 +56,8 @@ people = [
     {"name": "Ada Lovelace", "born": 1815, "languages": ["English", "French"], "active": True},
     {"name": "Émile Borel", "born": 1871, "languages": ["French"], "active": False},
 ]
+with open(f"{out}/fixture.jsonl", "w", encoding="utf-8") as f:
+    f.write("".join(json.dumps(p, ensure_ascii=False) + "\n" for p in people))
 with open(f"{out}/fixture.yaml", "w", encoding="utf-8") as f:
     f.write("# People, as YAML (written by PyYAML)\n")
     yaml.safe_dump({"people": people}, f, allow_unicode=True, sort_keys=False)

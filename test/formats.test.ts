@@ -50,7 +50,7 @@ const EXPECTED = {
   presentation: ['pptx', 'ppt', 'odp', 'otp', 'potx', 'pptm', 'key'],
   ebook: [],
   subtitle: ['srt', 'vtt', 'ass', 'ssa'],
-  data: ['json', 'yaml', 'xml', 'ics', 'vcf'],
+  data: ['json', 'jsonl', 'yaml', 'xml', 'ics', 'vcf'],
   font: [],
   archive: [],
 } as const;
@@ -63,7 +63,8 @@ const DETECTED_AS: Record<string, string> = {
   'fixture.csv': 'txt',
   'fixture.tsv': 'txt',
   'fixture.json': 'txt',
-  'fixture.yaml': 'txt', // YAML has no signature either
+  'fixture.jsonl': 'txt', // JSON Lines and YAML have no signature either
+  'fixture.yaml': 'txt',
   // LibreOffice writes the compound file's directory after 460 KB of streams, beyond the detection
   // head: only the container is recognised, and a declared (or .ppt-named) ppt is accepted.
   'fixture.ppt': 'cfb',

@@ -1,5 +1,5 @@
 /**
- * The data converter, all in JavaScript: JSON, YAML and XML into each other (yaml, fast-xml-parser),
+ * The data converter, all in JavaScript: JSON, JSON Lines, YAML and XML into each other (yaml, fast-xml-parser),
  * and iCalendar events and vCard contacts to CSV or JSON tables (data/calendar-cards.ts). Inputs
  * are read whole, so their size is bounded (`maxInputBytes`); YAML alias bombs and XML entity
  * declarations (expansion bombs, external entities) are refused as UNSAFE_INPUT, deep nesting as

@@ -26,7 +26,8 @@
  * |                         | xml, srt, vtt, ass,    |                                                   |
  * |                         | ssa, ics, vcf          |                                                   |
  * | md                      | txt, html, url         | Markdown is text and may open with HTML           |
- * | csv, tsv, json, yaml    | txt, url               | delimited text, JSON and YAML have no signature   |
+ * | csv, tsv, json, jsonl,  | txt, url               | delimited text, JSON and YAML have no signature   |
+ * | yaml                    |                        |                                                   |
  * | xml, srt                | txt                    | no declaration; a SubRip head the sniff misses    |
  * | ass, ssa                | each other             | the version line may be missing                   |
  * | any                     | nothing when undefined | unrecognised non-text bytes never pass            |
@@ -223,6 +224,7 @@ const ALSO_ACCEPTS: Readonly<Record<FormatName, readonly string[]>> = {
   csv: ['txt', 'url'],
   tsv: ['txt', 'url'],
   json: ['txt', 'url'],
+  jsonl: ['txt', 'url'],
   yaml: ['txt', 'url'],
   // XML without a declaration is text to the sniffs.
   xml: ['txt'],

@@ -2,7 +2,7 @@
  * Subtitle and structured-data entries of the format registry (conventions: registry.ts).
  *
  * SubRip, WebVTT, ASS and SSA are text with a recognisable head (detect-text.ts; file-type knows
- * WebVTT). JSON and YAML have no signature: their bytes are just text, so detection reports 'txt'
+ * WebVTT). JSON, JSON Lines and YAML have no signature: their bytes are just text, so detection reports 'txt'
  * and the compatibility rules in detect.ts accept it for them. XML is recognised by its
  * declaration only after every more specific XML format (svg, html...) has had its say.
  */
@@ -47,7 +47,7 @@ export const SUBTITLE_FORMATS: readonly FormatDefinition[] = [
   },
 ];
 
-/** Structured data formats (json, yaml, xml, ics, vcf). */
+/** Structured data formats (json, jsonl, yaml, xml, ics, vcf). */
 export const DATA_FORMATS: readonly FormatDefinition[] = [
   {
     // Any JSON value; the spreadsheet converter reads and writes an array of row objects.
@@ -57,6 +57,16 @@ export const DATA_FORMATS: readonly FormatDefinition[] = [
     aliases: [],
     extensions: ['json'],
     mimeTypes: ['application/json', 'text/json'],
+    detectable: false,
+  },
+  {
+    // One JSON value per line (logs, exports, datasets); 'ndjson' is the same thing's other name.
+    name: 'jsonl',
+    family: 'data',
+    label: 'JSON Lines',
+    aliases: ['ndjson'],
+    extensions: ['jsonl', 'ndjson'],
+    mimeTypes: ['application/jsonl', 'application/x-ndjson', 'application/x-jsonlines'],
     detectable: false,
   },
   {

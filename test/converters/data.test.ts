@@ -122,6 +122,37 @@ describe('json, yaml and xml', () => {
   });
 });
 
+describe('json lines', () => {
+  it('jsonl -> json is the array of its lines, json -> jsonl one item a line (python json)', async () => {
+    const ws = await workspace();
+    expect(readByPython(await convert(ws, 'jsonl', 'json'), 'json')).toEqual(PEOPLE.people);
+    const json = join(ws.inputs, 'people.json');
+    await writeFile(json, JSON.stringify(PEOPLE.people));
+    const lines = (await readFile(await convert(ws, 'json', 'jsonl', json), 'utf8')).trimEnd().split('\n');
+    expect(lines).toHaveLength(2);
+    const reread = lines.map((line) =>
+      JSON.parse(
+        execFileSync('python3', ['-c', 'import json,sys; print(json.dumps(json.loads(sys.argv[1])))', line], {
+          encoding: 'utf8',
+        }),
+      ),
+    );
+    expect(reread).toEqual(PEOPLE.people);
+  });
+
+  it('a bad line is CORRUPT_INPUT naming its number', async () => {
+    const ws = await workspace();
+    const inputPath = join(ws.inputs, 'bad.jsonl');
+    await writeFile(inputPath, '{"a": 1}\n\n{"a": 2,\n');
+    const error = await expectCode(
+      converter.convert(context(ws, 'jsonl', 'json', { inputPath })),
+      'CORRUPT_INPUT',
+    );
+    expect(error.message).toMatch(/line 3/);
+    await expectNoLeftovers(ws);
+  });
+});
+
 describe('ics and vcf', () => {
   it('ics -> csv: one row per event, folded lines and escapes undone (python csv)', async () => {
     const ws = await workspace();
@@ -258,6 +289,16 @@ describe('through the engine (detection and the graph)', () => {
       ['Ada', '1815'],
       ['Émile, Borel', '1871'],
     ]);
+  });
+
+  it('jsonl -> csv goes jsonl -> json -> csv (python csv)', async () => {
+    const ws = await workspace();
+    const output = join(ws.outputs, 'rows.csv');
+    const report = await engine.convertFile(fixture('fixture.jsonl'), output);
+    expect(report.path).toEqual(['jsonl', 'json', 'csv']);
+    const rows = readByPython(output, 'csv') as string[][];
+    expect(rows[0]).toEqual(['name', 'born', 'languages', 'active']);
+    expect(rows[2]?.[0]).toBe('Émile Borel');
   });
 
   it('json or yaml that is not a table -> csv is a 4xx saying why', async () => {

@@ -4,12 +4,13 @@
  */
 import type { ConversionEdge } from '../../../src/ports.js';
 
-const TREES = ['json', 'yaml', 'xml'] as const;
+const TREES = ['json', 'jsonl', 'yaml', 'xml'] as const;
 
 /**
  * Cost 1 each (one parse, one write, in-process). Lossy: to and from XML (attributes and text
  * become '@name' and '#text' keys, every XML value is text, JSON's types are not kept in XML),
- * and iCalendar/vCard to a table (only the listed fields). JSON <-> YAML keeps every value.
+ * and iCalendar/vCard to a table (only the listed fields). JSON <-> YAML keeps every value;
+ * JSON Lines holds a JSON array's items one a line (any other value as its one line).
  * To CSV from JSON, YAML or XML the graph goes through json -> csv (the spreadsheet converter),
  * which refuses data that is not an array of records with a 4xx saying why.
  */

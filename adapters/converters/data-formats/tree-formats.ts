@@ -16,7 +16,7 @@
 import { FileconvError } from '../../../src/errors.js';
 import { loadXmlParser, loadYaml } from './data-engines.js';
 
-export type TreeFormat = 'json' | 'yaml' | 'xml';
+export type TreeFormat = 'json' | 'jsonl' | 'yaml' | 'xml';
 
 export interface TreeLimits {
   /** Deepest nesting of arrays and objects accepted. */
@@ -147,11 +147,33 @@ async function parseYaml(text: string, limits: TreeLimits): Promise<unknown> {
   return values.length === 1 ? values[0] : values;
 }
 
+/** JSON Lines as the array of its values; blank lines are skipped, a bad one is named by number. */
+function parseJsonLines(text: string): unknown[] {
+  const values: unknown[] = [];
+  for (const [index, line] of text.split(/\r?\n/).entries()) {
+    if (line.trim() === '') continue;
+    try {
+      values.push(JSON.parse(line));
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      throw new FileconvError(
+        'CORRUPT_INPUT',
+        `The JSON Lines could not be parsed: line ${index + 1}: ${message}`,
+        {
+          details: { line: index + 1 },
+        },
+      );
+    }
+  }
+  return values;
+}
+
 /** `text` of `format` as a tree of plain values, within `limits`. */
 export async function parseTree(text: string, format: TreeFormat, limits: TreeLimits): Promise<unknown> {
   let value: unknown;
   try {
     if (format === 'json') value = JSON.parse(text);
+    else if (format === 'jsonl') value = parseJsonLines(text);
     else if (format === 'yaml') value = await parseYaml(text, limits);
     else value = await parseXml(text, limits);
   } catch (error) {
@@ -204,6 +226,10 @@ function withRoot(value: unknown): Record<string, unknown> {
 /** The tree written as `format` text. */
 export async function writeTree(value: unknown, format: TreeFormat): Promise<string> {
   if (format === 'json') return `${JSON.stringify(value, null, 2)}\n`;
+  if (format === 'jsonl') {
+    const items = Array.isArray(value) ? value : [value];
+    return items.map((item) => `${JSON.stringify(item)}\n`).join('');
+  }
   if (format === 'yaml') {
     const { stringify } = await loadYaml();
     return stringify(value, { aliasDuplicateObjects: false, lineWidth: 0 });
