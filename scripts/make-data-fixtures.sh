@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Makes the subtitle and data fixtures (fixtures/fixture.{srt,vtt,ass,ssa,jsonl,yaml,xml,ics,vcf} and
+# Makes the subtitle and data fixtures (fixtures/fixture.{srt,vtt,ass,ssa,jsonl,yaml,toml,xml,ics,vcf} and
 # the bad-input samples in fixtures/bad/) with tools independent of fileconv: the SubRip file is
 # written by hand here, ffmpeg turns it into WebVTT and ASS (SSA is hand-written); python3's standard
-# library writes the JSON Lines, XML, iCalendar and vCard files, PyYAML (python3-yaml) the YAML. Run from the
+# library writes the JSON Lines, TOML, XML, iCalendar and vCard files, PyYAML (python3-yaml) the YAML. Run from the
 # repository root: scripts/make-data-fixtures.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -58,6 +58,13 @@ people = [
 ]
 with open(f"{out}/fixture.jsonl", "w", encoding="utf-8") as f:
     f.write("".join(json.dumps(p, ensure_ascii=False) + "\n" for p in people))
+# TOML by hand (python3's tomllib only reads): an array of tables, as Cargo and pyproject write them.
+with open(f"{out}/fixture.toml", "w", encoding="utf-8") as f:
+    f.write("# People, as TOML\n")
+    for p in people:
+        langs = ", ".join(json.dumps(lang, ensure_ascii=False) for lang in p["languages"])
+        f.write(f'\n[[people]]\nname = {json.dumps(p["name"], ensure_ascii=False)}\nborn = {p["born"]}\n')
+        f.write(f'languages = [{langs}]\nactive = {"true" if p["active"] else "false"}\n')
 with open(f"{out}/fixture.yaml", "w", encoding="utf-8") as f:
     f.write("# People, as YAML (written by PyYAML)\n")
     yaml.safe_dump({"people": people}, f, allow_unicode=True, sort_keys=False)

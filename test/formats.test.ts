@@ -50,7 +50,7 @@ const EXPECTED = {
   presentation: ['pptx', 'ppt', 'odp', 'otp', 'potx', 'pptm', 'key'],
   ebook: [],
   subtitle: ['srt', 'vtt', 'ass', 'ssa'],
-  data: ['json', 'jsonl', 'yaml', 'xml', 'ics', 'vcf'],
+  data: ['json', 'jsonl', 'yaml', 'toml', 'xml', 'ics', 'vcf'],
   font: [],
   archive: [],
 } as const;
@@ -65,6 +65,7 @@ const DETECTED_AS: Record<string, string> = {
   'fixture.json': 'txt',
   'fixture.jsonl': 'txt', // JSON Lines and YAML have no signature either
   'fixture.yaml': 'txt',
+  'fixture.toml': 'txt',
   // LibreOffice writes the compound file's directory after 460 KB of streams, beyond the detection
   // head: only the container is recognised, and a declared (or .ppt-named) ppt is accepted.
   'fixture.ppt': 'cfb',

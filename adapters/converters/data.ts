@@ -1,5 +1,6 @@
 /**
- * The data converter, all in JavaScript: JSON, JSON Lines, YAML and XML into each other (yaml, fast-xml-parser),
+ * The data converter, all in JavaScript: JSON, JSON Lines, YAML, TOML and XML into each other (yaml,
+ * smol-toml, fast-xml-parser),
  * and iCalendar events and vCard contacts to CSV or JSON tables (data/calendar-cards.ts). Inputs
  * are read whole, so their size is bounded (`maxInputBytes`); YAML alias bombs and XML entity
  * declarations (expansion bombs, external entities) are refused as UNSAFE_INPUT, deep nesting as
@@ -17,7 +18,7 @@ import { missingPackages, notInstalled } from '../engine-packages.js';
 import { edgeGuard, parseOptions, runInProcess, unavailable } from './converter-kit.js';
 import { readContacts, readEvents } from './data-formats/calendar-cards.js';
 import { DATA_EDGES } from './data-formats/data-edges.js';
-import { loadXmlParser, loadYaml } from './data-formats/data-engines.js';
+import { loadToml, loadXmlParser, loadYaml } from './data-formats/data-engines.js';
 import { parseTree, type TreeFormat, writeTree } from './data-formats/tree-formats.js';
 import { moveIntoPlace } from './image/output.js';
 import type { Row } from './office/sheets/cells.js';
@@ -131,7 +132,7 @@ export function createDataConverter(options: DataConverterOptions = {}): Convert
       const missing = missingPackages('data');
       if (missing.length > 0) return notInstalled('data', missing);
       try {
-        await Promise.all([loadYaml(), loadXmlParser()]);
+        await Promise.all([loadYaml(), loadXmlParser(), loadToml()]);
         return { ok: true };
       } catch (error) {
         return unavailable(error);

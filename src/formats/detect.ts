@@ -27,7 +27,7 @@
  * |                         | ssa, ics, vcf          |                                                   |
  * | md                      | txt, html, url         | Markdown is text and may open with HTML           |
  * | csv, tsv, json, jsonl,  | txt, url               | delimited text, JSON and YAML have no signature   |
- * | yaml                    |                        |                                                   |
+ * | yaml, toml              |                        |                                                   |
  * | xml, srt                | txt                    | no declaration; a SubRip head the sniff misses    |
  * | ass, ssa                | each other             | the version line may be missing                   |
  * | any                     | nothing when undefined | unrecognised non-text bytes never pass            |
@@ -226,6 +226,7 @@ const ALSO_ACCEPTS: Readonly<Record<FormatName, readonly string[]>> = {
   json: ['txt', 'url'],
   jsonl: ['txt', 'url'],
   yaml: ['txt', 'url'],
+  toml: ['txt', 'url'],
   // XML without a declaration is text to the sniffs.
   xml: ['txt'],
   // SubRip is written by many tools, some with a head the sniff does not know (no cue number).

@@ -2,7 +2,7 @@
  * Subtitle and structured-data entries of the format registry (conventions: registry.ts).
  *
  * SubRip, WebVTT, ASS and SSA are text with a recognisable head (detect-text.ts; file-type knows
- * WebVTT). JSON, JSON Lines and YAML have no signature: their bytes are just text, so detection reports 'txt'
+ * WebVTT). JSON, JSON Lines, YAML and TOML have no signature: their bytes are just text, so detection reports 'txt'
  * and the compatibility rules in detect.ts accept it for them. XML is recognised by its
  * declaration only after every more specific XML format (svg, html...) has had its say.
  */
@@ -47,7 +47,7 @@ export const SUBTITLE_FORMATS: readonly FormatDefinition[] = [
   },
 ];
 
-/** Structured data formats (json, jsonl, yaml, xml, ics, vcf). */
+/** Structured data formats (json, jsonl, yaml, toml, xml, ics, vcf). */
 export const DATA_FORMATS: readonly FormatDefinition[] = [
   {
     // Any JSON value; the spreadsheet converter reads and writes an array of row objects.
@@ -77,6 +77,15 @@ export const DATA_FORMATS: readonly FormatDefinition[] = [
     extensions: ['yaml', 'yml'],
     // application/yaml is the IANA registration (RFC 9512); the others are what tools send.
     mimeTypes: ['application/yaml', 'application/x-yaml', 'text/yaml', 'text/x-yaml'],
+    detectable: false,
+  },
+  {
+    name: 'toml',
+    family: 'data',
+    label: 'TOML data',
+    aliases: [],
+    extensions: ['toml'],
+    mimeTypes: ['application/toml'],
     detectable: false,
   },
   {

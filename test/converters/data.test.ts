@@ -23,10 +23,11 @@ import {
 const converter = createDataConverter();
 
 /** What python3 reads from `path` as `format`, as JSON text parsed back here. */
-function readByPython(path: string, format: 'json' | 'yaml' | 'xml' | 'csv'): unknown {
+function readByPython(path: string, format: 'json' | 'yaml' | 'toml' | 'xml' | 'csv'): unknown {
   const programs = {
     json: 'import json,sys; print(json.dumps(json.load(open(sys.argv[1], encoding="utf-8"))))',
     yaml: 'import json,sys,yaml; print(json.dumps(yaml.safe_load(open(sys.argv[1], encoding="utf-8"))))',
+    toml: 'import json,sys,tomllib; print(json.dumps(tomllib.load(open(sys.argv[1], "rb"))))',
     csv: 'import csv,json,sys; print(json.dumps(list(csv.reader(open(sys.argv[1], encoding="utf-8", newline="")))))',
     // Elements as [tag, attributes, text, children]: enough to compare structure and values.
     xml: `import json,sys
@@ -119,6 +120,33 @@ describe('json, yaml and xml', () => {
     const yaml = await convert(ws, 'xml', 'yaml');
     const back = await convert(ws, 'yaml', 'xml', yaml);
     expect(readByPython(back, 'xml')).toEqual(readByPython(fixture('fixture.xml'), 'xml'));
+  });
+});
+
+describe('toml', () => {
+  it('toml -> json and json -> toml keep the values (python json and tomllib)', async () => {
+    const ws = await workspace();
+    expect(readByPython(await convert(ws, 'toml', 'json'), 'json')).toEqual(PEOPLE);
+    const json = join(ws.inputs, 'people.json');
+    await writeFile(json, JSON.stringify({ ...PEOPLE, title: 'A "quoted" title', dropped: null }));
+    const toml = readByPython(await convert(ws, 'json', 'toml', json), 'toml');
+    // TOML has no null: the key is left out.
+    expect(toml).toEqual({ ...PEOPLE, title: 'A "quoted" title' });
+  });
+
+  it('data whose top level is not a table cannot become TOML: a 4xx saying why', async () => {
+    const ws = await workspace();
+    const error = await expectCode(converter.convert(context(ws, 'jsonl', 'toml')), 'UNSUPPORTED_CONVERSION');
+    expect(error.message).toMatch(/top level is an array/);
+    await expectNoLeftovers(ws);
+  });
+
+  it('bad TOML is CORRUPT_INPUT', async () => {
+    const ws = await workspace();
+    const inputPath = join(ws.inputs, 'bad.toml');
+    await writeFile(inputPath, '[people\nname = "x"\n');
+    await expectCode(converter.convert(context(ws, 'toml', 'json', { inputPath })), 'CORRUPT_INPUT');
+    await expectNoLeftovers(ws);
   });
 });
 

@@ -4,13 +4,16 @@
  */
 import type { ConversionEdge } from '../../../src/ports.js';
 
-const TREES = ['json', 'jsonl', 'yaml', 'xml'] as const;
+const TREES = ['json', 'jsonl', 'yaml', 'toml', 'xml'] as const;
+/** Formats that cannot hold every value of the others: XML (no types), TOML (no null, a table on top). */
+const LOSSY = new Set<string>(['xml', 'toml']);
 
 /**
  * Cost 1 each (one parse, one write, in-process). Lossy: to and from XML (attributes and text
  * become '@name' and '#text' keys, every XML value is text, JSON's types are not kept in XML),
  * and iCalendar/vCard to a table (only the listed fields). JSON <-> YAML keeps every value;
- * JSON Lines holds a JSON array's items one a line (any other value as its one line).
+ * JSON Lines holds a JSON array's items one a line (any other value as its one line). To TOML, null
+ * values are left out (TOML has no null) and the top level must be a table (object).
  * To CSV from JSON, YAML or XML the graph goes through json -> csv (the spreadsheet converter),
  * which refuses data that is not an array of records with a 4xx saying why.
  */
@@ -20,7 +23,7 @@ export const DATA_EDGES: readonly ConversionEdge[] = [
       from,
       to,
       cost: 1,
-      lossy: from === 'xml' || to === 'xml',
+      lossy: LOSSY.has(to) || from === 'xml',
     })),
   ),
   ...(['ics', 'vcf'] as const).flatMap((from) =>

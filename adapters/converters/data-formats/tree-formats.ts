@@ -14,9 +14,9 @@
  * elements as '#text', repeated elements as arrays, every value a string (XML has no types).
  */
 import { FileconvError } from '../../../src/errors.js';
-import { loadXmlParser, loadYaml } from './data-engines.js';
+import { loadToml, loadXmlParser, loadYaml } from './data-engines.js';
 
-export type TreeFormat = 'json' | 'jsonl' | 'yaml' | 'xml';
+export type TreeFormat = 'json' | 'jsonl' | 'yaml' | 'toml' | 'xml';
 
 export interface TreeLimits {
   /** Deepest nesting of arrays and objects accepted. */
@@ -174,6 +174,8 @@ export async function parseTree(text: string, format: TreeFormat, limits: TreeLi
   try {
     if (format === 'json') value = JSON.parse(text);
     else if (format === 'jsonl') value = parseJsonLines(text);
+    // Through JSON: TOML's dates and times become their ISO 8601 text, as in every other format here.
+    else if (format === 'toml') value = JSON.parse(JSON.stringify((await loadToml()).parse(text)));
     else if (format === 'yaml') value = await parseYaml(text, limits);
     else value = await parseXml(text, limits);
   } catch (error) {
@@ -229,6 +231,17 @@ export async function writeTree(value: unknown, format: TreeFormat): Promise<str
   if (format === 'jsonl') {
     const items = Array.isArray(value) ? value : [value];
     return items.map((item) => `${JSON.stringify(item)}\n`).join('');
+  }
+  if (format === 'toml') {
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+      const kind = Array.isArray(value) ? 'an array' : value === null ? 'null' : `a ${typeof value}`;
+      throw new FileconvError(
+        'UNSUPPORTED_CONVERSION',
+        `TOML needs a table (an object) at the top level; this data's top level is ${kind}`,
+        { details: { reason: 'toml-top-level' } },
+      );
+    }
+    return (await loadToml()).stringify(value);
   }
   if (format === 'yaml') {
     const { stringify } = await loadYaml();
