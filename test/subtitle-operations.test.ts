@@ -172,6 +172,20 @@ describeWithEngine('ffmpeg', ffmpegFound, 'apt-get install ffmpeg', 'adding subt
     expect(await readdir(odd)).toEqual([]);
   });
 
+  it('an abort mid-burn kills ffmpeg: CANCELED, nothing left behind', async () => {
+    const dir = await prepared();
+    const controller = new AbortController();
+    const ctx = {
+      ...operationContext(dir, [fixture('fixture.mp4'), fixture('fixture.srt')], { mode: 'burn' }),
+      signal: controller.signal,
+    };
+    const running = operation.run(ctx);
+    setTimeout(() => controller.abort(new Error('stop')), 150);
+    await expectCode(running, 'CANCELED');
+    expect(await readdir(ctx.tempDir)).toEqual([]);
+    expect((await readdir(dir)).filter((name) => name.startsWith('out'))).toEqual([]);
+  });
+
   it('bad second file or first file: 4xx codes, nothing left behind', async () => {
     const dir = await prepared();
     const notSubtitles = operationContext(dir, [fixture('fixture.mp4'), fixture('fixture.png')], {});
