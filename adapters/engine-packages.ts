@@ -16,6 +16,7 @@ export const ENGINE_PACKAGES = {
   exceljs: ['exceljs', 'csv-parse'],
   mammoth: ['mammoth', 'turndown'],
   text: ['marked', 'turndown', 'pdf-lib', '@pdf-lib/fontkit', 'dejavu-fonts-ttf', 'regenerator-runtime'],
+  data: ['yaml', 'fast-xml-parser', 'smol-toml'],
   chromium: ['playwright-core'],
   'ffmpeg.wasm': ['@ffmpeg/core'],
   database: ['better-sqlite3'],

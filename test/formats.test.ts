@@ -84,12 +84,11 @@ const EXPECTED = {
     'sxc',
     'csv',
     'tsv',
-    'json',
   ],
   presentation: ['pptx', 'ppt', 'odp', 'otp', 'potx', 'pptm', 'fodp', 'ppsx', 'sxi', 'key'],
   ebook: ['epub', 'mobi', 'azw3', 'fb2'],
-  subtitle: [],
-  data: [],
+  subtitle: ['srt', 'vtt', 'ass', 'ssa'],
+  data: ['json', 'jsonl', 'yaml', 'toml', 'xml', 'ics', 'vcf'],
   font: ['ttf', 'otf', 'woff', 'woff2'],
   archive: ['zip', 'tar', 'tgz', 'tbz2', 'txz', '7z', 'rar'],
 } as const;
@@ -102,6 +101,9 @@ const DETECTED_AS: Record<string, string> = {
   'fixture.csv': 'txt',
   'fixture.tsv': 'txt',
   'fixture.json': 'txt',
+  'fixture.jsonl': 'txt', // JSON Lines and YAML have no signature either
+  'fixture.yaml': 'txt',
+  'fixture.toml': 'txt',
   // LibreOffice writes the compound file's directory after 460 KB of streams, beyond the detection
   // head: only the container is recognised, and a declared (or .ppt-named) ppt is accepted.
   'fixture.ppt': 'cfb',

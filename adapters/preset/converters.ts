@@ -5,7 +5,7 @@
  * imported only when a conversion needs it (lazyConverter), so `fileconv convert photo.jpg
  * photo.webp` starts without loading pdf.js, exceljs or the LibreOffice pool; LibreOffice starts
  * its warm workers only on the first document, Chromium its browser only on the first web page,
- * and the engine's close() stops them. The pure-JS converters (pdf, exceljs, mammoth, text)
+ * and the engine's close() stops them. The pure-JS converters (pdf, exceljs, mammoth, text, data)
  * convert in child processes of their own, under a heap cap and a work budget
  * (converters/isolation/isolated.ts): a hostile document costs its job, not the service.
  */
@@ -15,6 +15,7 @@ import { ARCHIVE_EDGES } from '../converters/archive/archive-edges.js';
 import { CHROMIUM_EDGES } from '../converters/browser/chromium-edges.js';
 import { CALIBRE_EDGES } from '../converters/ebook/calibre-edges.js';
 import { FONT_EDGES } from '../converters/font/font-edges.js';
+import { DATA_EDGES } from '../converters/data-formats/data-edges.js';
 import { buildImageEdges } from '../converters/image/image-edges.js';
 import { isolateConverter } from '../converters/isolation/isolated.js';
 import { lazyConverter } from '../converters/lazy.js';
@@ -37,6 +38,7 @@ import {
   LIBJXL_EDGES,
   LIBRAW_EDGES,
 } from '../converters/raster/raster-edges.js';
+import { SUBTITLE_EDGES } from '../converters/subtitles/subtitle-edges.js';
 
 export function defaultConverters(): Converter[] {
   return [
@@ -85,6 +87,17 @@ export function defaultConverters(): Converter[] {
       name: 'ocr',
       edges: OCR_EDGES,
       load: async () => (await import('../converters/ocr.js')).createOcrConverter(),
+    }),
+    lazyConverter({
+      name: 'data',
+      edges: DATA_EDGES,
+      load: async () =>
+        isolateConverter('data', (await import('../converters/data.js')).createDataConverter()),
+    }),
+    lazyConverter({
+      name: 'subtitles',
+      edges: SUBTITLE_EDGES,
+      load: async () => (await import('../converters/subtitles.js')).createSubtitleConverter(),
     }),
     lazyConverter({
       name: 'chromium',

@@ -25,6 +25,7 @@ import type { PlanTable } from '../../src/policy/plans.js';
 import { refundFailedConversions } from '../../src/policy/refunds.js';
 import type { Converter, DocumentOperation } from '../../src/ports.js';
 import { ocrOperations } from '../converters/ocr/ocr-operation.js';
+import { subtitleOperations } from '../converters/subtitles/subtitle-operations.js';
 import type { HttpServiceOptions } from '../http/service.js';
 import { pdfOperations } from '../pdf/pdf-operations.js';
 import { loadTracing } from '../telemetry/opentelemetry.js';
@@ -58,7 +59,10 @@ export interface FileconvOptions {
   signingSecret?: string | Uint8Array;
   /** Default: every converter fileconv ships (see `defaultConverters`). */
   converters?: Converter[];
-  /** Document operations jobs may run. Default: the PDF operations (`pdfOperations()` of fileconv/pdf) and 'ocr'. */
+  /**
+   * Document operations jobs may run. Default: the PDF operations (`pdfOperations()` of fileconv/pdf),
+   * 'ocr' (a searchable PDF) and adding subtitles to a video (`subtitleOperations()`).
+   */
   operations?: DocumentOperation[];
   /** Convert in this process. Default true; false needs Redis (workers run elsewhere). */
   worker?: boolean;
@@ -189,7 +193,7 @@ export async function createFileconv(options: FileconvOptions = {}): Promise<Fil
     const converters = options.converters ?? defaultConverters();
     engine = createEngine({
       converters: tracing ? converters.map((converter) => tracing.traceConverter(converter)) : converters,
-      operations: options.operations ?? [...pdfOperations(), ...ocrOperations()],
+      operations: options.operations ?? [...pdfOperations(), ...ocrOperations(), ...subtitleOperations()],
       storage: backends.storage,
       jobs: backends.jobs,
       queue: tracing ? tracing.traceQueue(backends.queue) : backends.queue,

@@ -159,6 +159,14 @@ export const COMMAND_TOOLS = {
       'apt-get install --no-install-recommends python3-munkres python3-fonttools python3-brotli (MIT; pip install fonttools brotli), or set FONTTOOLS_PYTHON to a python3 that has them',
     preferredPaths: ['/usr/bin/python3'],
   },
+  // The subtitle converter and operation (the media converter finds its ffmpeg in media/binaries.ts).
+  ffmpeg: {
+    label: 'FFmpeg',
+    executables: ['ffmpeg'],
+    env: 'FFMPEG_PATH',
+    install: 'apt-get install ffmpeg (GPL-2.0+ as Debian builds it; brew install ffmpeg), or set FFMPEG_PATH',
+    versionArgs: ['-version'],
+  },
 } as const satisfies Record<string, CommandToolInfo>;
 
 export type CommandTool = keyof typeof COMMAND_TOOLS;

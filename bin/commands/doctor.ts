@@ -1,6 +1,7 @@
 /** `fileconv doctor`: which conversion engines (and the embedded database) can run here, and how to install the missing ones. */
 
 import { ocrOperations } from '../../adapters/converters/ocr/ocr-operation.js';
+import { subtitleOperations } from '../../adapters/converters/subtitles/subtitle-operations.js';
 import { type EngineGroup, installLine, missingPackages } from '../../adapters/engine-packages.js';
 import { pdfOperations } from '../../adapters/pdf/pdf-operations.js';
 import { defaultConverters } from '../../adapters/preset/converters.js';
@@ -12,7 +13,7 @@ export async function runDoctor(flags: { json?: boolean }): Promise<number> {
   // In-process operations: the doctor asks whether they could run, it runs none.
   const engine = createEngine({
     converters: defaultConverters(),
-    operations: [...pdfOperations({ isolate: false }), ...ocrOperations()],
+    operations: [...pdfOperations({ isolate: false }), ...ocrOperations(), ...subtitleOperations()],
   });
   const converters = await engine.converters();
   const database = await databaseStatus();

@@ -1,6 +1,7 @@
 /**
  * Recognises text content from its leading bytes: plain text, HTML, SVG, RTF, FictionBook and URL
- * files (an Internet shortcut, or one http(s) URL alone: url-file.ts). file-type only knows binary
+ * files (an Internet shortcut, or one http(s) URL alone: url-file.ts), office formats written as
+ * text (detect-office.ts), subtitles and generic XML (detect-data-text.ts). file-type only knows binary
  * signatures, so these are sniffed here (used by detect.ts).
  *
  * "Text" means: decodable (UTF-8, UTF-16 with a byte-order mark, or a legacy 8-bit encoding such
@@ -9,12 +10,23 @@
  * fine). Binary formats hit a control byte within their first few hundred bytes, so the 8-bit
  * fallback does not let binary through in practice.
  */
+import { sniffSubRip, sniffSubStation, sniffXml } from './detect-data-text.js';
 import { officeTextKind } from './detect-office.js';
 import type { FormatName } from './types.js';
 import { parseUrlFile } from './url-file.js';
 
 /** Text formats sniffText can name; everything else that is text is 'txt'. */
-export type SniffedText = 'txt' | 'html' | 'svg' | 'rtf' | 'url' | 'fb2';
+export type SniffedText =
+  | 'txt'
+  | 'html'
+  | 'svg'
+  | 'rtf'
+  | 'url'
+  | 'fb2'
+  | 'srt'
+  | 'ass'
+  | 'ssa'
+  | 'xml';
 
 /** Control characters allowed in text: \t \n \v \f \r and ESC (ANSI colours in logs). */
 const ALLOWED_CONTROLS = new Set([0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x1b]);
@@ -109,5 +121,8 @@ export function sniffText(head: Uint8Array): SniffedText | FormatName | undefine
   if (text.startsWith('{\\rtf')) return 'rtf';
   const office = officeTextKind(text);
   if (office) return office;
-  return markupRoot(text) ?? (parseUrlFile(text) === undefined ? 'txt' : 'url');
+  const subtitles = sniffSubRip(text) ?? sniffSubStation(text);
+  if (subtitles) return subtitles;
+  // Generic XML last: a specific XML vocabulary (svg, html, fb2, flat ODF) has been recognised before it.
+  return markupRoot(text) ?? sniffXml(text) ?? (parseUrlFile(text) === undefined ? 'txt' : 'url');
 }

@@ -30,11 +30,15 @@
  * | zip                     | ZIP_PACKAGES           | a docx, epub, htmlzip... is a zip all the same    |
  * | tbz2, txz               | bz2, xz                | the tar inside is not visible from a head         |
  * | txt                     | html, svg, rtf, url,   | all text; reading it as plain text is faithful    |
- * |                         | fb2, slk               |                                                   |
+ * |                         | fb2, slk, xml, srt,    |                                                   |
+ * |                         | vtt, ass, ssa, ics, vcf|                                                   |
  * | md                      | txt, html, url         | Markdown is text and may open with HTML           |
- * | csv, tsv, json          | txt, url               | delimited text and JSON have no signature         |
+ * | csv, tsv, json, jsonl,  | txt, url               | delimited text, JSON and YAML have no signature   |
+ * | yaml, toml              |                        |                                                   |
  * | csv                     | slk                    | a semicolon CSV can begin 'ID;P' like SYLK        |
  * | ppsx                    | pptx, potx, pptm       | one content type apart (LibreOffice writes pptx's) |
+ * | xml, srt                | txt                    | no declaration; a SubRip head the sniff misses    |
+ * | ass, ssa                | each other             | the version line may be missing                   |
  * | any                     | nothing when undefined | unrecognised non-text bytes never pass            |
  *
  * Everything else must match exactly: text declared png, a zip declared docx, an unknown format
@@ -146,6 +150,9 @@ const FILE_TYPE_NAMES: Readonly<Record<string, FormatName>> = {
   ppsx: 'ppsx',
   odg: 'odg',
   vsdx: 'vsdx',
+  vtt: 'vtt',
+  ics: 'ics',
+  vcf: 'vcf',
 };
 
 /**
@@ -255,6 +262,8 @@ const MUTUALLY_COMPATIBLE: readonly (readonly FormatName[])[] = [
   ['eps', 'ps'],
   // A .pnm may hold any of the three; ImageMagick's PNM reader takes them all.
   ['ppm', 'pgm', 'pbm'],
+  // SSA and ASS differ by a version line and a section name that a script may leave out.
+  ['ass', 'ssa'],
 ];
 const ALSO_ACCEPTS: Readonly<Record<FormatName, readonly string[]>> = {
   doc: ['cfb'],
@@ -268,12 +277,19 @@ const ALSO_ACCEPTS: Readonly<Record<FormatName, readonly string[]>> = {
   tbz2: ['bz2'],
   txz: ['xz'],
   // A text file that happens to hold one URL is still text when it says so.
-  txt: ['html', 'svg', 'rtf', 'url', 'fb2', 'slk'],
+  txt: ['html', 'svg', 'rtf', 'url', 'fb2', 'slk', 'xml', 'srt', 'vtt', 'ass', 'ssa', 'ics', 'vcf'],
   md: ['txt', 'html', 'url'],
   // A semicolon CSV can open like SYLK ('ID;P...'): read as what it was declared.
   csv: ['txt', 'url', 'slk'],
   tsv: ['txt', 'url'],
   json: ['txt', 'url'],
+  jsonl: ['txt', 'url'],
+  yaml: ['txt', 'url'],
+  toml: ['txt', 'url'],
+  // XML without a declaration is text to the sniffs.
+  xml: ['txt'],
+  // SubRip is written by many tools, some with a head the sniff does not know (no cue number).
+  srt: ['txt'],
 };
 
 /** declared name -> detected results it accepts, itself included. Built once. */

@@ -2,7 +2,7 @@
  * Document, spreadsheet and presentation entries of the format registry (see registry.ts for
  * the conventions).
  *
- * Text formats (txt, md, csv, tsv, json) are not `detectable`: their bytes are just text, so detection
+ * Text formats (txt, md, csv, tsv) are not `detectable`: their bytes are just text, so detection
  * reports 'txt' and the compatibility rules in detect.ts accept it for each of them.
  */
 import type { FormatDefinition } from './types.js';
@@ -331,17 +331,6 @@ export const SPREADSHEET_FORMATS: readonly FormatDefinition[] = [
     aliases: ['tab'],
     extensions: ['tsv', 'tab'],
     mimeTypes: ['text/tab-separated-values'],
-    detectable: false,
-  },
-  {
-    // Rows of a sheet as JSON: an array of objects keyed by the header row (see the exceljs
-    // converter). Listed with spreadsheets because that is the only data it carries here.
-    name: 'json',
-    family: 'spreadsheet',
-    label: 'JSON rows',
-    aliases: [],
-    extensions: ['json'],
-    mimeTypes: ['application/json', 'text/json'],
     detectable: false,
   },
 ];

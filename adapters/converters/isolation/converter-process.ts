@@ -19,6 +19,7 @@ const FACTORIES: Record<
   exceljs: async (options) => (await import('../exceljs.js')).createSpreadsheetConverter(options),
   pdf: async (options) => (await import('../pdf.js')).createPdfConverter(options),
   text: async (options) => (await import('../text.js')).createTextConverter(options),
+  data: async (options) => (await import('../data.js')).createDataConverter(options),
   // The PDF operations (fileconv/pdf) behind a stand-in converter (pdf/isolated-operations.ts).
   'pdf-operations': async () => {
     const [{ operationsConverter }, { pdfOperations }] = await Promise.all([

@@ -1,7 +1,7 @@
 /** What the service and an isolated conversion's process tell each other (isolated.ts). */
 import type { ConversionLimits } from '../../../src/ports.js';
 
-export type IsolatedConverterName = 'mammoth' | 'exceljs' | 'pdf' | 'text' | 'pdf-operations';
+export type IsolatedConverterName = 'mammoth' | 'exceljs' | 'pdf' | 'text' | 'data' | 'pdf-operations';
 
 export interface ConversionRequest {
   converter: IsolatedConverterName;
