@@ -70,6 +70,8 @@ export const COMMAND_TOOLS = {
     install: 'apt-get install libjxl-tools (BSD-3-Clause; brew install jpeg-xl), or set DJXL_PATH',
     versionArgs: ['--version'],
   },
+  // The raster image and subtitle converters and the subtitles operation (the media converter
+  // finds its own ffmpeg in media/binaries.ts, with the WebAssembly fallback).
   ffmpeg: {
     label: 'ffmpeg',
     executables: ['ffmpeg'],
@@ -158,14 +160,6 @@ export const COMMAND_TOOLS = {
     install:
       'apt-get install --no-install-recommends python3-munkres python3-fonttools python3-brotli (MIT; pip install fonttools brotli), or set FONTTOOLS_PYTHON to a python3 that has them',
     preferredPaths: ['/usr/bin/python3'],
-  },
-  // The subtitle converter and operation (the media converter finds its ffmpeg in media/binaries.ts).
-  ffmpeg: {
-    label: 'FFmpeg',
-    executables: ['ffmpeg'],
-    env: 'FFMPEG_PATH',
-    install: 'apt-get install ffmpeg (GPL-2.0+ as Debian builds it; brew install ffmpeg), or set FFMPEG_PATH',
-    versionArgs: ['-version'],
   },
 } as const satisfies Record<string, CommandToolInfo>;
 
