@@ -13,9 +13,9 @@
 import type { Converter } from '../../src/index.js';
 import { ARCHIVE_EDGES } from '../converters/archive/archive-edges.js';
 import { CHROMIUM_EDGES } from '../converters/browser/chromium-edges.js';
+import { DATA_EDGES } from '../converters/data-formats/data-edges.js';
 import { CALIBRE_EDGES } from '../converters/ebook/calibre-edges.js';
 import { FONT_EDGES } from '../converters/font/font-edges.js';
-import { DATA_EDGES } from '../converters/data-formats/data-edges.js';
 import { buildImageEdges } from '../converters/image/image-edges.js';
 import { isolateConverter } from '../converters/isolation/isolated.js';
 import { lazyConverter } from '../converters/lazy.js';
@@ -27,18 +27,18 @@ import { SHEET_EDGES } from '../converters/office/sheets/sheet-edges.js';
 import { MAMMOTH_EDGES } from '../converters/office/text/mammoth-edges.js';
 import { TEXT_EDGES } from '../converters/office/text/text-edges.js';
 import {
-  GHOSTSCRIPT_EDGES,
-  PDFTOCAIRO_EDGES,
-  RSVG_EDGES,
-  SVGZ_EDGES,
-} from '../converters/vector/vector-edges.js';
-import {
   FFMPEG_IMAGE_EDGES,
   IMAGEMAGICK_EDGES,
   LIBJXL_EDGES,
   LIBRAW_EDGES,
 } from '../converters/raster/raster-edges.js';
 import { SUBTITLE_EDGES } from '../converters/subtitles/subtitle-edges.js';
+import {
+  GHOSTSCRIPT_EDGES,
+  PDFTOCAIRO_EDGES,
+  RSVG_EDGES,
+  SVGZ_EDGES,
+} from '../converters/vector/vector-edges.js';
 
 export function defaultConverters(): Converter[] {
   return [

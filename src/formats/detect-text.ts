@@ -16,17 +16,7 @@ import type { FormatName } from './types.js';
 import { parseUrlFile } from './url-file.js';
 
 /** Text formats sniffText can name; everything else that is text is 'txt'. */
-export type SniffedText =
-  | 'txt'
-  | 'html'
-  | 'svg'
-  | 'rtf'
-  | 'url'
-  | 'fb2'
-  | 'srt'
-  | 'ass'
-  | 'ssa'
-  | 'xml';
+export type SniffedText = 'txt' | 'html' | 'svg' | 'rtf' | 'url' | 'fb2' | 'srt' | 'ass' | 'ssa' | 'xml';
 
 /** Control characters allowed in text: \t \n \v \f \r and ESC (ANSI colours in logs). */
 const ALLOWED_CONTROLS = new Set([0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x1b]);

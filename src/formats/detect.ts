@@ -52,9 +52,9 @@ import {
   zipPackageKind,
 } from './detect-containers.js';
 import { mobiKind } from './detect-ebook.js';
-import { isGzippedSvg } from './detect-svgz.js';
-import { sniffRasterBinary, sniffRasterText } from './detect-raster.js';
 import { officeBinaryKind } from './detect-office.js';
+import { sniffRasterBinary, sniffRasterText } from './detect-raster.js';
+import { isGzippedSvg } from './detect-svgz.js';
 import { sniffText } from './detect-text.js';
 import { getFormat } from './lookup.js';
 import type { FormatName } from './types.js';

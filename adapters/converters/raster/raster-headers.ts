@@ -87,7 +87,9 @@ const HEADER_READERS: Readonly<Record<FormatName, HeaderReader>> = {
     const text = head.toString('latin1', 0, 1024);
     const width = /\nWIDTH (\d{1,10})\s/.exec(text)?.[1];
     const height = /\nHEIGHT (\d{1,10})\s/.exec(text)?.[1];
-    return text.startsWith('P7\n') && width && height ? { width: Number(width), height: Number(height) } : undefined;
+    return text.startsWith('P7\n') && width && height
+      ? { width: Number(width), height: Number(height) }
+      : undefined;
   },
   // XPM: the first string of the array is '"<width> <height> <colours> <chars per pixel>'.
   xpm: (head) => {
