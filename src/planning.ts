@@ -8,6 +8,7 @@ import type { EngineContext } from './engine-context.js';
 import { FileconvError } from './errors.js';
 import {
   detectFormat,
+  FORMATS,
   formatFromExtension,
   getFormat,
   isContentCompatible,
@@ -69,14 +70,30 @@ export async function resolveSourceFormat(
   }
   // Detection may name only a container ('cfb', 'xz'): without a declared format that is not enough.
   const recognised = detected === undefined ? undefined : getFormat(detected);
-  if (!recognised) {
-    const container = detected ? ` (it is a ${detected} container)` : '';
-    throw new FileconvError(
+  if (!recognised) throw unrecognised(detected);
+  return recognised.name;
+}
+
+/**
+ * UNSUPPORTED_FORMAT for bytes no format was recognised in. Advice is given only where it works:
+ * a container (an OLE file, a bzip2 stream) names the formats that declaring would let through;
+ * unknown bytes get none, since declaring a format would only meet CONTENT_MISMATCH.
+ */
+function unrecognised(detected: string | undefined): FileconvError {
+  if (detected === undefined) {
+    return new FileconvError(
       'UNSUPPORTED_FORMAT',
-      `The file format could not be recognised from its content${container}: declare the source format.`,
+      'The file format could not be recognised from its content: it is none of the formats fileconv reads (GET /api/formats, or `fileconv formats`, lists them).',
     );
   }
-  return recognised.name;
+  const candidates = FORMATS.filter((format) => isContentCompatible(format.name, detected)).map(
+    (f) => f.name,
+  );
+  return new FileconvError(
+    'UNSUPPORTED_FORMAT',
+    `The file is a ${detected} container whose content does not say which format it is: declare it as ${candidates.join(', ') || 'its format'}.`,
+    { details: { detected, candidates } },
+  );
 }
 
 /** Extension -> the formats its bytes may show instead, which the name cannot tell apart. */

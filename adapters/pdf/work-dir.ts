@@ -10,11 +10,13 @@ import { workDirError } from '../../src/local-files.js';
 export interface WorkDirOptions {
   /** Where the operation's work folder is made (and removed). Default: the OS temp dir. */
   tempDir?: string | undefined;
+  /** The folder name's start, naming the engine in a listing. Default 'fileconv-pdf-'. */
+  prefix?: string | undefined;
 }
 
 export async function withWorkDir<T>(options: WorkDirOptions, work: (dir: string) => Promise<T>): Promise<T> {
   const parent = options.tempDir ?? tmpdir();
-  const dir = await mkdtemp(join(parent, 'fileconv-pdf-')).catch((error: unknown) => {
+  const dir = await mkdtemp(join(parent, options.prefix ?? 'fileconv-pdf-')).catch((error: unknown) => {
     throw workDirError(parent, error);
   });
   try {

@@ -227,8 +227,16 @@ async function toolVersion(tool: CommandTool): Promise<string | undefined> {
   if (!info.versionArgs) return undefined;
   try {
     const outcome = await runTool(tool, info.versionArgs, { timeoutMs: 10_000, keepStdout: 4096 });
-    const line = `${outcome.stdout}\n${outcome.stderr}`.split('\n').find((text) => text.trim() !== '');
-    return line === undefined ? undefined : `${info.label} ${line.trim()}`.slice(0, 120);
+    const first = `${outcome.stdout}\n${outcome.stderr}`.split('\n').find((text) => text.trim() !== '');
+    if (first === undefined) return undefined;
+    // 'Version: ImageMagick 6.9.11-60 Q16 ... https://...' -> 'ImageMagick 6.9.11-60 Q16 ...'.
+    const line = first
+      .replace(/^\s*version:?\s*/i, '')
+      .replace(/\s+(?:Copyright|https?:\/\/).*$/i, '')
+      .trim();
+    // A tool that names itself ('ffmpeg version 5.1', 'bsdtar 3.6.2') is not named twice.
+    const named = info.executables.some((name) => line.toLowerCase().includes(name.toLowerCase()));
+    return (named ? line : `${info.label} ${line}`).slice(0, 120);
   } catch {
     return undefined;
   }

@@ -52,8 +52,10 @@ export async function runDoctor(flags: { json?: boolean }): Promise<number> {
       ]),
     ),
   );
-  // Operations on whole PDFs (fileconv pdf, and jobs over HTTP): optional too, with their engines' licences.
-  process.stdout.write('\nPDF operations (fileconv pdf <op>, and jobs with "operation" over HTTP):\n');
+  // Operations on whole documents (fileconv pdf, and jobs over HTTP): optional too, with their engines' licences.
+  process.stdout.write(
+    '\nDocument operations (jobs with "operation" over HTTP; the PDF ones also as fileconv pdf <op>):\n',
+  );
   process.stdout.write(
     table(
       ['OPERATION', 'STATUS', 'DETAILS', 'INSTALL'],

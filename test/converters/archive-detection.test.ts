@@ -41,8 +41,16 @@ describe('archive detection', () => {
     // Unnamed, the advice to declare the format is advice that works.
     await expect(resolveSourceFormat(xz, undefined, 'upload')).rejects.toMatchObject({
       code: 'UNSUPPORTED_FORMAT',
-      message: expect.stringMatching(/xz container.*declare the source format/),
+      message: expect.stringMatching(/xz container.*declare it as txz\.$/),
     });
+    // Bytes of no known format get no advice: declaring a format would only meet CONTENT_MISMATCH.
+    const unknown = await resolveSourceFormat(
+      Buffer.from([0x00, 0x01, 0x02, 0xfe, 0x90, 0x17]),
+      undefined,
+      'x',
+    ).catch((error: unknown) => error as Error);
+    expect(unknown).toMatchObject({ code: 'UNSUPPORTED_FORMAT' });
+    expect((unknown as Error).message).not.toMatch(/declare/);
     await expect(resolveSourceFormat(xz, undefined, 'backup.tar.bz2')).rejects.toMatchObject({
       code: 'CONTENT_MISMATCH',
     });

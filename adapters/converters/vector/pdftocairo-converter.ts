@@ -8,12 +8,13 @@
  * Only the asked page is read, so the page budget is not consulted. Poppler is GPL-2.0; it runs
  * as a separate program, found on PATH or at PDFTOCAIRO_PATH.
  */
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { throwIfAborted } from '../../../src/abort.js';
 import { type ErrorCode, FileconvError } from '../../../src/errors.js';
 import type { Availability, ConvertContext, Converter, ConvertResult } from '../../../src/ports.js';
+import { withWorkDir } from '../../pdf/work-dir.js';
 import { runTool, type ToolOutcome, toolFailed, toolsAvailability } from '../../tools/command-tools.js';
 import { edgeGuard, parseOptions } from '../converter-kit.js';
 import { moveIntoPlace } from '../image/output.js';
@@ -76,12 +77,9 @@ export function createPdftocairoConverter(options: PdftocairoConverterOptions = 
       guard(ctx.from, ctx.to);
       throwIfAborted(ctx.signal);
       ctx.onProgress(0);
-      const workDir = await mkdtemp(join(ctx.tempDir, 'pdftocairo-'));
-      try {
-        await convertIn(ctx, workDir, timeoutMs);
-      } finally {
-        await rm(workDir, { recursive: true, force: true });
-      }
+      await withWorkDir({ tempDir: ctx.tempDir, prefix: 'pdftocairo-' }, (workDir) =>
+        convertIn(ctx, workDir, timeoutMs),
+      );
       ctx.onProgress(1);
       return {};
     },

@@ -9,12 +9,13 @@
  * no external references, entities or DOCTYPEs, size and pixel limits) and rsvg-convert is given
  * the vetted copy, alone in a private folder, never the upload itself. librsvg is LGPL-2.1+.
  */
-import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import { stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { throwIfAborted } from '../../../src/abort.js';
 import { FileconvError } from '../../../src/errors.js';
 import type { Availability, ConvertContext, Converter, ConvertResult } from '../../../src/ports.js';
+import { withWorkDir } from '../../pdf/work-dir.js';
 import { runTool, toolFailed, toolsAvailability } from '../../tools/command-tools.js';
 import { edgeGuard, parseOptions, unavailable } from '../converter-kit.js';
 import { loadSharp } from '../image/engines.js';
@@ -93,12 +94,9 @@ export function createRsvgConverter(options: RsvgConverterOptions = {}): Convert
       guard(ctx.from, ctx.to);
       throwIfAborted(ctx.signal);
       ctx.onProgress(0);
-      const workDir = await mkdtemp(join(ctx.tempDir, 'rsvg-'));
-      try {
-        await convertIn(ctx, workDir, timeoutMs);
-      } finally {
-        await rm(workDir, { recursive: true, force: true });
-      }
+      await withWorkDir({ tempDir: ctx.tempDir, prefix: 'rsvg-' }, (workDir) =>
+        convertIn(ctx, workDir, timeoutMs),
+      );
       ctx.onProgress(1);
       return {};
     },
