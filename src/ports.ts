@@ -221,6 +221,11 @@ export interface ConversionEdge {
    * GIF) into it, since such a chain could only fail. Default false.
    */
   needsAudio?: boolean;
+  /**
+   * True when the step may only end a chain (OCR: text read out of pixels). The graph plans
+   * png -> txt through it, never png -> txt -> pdf. Default false.
+   */
+  finalOnly?: boolean;
 }
 
 export interface ConvertContext {

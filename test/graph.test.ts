@@ -139,3 +139,20 @@ describe('ConversionGraph', () => {
     });
   });
 });
+
+describe('finalOnly steps (OCR)', () => {
+  it('end a chain but never feed one', () => {
+    const graph = new ConversionGraph();
+    graph.addEdge('ocr', { from: 'png', to: 'txt', cost: 1.5, lossy: true, finalOnly: true });
+    graph.addEdge('text', { from: 'txt', to: 'pdf', cost: 1 });
+    graph.addEdge('pdf', { from: 'pdf', to: 'txt', cost: 1, lossy: true });
+    graph.addEdge('text', { from: 'txt', to: 'html', cost: 1 });
+    // png -> txt is what OCR is asked for.
+    expect(graph.findPath('png', 'txt').steps.map((step) => step.converter)).toEqual(['ocr']);
+    // png -> txt -> pdf would print guessed words where a PDF engine is missing.
+    expect(graph.canConvert('png', 'pdf')).toBe(false);
+    expect(graph.targetsOf('png')).toEqual(['txt']);
+    // txt reached by an ordinary step still goes on.
+    expect(graph.findPath('pdf', 'html').steps.map((step) => step.converter)).toEqual(['pdf', 'text']);
+  });
+});

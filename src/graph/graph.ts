@@ -10,6 +10,11 @@
  * GIF) has none, so a step that reads sound (`needsAudio`: a soundtrack to mp3) is never offered
  * after it. Without that, png -> gif -> mp4 -> mp3 looked like a conversion and could only fail
  * with "no audio stream". The search therefore runs over (format, still has sound) pairs.
+ *
+ * A step marked `finalOnly` (reading text out of a picture by OCR) may only end a chain: png ->
+ * txt is what a user asks OCR for, but png -> txt -> pdf would turn a picture into a document of
+ * guessed words where a missing PDF engine should have been named instead. A state reached by
+ * such a step is kept apart from the same format reached otherwise, and never extended.
  */
 import { FileconvError } from '../errors.js';
 import type { FormatName } from '../formats/types.js';
@@ -58,16 +63,19 @@ function lighter(a: Weight, b: Weight): boolean {
   return a.steps < b.steps;
 }
 
-/** A step as the graph keeps it: the plan's step, and whether it reads sound. */
+/** A step as the graph keeps it: the plan's step, whether it reads sound, whether it must end a chain. */
 interface GraphStep {
   step: ConversionStep;
   needsAudio: boolean;
+  finalOnly: boolean;
 }
 
 /** A chain found so far: where it ends, whether its content still has sound, its weight. */
 interface Reached {
   format: FormatName;
   silent: boolean;
+  /** Reached by a finalOnly step: a chain may end here but not go on. */
+  ended: boolean;
   weight: Weight;
   steps: ConversionStep[];
 }
@@ -115,7 +123,11 @@ export class ConversionGraph {
     }
     const existing = byTarget.get(edge.to);
     if (!existing || lighter(weightOf(step), weightOf(existing.step)))
-      byTarget.set(edge.to, { step, needsAudio: edge.needsAudio ?? false });
+      byTarget.set(edge.to, {
+        step,
+        needsAudio: edge.needsAudio ?? false,
+        finalOnly: edge.finalOnly ?? false,
+      });
   }
 
   /** Every step in the graph. */
@@ -167,15 +179,17 @@ export class ConversionGraph {
     from: FormatName,
     maxSteps: number,
   ): Map<FormatName, { weight: Weight; steps: ConversionStep[] }> {
-    const stateKey = (format: FormatName, silent: boolean) => `${silent ? 's' : 'a'}:${format}`;
+    const stateKey = (format: FormatName, silent: boolean, ended: boolean) =>
+      `${ended ? 'e' : ''}${silent ? 's' : 'a'}:${format}`;
     const start: Reached = {
       format: from,
       silent: !this.carriesAudio(from),
+      ended: false,
       weight: { lossy: 0, cost: 0, steps: 0 },
       steps: [],
     };
     const settled = new Set<string>();
-    const frontier = new Map<string, Reached>([[stateKey(from, start.silent), start]]);
+    const frontier = new Map<string, Reached>([[stateKey(from, start.silent, false), start]]);
     const best = new Map<FormatName, { weight: Weight; steps: ConversionStep[] }>();
     while (frontier.size > 0) {
       let current: string | undefined;
@@ -189,16 +203,22 @@ export class ConversionGraph {
       settled.add(current);
       // States settle lightest first, so a format's first settled state holds its best chain.
       if (!best.has(entry.format)) best.set(entry.format, { weight: entry.weight, steps: entry.steps });
-      if (entry.weight.steps >= maxSteps) continue;
-      for (const { step, needsAudio } of this.outgoing.get(entry.format)?.values() ?? []) {
+      if (entry.ended || entry.weight.steps >= maxSteps) continue;
+      for (const { step, needsAudio, finalOnly } of this.outgoing.get(entry.format)?.values() ?? []) {
         if (needsAudio && entry.silent) continue;
         const silent = entry.silent || !this.carriesAudio(step.to);
-        const key = stateKey(step.to, silent);
+        const key = stateKey(step.to, silent, finalOnly);
         if (settled.has(key)) continue;
         const weight = addWeight(entry.weight, step);
         const known = frontier.get(key);
         if (!known || lighter(weight, known.weight))
-          frontier.set(key, { format: step.to, silent, weight, steps: [...entry.steps, step] });
+          frontier.set(key, {
+            format: step.to,
+            silent,
+            ended: finalOnly,
+            weight,
+            steps: [...entry.steps, step],
+          });
       }
     }
     best.delete(from);

@@ -15,9 +15,14 @@ import type { ConversionEdge } from '../../../src/ports.js';
 /** Scans the OCR step reads itself. */
 export const OCR_SOURCES: readonly FormatName[] = ['png', 'jpg', 'tiff', 'webp', 'gif', 'bmp', 'avif'];
 
+/**
+ * finalOnly: OCR ends a chain, never feeds one. Otherwise png -> pdf without pdf-lib planned as
+ * png -> txt (OCR) -> pdf, a document of guessed words instead of the picture.
+ */
 export const OCR_EDGES: readonly ConversionEdge[] = OCR_SOURCES.map((from) => ({
   from,
   to: 'txt',
   cost: 1.5,
   lossy: true,
+  finalOnly: true,
 }));
