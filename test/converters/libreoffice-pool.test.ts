@@ -199,7 +199,7 @@ describeWithEngine('LibreOffice', LO_AVAILABLE, LO_INSTALL, 'libreoffice pool', 
     let crashed = false;
     const { converter, pids } = pooled({
       onSpawn: (pid, kind) => {
-        if (crashed && kind === 'soffice') setTimeout(() => process.kill(pid, 'SIGKILL'), 300);
+        if (crashed && kind === 'soffice') setTimeout(() => killIfAlive(pid), 300);
       },
     });
     const ws = await workspace();
@@ -210,7 +210,7 @@ describeWithEngine('LibreOffice', LO_AVAILABLE, LO_INSTALL, 'libreoffice pool', 
           const pid = converter.stats()?.workers[0]?.sofficePid;
           setTimeout(() => {
             crashed = true;
-            if (pid) process.kill(pid, 'SIGKILL');
+            if (pid) killIfAlive(pid);
           }, 300);
         },
       }),
@@ -253,3 +253,12 @@ describeWithEngine('LibreOffice', LO_AVAILABLE, LO_INSTALL, 'libreoffice pool', 
     await expectNoLeftovers(ws);
   });
 });
+
+/** SIGKILL `pid` unless it has already exited (a process started after the crash may be gone by then). */
+function killIfAlive(pid: number): void {
+  try {
+    process.kill(pid, 'SIGKILL');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
+  }
+}
