@@ -29,6 +29,18 @@ export const LO_VERSION = availability.version;
 
 /** The fixtures' text (scripts/office/fixture.fodt, .fods, .fodp). */
 export const DOC_TEXT = ['fileconv fixture', 'The quick brown fox jumps over the lazy dog.', 'Привет мир'];
+/** The rows of the spreadsheet fixtures' two sheets. */
+export const DATA_ROWS = [
+  ['name', 'value', 'note'],
+  ['alpha', '1', 'comma, inside'],
+  ['beta', '2.5', 'line with "quotes"'],
+  ['gamma', '-3', 'café'],
+];
+export const SECOND_ROWS = [
+  ['city', 'population'],
+  ['Paris', '2102650'],
+  ['Москва', '13010112'],
+];
 
 /** Page count and the text of every page, joined, as pdf.js extracts it. */
 export async function readPdf(path: string): Promise<{ pages: number; text: string }> {

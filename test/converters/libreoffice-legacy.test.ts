@@ -23,6 +23,7 @@ import { describeWithEngine } from '../helpers/engines.js';
 import {
   context,
   contextFor,
+  DATA_ROWS,
   DOC_TEXT,
   expectCode,
   expectNoLeftovers,
@@ -30,6 +31,7 @@ import {
   LO_AVAILABLE,
   LO_INSTALL,
   readWorkbook,
+  SECOND_ROWS,
   textOf,
   workspace,
 } from './libreoffice-helpers.js';
@@ -47,17 +49,6 @@ async function detected(path: string): Promise<string | undefined> {
   return detectFormat((await readFile(path)).subarray(0, 64 * 1024));
 }
 
-const DATA_ROWS = [
-  ['name', 'value', 'note'],
-  ['alpha', '1', 'comma, inside'],
-  ['beta', '2.5', 'line with "quotes"'],
-  ['gamma', '-3', 'café'],
-];
-const SECOND_ROWS = [
-  ['city', 'population'],
-  ['Paris', '2102650'],
-  ['Москва', '13010112'],
-];
 const DRAWING_TEXT = ['fileconv drawing', 'Привет, vector shapes.'];
 
 it('declares the new edges with honest lossiness', () => {

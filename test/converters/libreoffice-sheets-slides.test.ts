@@ -14,26 +14,16 @@ import { describeWithEngine } from '../helpers/engines.js';
 import {
   context,
   contextFor,
+  DATA_ROWS,
   expectCode,
   fixture,
   LO_AVAILABLE,
   LO_INSTALL,
   readPdf,
   readWorkbook,
+  SECOND_ROWS,
   workspace,
 } from './libreoffice-helpers.js';
-
-const DATA_ROWS = [
-  ['name', 'value', 'note'],
-  ['alpha', '1', 'comma, inside'],
-  ['beta', '2.5', 'line with "quotes"'],
-  ['gamma', '-3', 'café'],
-];
-const SECOND_ROWS = [
-  ['city', 'population'],
-  ['Paris', '2102650'],
-  ['Москва', '13010112'],
-];
 
 describeWithEngine(
   'LibreOffice',

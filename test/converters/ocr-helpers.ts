@@ -4,7 +4,6 @@
  * English and German data is here, and a PNG header claiming any size (a decompression bomb).
  */
 import { execFileSync } from 'node:child_process';
-import { crc32 } from 'node:zlib';
 
 export const SENTENCE = 'The quick brown fox jumps over the lazy dog 1234';
 export const GERMAN_SENTENCE = 'Zwölf Boxkämpfer jagen Viktor quer über den großen Sylter Deich';
@@ -64,26 +63,4 @@ export function wrongWords(expected: string, actual: string): number {
     row = next;
   }
   return row[got.length]!;
-}
-
-/** A PNG of signature, IHDR and IEND only that claims `width` x `height` 8-bit grey pixels. */
-export function claimingPng(width: number, height: number): Buffer {
-  const chunk = (type: string, data: Buffer) => {
-    const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
-    const length = Buffer.alloc(4);
-    length.writeUInt32BE(data.length);
-    const crc = Buffer.alloc(4);
-    crc.writeUInt32BE(crc32(body));
-    return Buffer.concat([length, body, crc]);
-  };
-  const ihdr = Buffer.alloc(13);
-  ihdr.writeUInt32BE(width, 0);
-  ihdr.writeUInt32BE(height, 4);
-  ihdr[8] = 8; // bit depth
-  ihdr[9] = 0; // grey
-  return Buffer.concat([
-    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    chunk('IHDR', ihdr),
-    chunk('IEND', Buffer.alloc(0)),
-  ]);
 }

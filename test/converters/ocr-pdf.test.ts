@@ -18,10 +18,11 @@ import { createMemoryQueue } from '../../adapters/queue/memory.js';
 import { createMemoryStorage } from '../../adapters/storage/memory.js';
 import { createEngine } from '../../src/index.js';
 import type { OperationContext } from '../../src/ports.js';
+import { pngClaiming } from '../../src/testing/bad-inputs.js';
 import { describeWithEngine } from '../helpers/engines.js';
 import { leftovers, tempDir } from '../helpers/temp.js';
 import { expectCode, fixture, MAX_PIXELS, type Workspace, workspace } from './converter-harness.js';
-import { claimingPng, OCR_TOOLS, SENTENCE, TESSERACT_INSTALL, wrongWords } from './ocr-helpers.js';
+import { OCR_TOOLS, SENTENCE, TESSERACT_INSTALL, wrongWords } from './ocr-helpers.js';
 
 const SCANNED_PDF = fixture('ocr/scanned.pdf');
 const SENTENCE_PNG = fixture('ocr/sentence.png');
@@ -154,7 +155,7 @@ describeWithEngine('tesseract', OCR_TOOLS, TESSERACT_INSTALL, "the 'ocr' operati
   it('refuses a PNG claiming 100,000 x 100,000 pixels, a page or a scan past the work budget (INPUT_LIMIT_EXCEEDED)', async () => {
     const ws = await workspace();
     const bomb = join(ws.inputs, 'bomb.png');
-    await writeFile(bomb, claimingPng(100_000, 100_000));
+    await writeFile(bomb, pngClaiming(100_000, 100_000));
     await expectCode(operation.run(operationContext(ws, bomb)), 'INPUT_LIMIT_EXCEEDED');
     // 306 x 198 pt at 70 DPI is 298 x 193 pixels: a limit under that leaves no DPI to read it at.
     const tiny = { maxPixels: 50_000 };

@@ -13,6 +13,7 @@ import { afterAll, expect, it, vi } from 'vitest';
 import { createOcrConverter } from '../../adapters/converters/ocr.js';
 import { createSharpConverter } from '../../adapters/converters/sharp.js';
 import { createEngine } from '../../src/index.js';
+import { pngClaiming } from '../../src/testing/bad-inputs.js';
 import { describeWithEngine } from '../helpers/engines.js';
 import {
   context,
@@ -22,14 +23,7 @@ import {
   fixture,
   workspace,
 } from './converter-harness.js';
-import {
-  claimingPng,
-  GERMAN_SENTENCE,
-  OCR_TOOLS,
-  SENTENCE,
-  TESSERACT_INSTALL,
-  wrongWords,
-} from './ocr-helpers.js';
+import { GERMAN_SENTENCE, OCR_TOOLS, SENTENCE, TESSERACT_INSTALL, wrongWords } from './ocr-helpers.js';
 
 const SENTENCE_PNG = fixture('ocr/sentence.png');
 const GERMAN_PNG = fixture('ocr/satz-deu.png');
@@ -138,7 +132,7 @@ describeWithEngine('tesseract', OCR_TOOLS, TESSERACT_INSTALL, 'the OCR converter
   it('refuses a PNG claiming 100,000 x 100,000 pixels before decoding it (INPUT_LIMIT_EXCEEDED)', async () => {
     const ws = await workspace();
     const bomb = join(ws.inputs, 'bomb.png');
-    await writeFile(bomb, claimingPng(100_000, 100_000));
+    await writeFile(bomb, pngClaiming(100_000, 100_000));
     const error = await expectCode(
       converter.convert(context(ws, 'png', 'txt', { inputPath: bomb })),
       'INPUT_LIMIT_EXCEEDED',
