@@ -21,13 +21,21 @@ export const ERROR_CODES = {
   INVALID_STATE: 409,
   /** An optimistic-concurrency update lost the race: somebody else changed the record first. */
   VERSION_CONFLICT: 409,
+  /** A resumable (tus) upload continued at an offset other than the one stored. */
+  OFFSET_MISMATCH: 409,
+  /** An Idempotency-Key whose first request is still running: retry once it has answered. */
+  IDEMPOTENCY_KEY_IN_USE: 409,
   RESULT_EXPIRED: 410,
+  /** A resumable (tus) upload past its expiry: its bytes are gone, start a new upload. */
+  UPLOAD_EXPIRED: 410,
   FILE_TOO_LARGE: 413,
   /** A request body (JSON) over what the endpoint reads: not a file, so not FILE_TOO_LARGE. */
   REQUEST_TOO_LARGE: 413,
   UNSUPPORTED_FORMAT: 415,
   UNSUPPORTED_CONVERSION: 422,
   CONTENT_MISMATCH: 422,
+  /** An Idempotency-Key sent again with a different request: keys are not reusable. */
+  IDEMPOTENCY_KEY_REUSED: 422,
   CORRUPT_INPUT: 422,
   PASSWORD_PROTECTED: 422,
   INPUT_LIMIT_EXCEEDED: 422,
@@ -38,6 +46,8 @@ export const ERROR_CODES = {
    * connection, fails TLS, or answers the page with an error status. The URL is the client's input.
    */
   URL_UNREACHABLE: 422,
+  /** Another request is appending to the same resumable upload right now (tus: retry). */
+  UPLOAD_LOCKED: 423,
   RATE_LIMITED: 429,
   QUOTA_EXCEEDED: 429,
   CONVERSION_FAILED: 500,
@@ -68,6 +78,8 @@ export const ERROR_CODES = {
   NO_SPACE: 507,
   /** The caller aborted the conversion (AbortSignal) or canceled the job. */
   CANCELED: 499,
+  /** The bytes of a tus PATCH do not match its Upload-Checksum: none of them were kept. */
+  CHECKSUM_MISMATCH: 460,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -65,8 +65,55 @@ export interface Storage {
   putFile?(key: string, path: string, options?: { contentType?: string }): Promise<StoredObjectInfo>;
   /** Local path of the object, when the storage keeps it as a plain file (lets converters skip a copy). */
   localPath?(key: string): Promise<string | null>;
+  /** Uploads in pieces (tus, S3 multipart); without it, /api/tus is not offered. */
+  resumable?: ResumableUploads;
   /** Releases connections or handles. */
   close?(): Promise<void>;
+}
+
+/**
+ * Where a resumable upload stands inside a storage: JSON the storage alone reads (an S3
+ * multipart upload id and its parts, a partial file's name...). The engine keeps it in the file
+ * record between requests, so any API node can continue an upload another one began.
+ */
+export type ResumableState = Readonly<Record<string, unknown>>;
+
+export interface ResumableAppendOptions {
+  /** Bytes already stored: where `body` starts. Always the offset of the state given. */
+  offset: number;
+  /** The upload's whole size: the bytes past it are refused (FILE_TOO_LARGE), nothing kept. */
+  size: number;
+  /**
+   * All or nothing: the bytes of this append are kept only if their digest matches (the tus
+   * checksum extension); on a mismatch CHECKSUM_MISMATCH and the state is what it was.
+   */
+  checksum?: { algorithm: 'sha1' | 'sha256' | 'md5'; digest: Buffer };
+  /**
+   * Called whenever bytes are durably stored mid-append (after each S3 part), so a crash loses
+   * at most one part; never called with a checksum (all or nothing). A throw stops the append.
+   */
+  progress?: (state: ResumableState, offset: number) => Promise<void>;
+  signal?: AbortSignal;
+}
+
+/**
+ * Uploads that arrive in pieces over many requests (tus): begun with their size, appended to
+ * at the offset they have reached, completed into the object at `key`, or aborted. A body that
+ * ends early (the client's connection dropped) is not an error: append keeps what arrived, as
+ * far as the storage can (S3 keeps whole parts and a tail object), and says where it got to.
+ */
+export interface ResumableUploads {
+  begin(key: string, options: { size: number; contentType: string }): Promise<ResumableState>;
+  append(
+    key: string,
+    state: ResumableState,
+    body: Readable,
+    options: ResumableAppendOptions,
+  ): Promise<{ state: ResumableState; offset: number }>;
+  /** Makes the finished upload the object at `key` (all `size` bytes must be stored). */
+  complete(key: string, state: ResumableState): Promise<StoredObjectInfo>;
+  /** Drops what was stored of an unfinished upload; aborting twice is not an error. */
+  abort(key: string, state: ResumableState): Promise<void>;
 }
 
 // ---------------------------------------------------------------------------------------------

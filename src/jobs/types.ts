@@ -129,4 +129,9 @@ export interface FileRecord {
   expiresAt: string;
   /** How long the uploaded bytes are kept unused, ms (a plan's uploadRetentionSeconds). Absent: the engine's uploadTtlMs. */
   retentionMs?: number;
+  /**
+   * A resumable (tus) upload still arriving: the bytes stored so far and the storage's own state
+   * (ports.ts ResumableState). Absent once the upload is complete, and for every other file.
+   */
+  resumable?: { offset: number; state: Readonly<Record<string, unknown>> };
 }
