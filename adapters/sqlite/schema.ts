@@ -50,6 +50,17 @@ export const MIGRATIONS: readonly string[] = [
   ) STRICT;
   CREATE INDEX webhook_deliveries_by_due ON webhook_deliveries (due_at, id);
   `,
+  // 2: Idempotency-Key claims and the answers they replay (answer NULL while pending).
+  `
+  CREATE TABLE idempotency_keys (
+    key TEXT PRIMARY KEY,
+    token TEXT NOT NULL,
+    fingerprint TEXT NOT NULL,
+    answer TEXT,
+    expires_at INTEGER NOT NULL
+  ) STRICT;
+  CREATE INDEX idempotency_keys_by_expiry ON idempotency_keys (expires_at);
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

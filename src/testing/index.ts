@@ -1,6 +1,6 @@
 /**
  * `fileconv/testing`: the conformance suites every adapter runs, for host apps that write
- * their own Storage, JobStore, Queue, CounterStore, KeyStore, WebhookOutbox or Converter, plus the package's
+ * their own Storage, JobStore, Queue, CounterStore, KeyStore, IdempotencyStore, WebhookOutbox or Converter, plus the package's
  * fixtures and a deterministic fake converter. Each suite is a vitest `describe` block; call it at
  * the top level of a test file with a factory that makes a fresh adapter per test:
  *
@@ -33,6 +33,7 @@ export {
   type MountedHttpService,
   testHttpService,
 } from './http.js';
+export { testIdempotencyStore } from './idempotency.js';
 export { sampleFile, sampleJob, testJobStore } from './job-store.js';
 export { sampleApiKeyRecord, testKeyStore } from './key-store.js';
 export { sampleDelivery, testWebhookOutbox } from './outbox.js';
