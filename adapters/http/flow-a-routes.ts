@@ -115,6 +115,7 @@ export function flowARoutes(ctx: RouteContext): Route[] {
     {
       method: 'POST',
       path: '/api/files/get-upload-url',
+      idempotent: true,
       async handle(call) {
         const { client, exchange } = call;
         const body = parse(uploadUrlRequest, await readJsonBody(exchange));
@@ -172,6 +173,7 @@ export function flowARoutes(ctx: RouteContext): Route[] {
     {
       method: 'POST',
       path: '/api/jobs/create',
+      idempotent: true,
       async handle(call) {
         assertWorkerRunning(ctx.engine);
         const [job] = await createCharged(call, [parseJobBody(await readJsonBody(call.exchange))]);
@@ -181,6 +183,7 @@ export function flowARoutes(ctx: RouteContext): Route[] {
     {
       method: 'POST',
       path: '/api/jobs/batch',
+      idempotent: true,
       async handle(call) {
         assertWorkerRunning(ctx.engine);
         // Room for the largest batch a plan allows (1000 jobs of a few hundred bytes), so a batch

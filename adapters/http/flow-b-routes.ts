@@ -37,6 +37,7 @@ export function flowBRoutes(ctx: RouteContext): Route[] {
     {
       method: 'POST',
       path: '/api/upload',
+      idempotent: true,
       async handle(call) {
         const { client, exchange } = call;
         const maxBytes = client.plan.maxFileBytes;
@@ -87,6 +88,7 @@ export function flowBRoutes(ctx: RouteContext): Route[] {
     {
       method: 'POST',
       path: '/api/convert',
+      idempotent: true,
       async handle(call) {
         assertWorkerRunning(ctx.engine);
         const { client, exchange } = call;

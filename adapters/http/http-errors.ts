@@ -27,7 +27,13 @@ export function invalidRequest(error: ZodError, what = 'request body'): Fileconv
 }
 
 /** Codes whose answer tells the client when to come back (Retry-After from details.retryAfterSeconds). */
-const RETRY_LATER = new Set(['RATE_LIMITED', 'QUOTA_EXCEEDED', 'OVERLOADED', 'UNAVAILABLE']);
+const RETRY_LATER = new Set([
+  'RATE_LIMITED',
+  'QUOTA_EXCEEDED',
+  'OVERLOADED',
+  'UNAVAILABLE',
+  'IDEMPOTENCY_KEY_IN_USE',
+]);
 
 export function errorAnswer(error: FileconvError, headers: Record<string, string> = {}): HttpAnswer {
   const extra: Record<string, string> = { ...headers };

@@ -16,6 +16,11 @@ export interface Route {
   path: string;
   /** Served before access control: no key needed, no rate limit spent (the web page's files, health, readiness). */
   public?: boolean;
+  /**
+   * The route creates something: a request with an Idempotency-Key header runs once per key, and
+   * its retries get the first answer again (idempotency.ts).
+   */
+  idempotent?: true;
   handle(call: Call, params: Record<string, string>): Promise<HttpAnswer>;
 }
 

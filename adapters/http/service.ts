@@ -14,9 +14,10 @@ import type { Engine } from '../../src/engine.js';
 import { type JobPortName, missingPortsMessage } from '../../src/engine-context.js';
 import { FileconvError } from '../../src/errors.js';
 import { DEFAULT_PLANS, type PlanTable } from '../../src/policy/plans.js';
-import type { CounterStore, KeyStore } from '../../src/ports.js';
+import type { CounterStore, IdempotencyStore, KeyStore } from '../../src/ports.js';
 import type { ReadinessOptions } from '../../src/readiness.js';
 import { signingKey } from '../../src/signing.js';
+import { createMemoryIdempotencyStore } from '../idempotency/memory.js';
 import { type AccessSettings, type Authenticator, admit, anonymousCall, compileTrust } from './access.js';
 import { compressAnswer } from './compression.js';
 import { docsRoutes } from './docs-routes.js';
@@ -24,6 +25,7 @@ import type { HttpAnswer, HttpExchange } from './exchange.js';
 import { flowARoutes } from './flow-a-routes.js';
 import { flowBRoutes } from './flow-b-routes.js';
 import { errorAnswer, toHttpError } from './http-errors.js';
+import { createIdempotencyGuard, type IdempotencySettings } from './idempotency.js';
 import type { LinkSettings } from './links.js';
 import type { RouteContext } from './route-context.js';
 import { routeTable } from './routes.js';
@@ -31,6 +33,7 @@ import { serviceRoutes } from './service-routes.js';
 import { webConverterRoutes } from './web-routes.js';
 
 export type { Authenticator, AuthRequest } from './access.js';
+export type { IdempotencySettings } from './idempotency.js';
 export { UPLOAD_URL_EXPIRES_IN } from './route-context.js';
 
 export interface HttpServiceOptions {
@@ -53,6 +56,14 @@ export interface HttpServiceOptions {
   keys?: KeyStore;
   /** Counters for rate limits and quotas; without it nothing is rate-limited or counted. */
   counters?: CounterStore;
+  /**
+   * Where Idempotency-Key claims and answers live (the POSTs that create something run once per
+   * key and caller; a retry gets the first answer, see idempotency.ts): a store, or the store
+   * with how long answers are replayed and how long a concurrent retry waits. Default: an
+   * in-memory store of this service, right for one API process only; API nodes behind one
+   * load balancer must share one (the SQLite store on one machine, the Redis store across).
+   */
+  idempotency?: IdempotencyStore | IdempotencySettings;
   /** A host's own sign-in, tried before API keys: request -> { accountId, plan } or null. */
   authenticate?: Authenticator;
   /**
@@ -174,6 +185,7 @@ export function createHttpService(engine: Engine, options: HttpServiceOptions = 
     ...docsRoutes(),
   ];
   const routes = routeTable(routeList);
+  const idempotency = createIdempotencyGuard(idempotencySettingsOf(options.idempotency), onError);
   const onRequest = options.onRequest;
 
   return {
@@ -198,7 +210,9 @@ export function createHttpService(engine: Engine, options: HttpServiceOptions = 
         }
         pattern = found.route.path;
         if (!found.route.public) await admit(access, call);
-        answer = await found.route.handle(call, found.params);
+        answer = found.route.idempotent
+          ? await idempotency.handle(call, found.route, found.params)
+          : await found.route.handle(call, found.params);
         answer.headers = { ...answer.headers, ...call.headers };
       } catch (error) {
         answer = failure(error, call.headers);
@@ -243,6 +257,25 @@ export function createHttpService(engine: Engine, options: HttpServiceOptions = 
       }
     },
   };
+}
+
+/** The service's idempotency settings; without a store, one in memory, made on the first keyed request. */
+function idempotencySettingsOf(
+  given: HttpServiceOptions['idempotency'],
+): Parameters<typeof createIdempotencyGuard>[0] {
+  if (given === undefined) return { store: () => createMemoryIdempotencyStore() };
+  const isStore = (value: unknown): value is IdempotencyStore =>
+    typeof value === 'object' && value !== null && typeof (value as IdempotencyStore).claim === 'function';
+  if (isStore(given)) return { store: given };
+  const settings = given as Partial<IdempotencySettings> | null;
+  const positive = (value: unknown) => value === undefined || (typeof value === 'number' && value > 0);
+  if (!isStore(settings?.store) || !positive(settings.ttlMs) || !positive(settings.waitMs)) {
+    throw new FileconvError(
+      'INVALID_OPTIONS',
+      'fileconv HTTP: option "idempotency" must be an IdempotencyStore or { store, ttlMs?, waitMs? } with positive ms.',
+    );
+  }
+  return settings as IdempotencySettings;
 }
 
 /**
