@@ -68,6 +68,7 @@ export const OPERATIONS: readonly ApiOperation[] = [
     method: 'post',
     path: '/api/files/get-upload-url',
     operationId: 'getUploadUrl',
+    idempotent: true,
     tag: 'Flow A',
     summary: 'Get a pre-signed upload URL',
     description: 'Creates a pending file record; PUT the bytes to `uploadUrl` within `expiresIn` seconds.',
@@ -94,6 +95,7 @@ export const OPERATIONS: readonly ApiOperation[] = [
     method: 'post',
     path: '/api/jobs/create',
     operationId: 'createJob',
+    idempotent: true,
     tag: 'Flow A',
     summary: 'Create a conversion job, a document operation job, or a web page capture',
     description:
@@ -107,6 +109,7 @@ export const OPERATIONS: readonly ApiOperation[] = [
     method: 'post',
     path: '/api/jobs/batch',
     operationId: 'createJobBatch',
+    idempotent: true,
     tag: 'Flow A',
     summary: 'Create several jobs at once (plans with batch)',
     description: 'All or nothing: one refused job refuses the batch and charges nothing.',
@@ -155,6 +158,7 @@ export const OPERATIONS: readonly ApiOperation[] = [
     method: 'post',
     path: '/api/upload',
     operationId: 'uploadFile',
+    idempotent: true,
     tag: 'Flow B',
     summary: 'Upload a file (multipart)',
     body: {
@@ -173,6 +177,7 @@ export const OPERATIONS: readonly ApiOperation[] = [
     method: 'post',
     path: '/api/convert',
     operationId: 'convert',
+    idempotent: true,
     tag: 'Flow B',
     summary: 'Convert an uploaded file, or run a document operation, and wait for the result',
     description:

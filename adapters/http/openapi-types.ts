@@ -65,7 +65,7 @@ export type HttpMethod = 'get' | 'post' | 'put' | 'delete';
 
 export interface ParameterSpec {
   name: string;
-  in: 'path' | 'query';
+  in: 'path' | 'query' | 'header';
   description: string;
   schema: JsonObject;
 }
@@ -85,6 +85,11 @@ export interface ApiOperation {
   body?: ContentSpec & { description?: string };
   /** The 200 answer; no content means an empty body. */
   ok: { description: string; content?: ContentSpec; headers?: readonly string[] };
+  /**
+   * The route is flagged `idempotent` (routes.ts): the document adds the optional Idempotency-Key
+   * header, the Idempotent-Replayed answer header and the key's error codes.
+   */
+  idempotent?: true;
   /** Codes beyond the ones every request can meet (COMMON_ERRORS in openapi.ts). */
   errors: readonly ErrorCode[];
   /** The per-IP limit it counts against; null for a public route (no key, no limit, no errors). */

@@ -69,7 +69,21 @@ const HEADERS: Record<string, JsonObject> = {
   'WWW-Authenticate': header('The Bearer challenge of a refused API key.'),
   'Content-Disposition': header('`attachment` with the download name.'),
   ETag: header('A strong validator of the body (per content coding); send it back in If-None-Match.'),
+  'Idempotent-Replayed': header(
+    '`true` on the replay of an earlier answer to the same Idempotency-Key (nothing was run or charged again).',
+  ),
 };
+
+/** The optional header of the routes that create something (idempotency.ts). */
+const IDEMPOTENCY_KEY: JsonObject = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  description:
+    'Makes the request safe to retry: 1-255 visible ASCII characters (a UUID is fine), unique per request, per caller. A retry with the same key and the same request (method, path, query, body; a multipart form by its parts) within 24 h gets the first answer again, with `Idempotent-Replayed: true`, and nothing is run, stored or charged twice. The same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first is still running a retry waits for it, then 409 IDEMPOTENCY_KEY_IN_USE with Retry-After. 2xx and 4xx answers are kept (not 401, 403, 429); a 5xx is not, so its retry runs again.',
+  schema: { type: 'string', minLength: 1, maxLength: 255 },
+};
+const IDEMPOTENCY_ERRORS: readonly ErrorCode[] = ['IDEMPOTENCY_KEY_REUSED', 'IDEMPOTENCY_KEY_IN_USE'];
 
 function header(description: string, type: 'string' | 'integer' = 'string'): JsonObject {
   return { description, schema: { type } };
@@ -99,15 +113,16 @@ function headerRefs(names: readonly string[]): JsonObject {
 /** One response per status, its body the error envelope narrowed to the codes it can carry. */
 function errorResponses(operation: ApiOperation): Record<string, JsonObject> {
   const byStatus = new Map<number, Set<ErrorCode>>();
-  for (const code of [...operation.errors, ...COMMON_ERRORS]) {
+  const idempotency = operation.idempotent ? IDEMPOTENCY_ERRORS : [];
+  for (const code of [...operation.errors, ...idempotency, ...COMMON_ERRORS]) {
     const status = ERROR_CODES[code];
     byStatus.set(status, (byStatus.get(status) ?? new Set()).add(code));
   }
   const responses: Record<string, JsonObject> = {};
   for (const [status, codeSet] of [...byStatus].sort(([a], [b]) => a - b)) {
     const codes = [...codeSet].sort();
-    const extra =
-      status === 429 || status === 503 ? ['Retry-After'] : status === 401 ? ['WWW-Authenticate'] : [];
+    const retryLater = status === 429 || status === 503 || codeSet.has('IDEMPOTENCY_KEY_IN_USE');
+    const extra = retryLater ? ['Retry-After'] : status === 401 ? ['WWW-Authenticate'] : [];
     responses[String(status)] = {
       description: codes.join(', '),
       headers: headerRefs([...LIMIT_HEADERS, ...extra]),
@@ -139,10 +154,13 @@ function operationObject(operation: ApiOperation): JsonObject {
     tags: [operation.tag],
     summary: operation.summary,
     ...(operation.description ? { description: operation.description } : {}),
-    ...(operation.parameters?.length
+    ...(operation.parameters?.length || operation.idempotent
       ? {
-          // Every parameter the routes read is required (a missing one is a 400 or 403).
-          parameters: operation.parameters.map((parameter) => ({ ...parameter, required: true })),
+          parameters: [
+            // Every parameter the routes read is required (a missing one is a 400 or 403).
+            ...(operation.parameters ?? []).map((parameter) => ({ ...parameter, required: true })),
+            ...(operation.idempotent ? [IDEMPOTENCY_KEY] : []),
+          ],
         }
       : {}),
     ...(body
@@ -157,7 +175,11 @@ function operationObject(operation: ApiOperation): JsonObject {
     responses: {
       '200': {
         description: ok.description,
-        headers: headerRefs([...limitHeaders, ...(ok.headers ?? [])]),
+        headers: headerRefs([
+          ...limitHeaders,
+          ...(ok.headers ?? []),
+          ...(operation.idempotent ? ['Idempotent-Replayed'] : []),
+        ]),
         ...(ok.content ? { content: contentOf(ok.content) } : {}),
       },
       ...(rule ? errorResponses(operation) : {}),

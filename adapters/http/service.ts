@@ -124,8 +124,8 @@ export interface RequestEvent {
 }
 
 export interface HttpService {
-  /** Every route the service answers (`:name` marks a path parameter). */
-  readonly routes: readonly { method: string; path: string }[];
+  /** Every route the service answers (`:name` marks a path parameter); `idempotent` where it takes an Idempotency-Key. */
+  readonly routes: readonly { method: string; path: string; idempotent?: true }[];
   /** The answer to one request, or null when no route of the service matches it (the host's next handler may). */
   handle(exchange: HttpExchange): Promise<HttpAnswer | null>;
   /** For adapters: a failure while streaming an answer's body (the status is already sent). */
@@ -189,7 +189,11 @@ export function createHttpService(engine: Engine, options: HttpServiceOptions = 
   const onRequest = options.onRequest;
 
   return {
-    routes: routeList.map(({ method, path }) => ({ method, path })),
+    routes: routeList.map(({ method, path, idempotent }) => ({
+      method,
+      path,
+      ...(idempotent ? { idempotent } : {}),
+    })),
     reportError: onError,
     async handle(exchange) {
       const started = performance.now();

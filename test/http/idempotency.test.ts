@@ -7,8 +7,13 @@
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { createMemoryCounterStore } from '../../adapters/counters/memory.js';
+import { buildOpenApiDocument } from '../../adapters/http/openapi.js';
+import { createHttpService } from '../../adapters/http/service.js';
 import { createSqliteIdempotencyStore } from '../../adapters/idempotency/sqlite.js';
 import { createMemoryJobStore } from '../../adapters/jobs/memory.js';
+import { createMemoryQueue } from '../../adapters/queue/memory.js';
+import { createMemoryStorage } from '../../adapters/storage/memory.js';
+import { createEngine } from '../../src/index.js';
 import { makeTempDir } from '../adapters/tmp-dirs.js';
 import {
   type CallOptions,
@@ -18,6 +23,7 @@ import {
   movableClock,
   multipart,
   pollJob,
+  SECRET,
   type StartOptions,
   startServer,
   type TestServer,
@@ -237,5 +243,43 @@ describe('Idempotency-Key on POST /api/convert', () => {
     const download = await call(target, 'GET', `/api/download?id=${first.body.downloadId}`);
     expect(download.status).toBe(200);
     await pollJob(target, first.body.downloadId);
+  });
+});
+
+describe('Idempotency-Key in the API description', () => {
+  it('is documented on exactly the routes that take it, with its errors and the replay header', () => {
+    const engine = createEngine({
+      storage: createMemoryStorage(),
+      jobs: createMemoryJobStore(),
+      queue: createMemoryQueue(),
+      converters: [],
+    });
+    const service = createHttpService(engine, { signingSecret: SECRET });
+    const flagged = service.routes
+      .filter((route) => route.idempotent)
+      .map((route) => `${route.method} ${route.path}`)
+      .sort();
+    expect(flagged).toEqual([
+      'POST /api/convert',
+      'POST /api/files/get-upload-url',
+      'POST /api/jobs/batch',
+      'POST /api/jobs/create',
+      'POST /api/upload',
+    ]);
+    const doc = buildOpenApiDocument();
+    const documented: string[] = [];
+    for (const [path, methods] of Object.entries(doc.paths)) {
+      for (const [method, operation] of Object.entries(methods) as [string, Record<string, unknown>][]) {
+        const parameters = (operation.parameters ?? []) as { name: string; in: string }[];
+        if (!parameters.some((p) => p.name === 'Idempotency-Key' && p.in === 'header')) continue;
+        documented.push(`${method.toUpperCase()} ${path}`);
+        const responses = operation.responses as Record<string, { description: string; headers: object }>;
+        expect(responses['422']!.description).toContain('IDEMPOTENCY_KEY_REUSED');
+        expect(responses['409']!.description).toContain('IDEMPOTENCY_KEY_IN_USE');
+        expect(Object.keys(responses['409']!.headers)).toContain('Retry-After');
+        expect(Object.keys(responses['200']!.headers)).toContain('Idempotent-Replayed');
+      }
+    }
+    expect(documented.sort()).toEqual(flagged);
   });
 });
