@@ -1,12 +1,20 @@
 /**
  * Which storage, job store, queue, counters and key store a `serve` or `worker` process uses.
  * One machine (the default): files and records under the data dir, an in-process queue, memory
- * counters. Many machines: REDIS_URL selects the Redis job store, BullMQ queue, counters and key
- * store; S3_BUCKET selects S3 storage. Every process of one deployment must see the same ones.
+ * counters. Many machines: REDIS_URL selects the Redis job store, BullMQ queue, counters, key
+ * store and Idempotency-Key store; S3_BUCKET selects S3 storage. Every process of one deployment must see the same ones.
  */
 import { mkdir, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { CounterStore, JobStore, KeyStore, Queue, Storage, WebhookOutbox } from '../../src/index.js';
+import type {
+  CounterStore,
+  IdempotencyStore,
+  JobStore,
+  KeyStore,
+  Queue,
+  Storage,
+  WebhookOutbox,
+} from '../../src/index.js';
 import type { SqliteDatabase } from '../sqlite/database.js';
 
 export interface BackendFlags {
@@ -23,6 +31,8 @@ export interface Backends {
   queue: Queue;
   counters: CounterStore;
   keys: KeyStore;
+  /** Idempotency-Key claims and the answers they replay. */
+  idempotency: IdempotencyStore;
   /** Where webhook deliveries wait for their next attempt. */
   outbox: WebhookOutbox;
   /** Whether every process of the deployment shares them (Redis), so API and workers may be apart. */
@@ -67,12 +77,14 @@ export async function createBackends(dataDir: string, flags: BackendFlags): Prom
       { createRedisCounterStore },
       { createRedisKeyStore },
       { createRedisOutbox },
+      { createRedisIdempotencyStore },
     ] = await Promise.all([
       import('../jobs/redis.js'),
       import('../queue/bullmq.js'),
       import('../counters/redis.js'),
       import('../keys/redis.js'),
       import('../outbox/redis.js'),
+      import('../idempotency/redis.js'),
     ]);
     const jobs = createRedisJobStore({ url: redisUrl });
     // How fast a dead worker's job is handed to another: BullMQ's lock and stalled check.
@@ -85,17 +97,19 @@ export async function createBackends(dataDir: string, flags: BackendFlags): Prom
     const counters = createRedisCounterStore({ url: redisUrl });
     const keys = createRedisKeyStore({ url: redisUrl });
     const outbox = createRedisOutbox({ url: redisUrl });
+    const idempotency = createRedisIdempotencyStore({ url: redisUrl });
     return {
       storage,
       jobs,
       queue,
       counters,
       keys,
+      idempotency,
       outbox,
       shared: true,
       description: `${storageText}; jobs, queue, limits, keys and webhooks on Redis (${redactUrl(redisUrl)})`,
       async close() {
-        await Promise.allSettled([counters.close?.(), keys.close?.(), outbox.close()]);
+        await Promise.allSettled([counters.close?.(), keys.close?.(), outbox.close(), idempotency.close()]);
       },
     };
   }
@@ -108,6 +122,7 @@ export async function createBackends(dataDir: string, flags: BackendFlags): Prom
     { createSqliteKeyStore },
     { createSqliteCounterStore },
     { createSqliteOutbox },
+    { createSqliteIdempotencyStore },
     { createMemoryQueue },
     { lockDataDir },
   ] = await Promise.all([
@@ -115,6 +130,7 @@ export async function createBackends(dataDir: string, flags: BackendFlags): Prom
     import('../keys/sqlite.js'),
     import('../counters/sqlite.js'),
     import('../outbox/sqlite.js'),
+    import('../idempotency/sqlite.js'),
     import('../queue/memory.js'),
     import('./data-dir-lock.js'),
   ]);
@@ -127,17 +143,20 @@ export async function createBackends(dataDir: string, flags: BackendFlags): Prom
     throw error;
   }
   const counters = createSqliteCounterStore({ database });
+  const idempotency = createSqliteIdempotencyStore({ database });
   return {
     storage,
     jobs: createSqliteJobStore({ database }),
     queue: createMemoryQueue(),
     counters,
     keys: createSqliteKeyStore({ database }),
+    idempotency,
     outbox: createSqliteOutbox({ database }),
     shared: false,
     description: `${storageText}; jobs, limits, keys and webhooks in ${database.path}, in-process queue`,
     async close() {
       await counters.close();
+      await idempotency.close();
       database.close();
       lock.release();
     },

@@ -8,7 +8,7 @@
  *
  * Every converter (each loaded on first use, so a missing engine only removes its formats), the
  * embedded stores (one SQLite file in the data dir: jobs, uploads, keys, counters, webhook
- * outbox), the rate-limit and quota counters, the signing secret (created in the data dir on
+ * outbox, Idempotency-Key answers), the rate-limit and quota counters, the signing secret (created in the data dir on
  * first start), refunds of service-fault failures, and webhook delivery when a secret is given.
  * Plans come from the options or a JSON file ($FILECONV_PLANS); `limits: false`
  * ($FILECONV_LIMITS=off) turns rate limits and quotas off for a deployment behind its own auth.
@@ -97,7 +97,7 @@ export interface FileconvOptions {
    * More HTTP service options (publicUrl, plans, trustProxy, onRequest...), passed on in `http`.
    * A host's own sign-in (`authenticate`) is typed per framework: give it to the adapter.
    */
-  http?: Omit<FileconvHttpOptions, 'signingSecret' | 'counters' | 'keys'>;
+  http?: Omit<FileconvHttpOptions, 'signingSecret' | 'counters' | 'keys' | 'idempotency'>;
 }
 
 /** The HTTP service's options every adapter takes as they are (sign-in aside: see `http`). */
@@ -233,6 +233,7 @@ export async function createFileconv(options: FileconvOptions = {}): Promise<Fil
       // Without counters the HTTP service limits and counts nothing (HttpServiceOptions.counters).
       ...(limits ? { counters: backends.counters } : {}),
       keys: backends.keys,
+      idempotency: backends.idempotency,
     },
     backends,
     limits,
