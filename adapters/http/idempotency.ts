@@ -79,12 +79,17 @@ export function idempotencyKeyOf(exchange: HttpExchange): string | undefined {
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
-/** Method, path, query, content type and encoding: what tells two requests apart besides the body. */
-function headOf(exchange: HttpExchange): string {
+/**
+ * Method, route and its path parameters (not the path as typed: a trailing slash or another case
+ * is the same route), query, content type and encoding: what tells two requests apart besides
+ * the body.
+ */
+function headOf(exchange: HttpExchange, route: Route, params: Record<string, string>): string {
   return sha256(
     [
-      exchange.method,
-      exchange.path,
+      route.method,
+      route.path,
+      JSON.stringify(Object.entries(params).sort()),
       exchange.query.toString(),
       mediaType(exchange.header('content-type')),
       (exchange.header('content-encoding') ?? '').trim().toLowerCase(),
@@ -232,7 +237,7 @@ export function createIdempotencyGuard(
       const key = idempotencyKeyOf(call.exchange);
       if (key === undefined) return route.handle(call, params);
       const scope = sha256(`${call.client.owner}\n${route.method} ${route.path}\n${key}`);
-      const head = headOf(call.exchange);
+      const head = headOf(call.exchange, route, params);
       const deadline = Date.now() + waitMs;
       let interval = 25;
       for (;;) {

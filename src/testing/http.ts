@@ -272,6 +272,37 @@ export function testHttpService(
       });
     });
 
+    it('replays a retried upload and conversion sent with an Idempotency-Key: same ids, nothing run twice', async () => {
+      await withService({}, async (url) => {
+        const bytes = Buffer.from('Idempotent through the mount\n'.repeat(20));
+        const upload = () =>
+          send(`${url}/api/upload`, {
+            method: 'POST',
+            headers: { 'idempotency-key': 'conformance-upload' },
+            // A new form each time: a retry's new multipart boundary is still the same request.
+            body: multipart([{ field: 'file', name: 'retry.txt', bytes }]),
+          });
+        const uploaded = await upload();
+        expect(uploaded.status).toBe(200);
+        const retried = await upload();
+        expect(retried.status).toBe(200);
+        expect(retried.body.fileId).toBe(uploaded.body.fileId);
+        expect(retried.headers.get('idempotent-replayed')).toBe('true');
+        const convert = (targetFormat: string) =>
+          send(`${url}/api/convert`, {
+            method: 'POST',
+            headers: { 'idempotency-key': 'conformance-convert' },
+            json: { fileId: uploaded.body.fileId, fileName: 'retry.txt', targetFormat },
+          });
+        const converted = await convert('md');
+        expect(converted.status).toBe(200);
+        const again = await convert('md');
+        expect(again.body.downloadId).toBe(converted.body.downloadId);
+        expect(again.headers.get('idempotent-replayed')).toBe('true');
+        expectError(await convert('html'), 422, 'IDEMPOTENCY_KEY_REUSED', 'the key on another request');
+      });
+    });
+
     it('answers every malformed request with its status and error body', async () => {
       await withService({ keys: createMemoryKeyStore() }, async (url) => {
         const grantUrl = `${url}/api/files/get-upload-url`;

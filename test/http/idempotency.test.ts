@@ -131,6 +131,19 @@ describe('Idempotency-Key on POST /api/jobs/create', () => {
     expect(retried.status, retried.text).toBe(200);
     expect(retried.headers.get(REPLAYED)).toBeNull();
 
+    // Concurrent requests waiting on a request that fails: one of them runs it again, the rest get its answer.
+    failNext = true;
+    const burst = await Promise.all(
+      Array.from({ length: 5 }, () =>
+        call(target, 'POST', '/api/jobs/create', withKey('flaky-burst', { json: job })),
+      ),
+    );
+    target.serverErrors.length = 0;
+    expect(burst.map((answer) => answer.status).sort()).toEqual([200, 200, 200, 200, 500]);
+    expect(
+      new Set(burst.filter((answer) => answer.status === 200).map((answer) => answer.body.jobId)).size,
+    ).toBe(1);
+
     const missing = { ...job, fileKey: 'uploads/00000000-0000-4000-8000-000000000000/u.png' };
     const notFound = await call(target, 'POST', '/api/jobs/create', withKey('missing', { json: missing }));
     expectError(notFound, 404, 'NOT_FOUND');
