@@ -31,11 +31,13 @@ export interface IdempotencySettings {
   ttlMs?: number;
   /** How long a request waits for a concurrent one with its key before 409 IDEMPOTENCY_KEY_IN_USE, ms. Default 10000. */
   waitMs?: number;
+  /**
+   * A running request's claim lasts this long past its last renewal (renewed every third of it):
+   * how soon a key whose process died may be taken over, ms. Default 60000.
+   */
+  leaseMs?: number;
 }
 
-/** A running request's claim: taken over this long after its last renewal (its process died). */
-const LEASE_MS = 60_000;
-const RENEW_EVERY_MS = LEASE_MS / 3;
 /** What a 409 IDEMPOTENCY_KEY_IN_USE suggests. */
 const RETRY_AFTER_SECONDS = 2;
 /** A retry's body may be this much longer than the first's (a multipart boundary of another length). */
@@ -154,6 +156,7 @@ export function createIdempotencyGuard(
   };
   const ttlMs = settings.ttlMs ?? 24 * 60 * 60 * 1000;
   const waitMs = settings.waitMs ?? 10_000;
+  const leaseMs = settings.leaseMs ?? 60_000;
   /** Requests of this process waiting on a key, woken when this process settles it (others poll). */
   const waiting = new Map<string, Set<() => void>>();
 
@@ -195,8 +198,8 @@ export function createIdempotencyGuard(
     const teed = teeBody(original);
     call.exchange = teed.exchange;
     const renewal = setInterval(() => {
-      store().renew(scope, token, LEASE_MS).catch(onError);
-    }, RENEW_EVERY_MS);
+      store().renew(scope, token, leaseMs).catch(onError);
+    }, leaseMs / 3);
     renewal.unref();
     let answer: HttpAnswer | undefined;
     let failure: unknown;
@@ -242,7 +245,7 @@ export function createIdempotencyGuard(
       let interval = 25;
       for (;;) {
         const token = randomUUID();
-        const found = await store().claim(scope, { token, fingerprint: head, leaseMs: LEASE_MS });
+        const found = await store().claim(scope, { token, fingerprint: head, leaseMs });
         if (found.state === 'claimed') return run(call, route, params, scope, token, head);
         if (parseFingerprint(found.fingerprint).head !== head) throw reused();
         if (found.state === 'done') return replay(call, found.fingerprint, found.answer);

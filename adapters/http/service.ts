@@ -273,10 +273,15 @@ function idempotencySettingsOf(
   if (isStore(given)) return { store: given };
   const settings = given as Partial<IdempotencySettings> | null;
   const positive = (value: unknown) => value === undefined || (typeof value === 'number' && value > 0);
-  if (!isStore(settings?.store) || !positive(settings.ttlMs) || !positive(settings.waitMs)) {
+  if (
+    !isStore(settings?.store) ||
+    !positive(settings.ttlMs) ||
+    !positive(settings.waitMs) ||
+    !positive(settings.leaseMs)
+  ) {
     throw new FileconvError(
       'INVALID_OPTIONS',
-      'fileconv HTTP: option "idempotency" must be an IdempotencyStore or { store, ttlMs?, waitMs? } with positive ms.',
+      'fileconv HTTP: option "idempotency" must be an IdempotencyStore or { store, ttlMs?, waitMs?, leaseMs? } with positive ms.',
     );
   }
   return settings as IdempotencySettings;

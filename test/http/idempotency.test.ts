@@ -5,10 +5,12 @@
  * per caller, and a request still running makes a concurrent one wait, then 409.
  */
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { createMemoryCounterStore } from '../../adapters/counters/memory.js';
 import { buildOpenApiDocument } from '../../adapters/http/openapi.js';
 import { createHttpService } from '../../adapters/http/service.js';
+import { createMemoryIdempotencyStore } from '../../adapters/idempotency/memory.js';
 import { createSqliteIdempotencyStore } from '../../adapters/idempotency/sqlite.js';
 import { createMemoryJobStore } from '../../adapters/jobs/memory.js';
 import { createMemoryQueue } from '../../adapters/queue/memory.js';
@@ -256,6 +258,43 @@ describe('Idempotency-Key on POST /api/convert', () => {
     const download = await call(target, 'GET', `/api/download?id=${first.body.downloadId}`);
     expect(download.status).toBe(200);
     await pollJob(target, first.body.downloadId);
+  });
+});
+
+describe('Idempotency-Key crash safety', () => {
+  it('lets a retry take over a key whose runner stopped renewing its lease (its process died)', async () => {
+    const store = createMemoryIdempotencyStore();
+    // The first request's renewals are lost, as when the process running it is gone.
+    let renewals = true;
+    const flaky = {
+      ...store,
+      renew: (...args: Parameters<typeof store.renew>) =>
+        renewals ? store.renew(...args) : Promise.resolve(false),
+    };
+    const target = await server({
+      start: false,
+      router: { idempotency: { store: flaky, leaseMs: 300, waitMs: 100 } },
+    });
+    const png = await fixture('fixture.png');
+    const uploaded = await call(target, 'POST', '/api/upload', { body: multipart(png, 'a.png') });
+    const body = { fileId: uploaded.body.fileId, fileName: 'a.png', targetFormat: 'webp' };
+    renewals = false;
+    const abandoned = call(target, 'POST', '/api/convert', withKey('orphan', { json: body }));
+    await expect.poll(async () => (await target.jobRecords()).length).toBe(1);
+    // Past the lease the first claim took, none of it renewed.
+    await sleep(400);
+    renewals = true;
+    const takeover = call(target, 'POST', '/api/convert', withKey('orphan', { json: body }));
+    await expect.poll(async () => (await target.jobRecords()).length).toBe(2);
+    await target.engine.start();
+    const [first, second] = await Promise.all([abandoned, takeover]);
+    expect(first.status, first.text).toBe(200);
+    expect(second.status, second.text).toBe(200);
+    // The key is the taker's: its answer is the one replayed; the abandoned run stored nothing.
+    const replayed = await call(target, 'POST', '/api/convert', withKey('orphan', { json: body }));
+    expect(replayed.headers.get(REPLAYED)).toBe('true');
+    expect(replayed.body).toEqual(second.body);
+    await store.close();
   });
 });
 
