@@ -8,7 +8,7 @@
  * `teeBody` lets a route read the body while it is digested; `digestWholeBody` reads a retry's
  * body only to compare it, up to a bound, and stores nothing.
  */
-import { createHash, type Hash } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { PassThrough, type Readable } from 'node:stream';
 import busboy from 'busboy';
 import type { HttpExchange } from './exchange.js';
@@ -27,10 +27,9 @@ export interface BodyDigest {
   digest: string;
 }
 
-function rawDigester(): Digester & { hash: Hash } {
+function rawDigester(): Digester {
   const hash = createHash('sha256');
   return {
-    hash,
     write: (chunk) => hash.update(chunk),
     result: async () => `raw:${hash.digest('hex')}`,
   };
