@@ -129,7 +129,14 @@ function lowerCaseKeys(headers: Record<string, string>): Record<string, string> 
  * valid keys, which never add to that counter, are not held back by it unless their address is
  * itself the one guessing.
  */
-export async function admit(settings: AccessSettings, call: Call): Promise<void> {
+export async function admit(
+  settings: AccessSettings,
+  call: Call,
+  options: {
+    /** A signed route (Route.signed): leave an anonymous request's rate to chargeSignedRequest. */
+    signed?: boolean;
+  } = {},
+): Promise<void> {
   const now = settings.now();
   const { exchange } = call;
   const ip = call.client.ip;
@@ -167,7 +174,7 @@ export async function admit(settings: AccessSettings, call: Call): Promise<void>
         if (calls.entry) call.entries.push(calls.entry);
         if (calls.error) throw calls.error;
       }
-    } else {
+    } else if (!options.signed) {
       await applyRateLimit(settings, call, planRateLimit(call.client.plan, rateClass, 'ip'), `ip:${ip}`, now);
     }
     setLimitHeaders(call, now);
@@ -175,6 +182,33 @@ export async function admit(settings: AccessSettings, call: Call): Promise<void>
     setLimitHeaders(call, now);
     if (isFileconvError(error, 'UNAUTHORIZED')) call.headers['www-authenticate'] = bearerChallenge(error);
     throw error;
+  }
+}
+
+/**
+ * The rate limit of an anonymous request to a signed route (the local upload PUT, the local
+ * result GET), once the route knows `owner`, the owner of the file or job the URL names (null:
+ * the signature did not verify). A URL naming an account's file or job spends no rate limit:
+ * the account's grant or job was counted against its plan's rate when the URL was handed out,
+ * and a URL is bound to that one object (one upload, one result), as a storage's presigned URL
+ * is, which no rate limit of ours sees either. Charging the caller's IP instead would hold a
+ * paying server's uploads to the anonymous 20 a minute again. Anything else (an anonymous
+ * owner's URL, a signature that fails) is counted per IP as before. Identified callers were
+ * counted by admit() already.
+ */
+export async function chargeSignedRequest(
+  settings: AccessSettings,
+  call: Call,
+  owner: string | null,
+): Promise<void> {
+  if (call.client.accountId !== null || owner?.startsWith('account:')) return;
+  const now = settings.now();
+  const { exchange } = call;
+  const rule = planRateLimit(call.client.plan, rateLimitClassOf(exchange.method, exchange.path), 'ip');
+  try {
+    await applyRateLimit(settings, call, rule, `ip:${call.client.ip}`, now);
+  } finally {
+    setLimitHeaders(call, now);
   }
 }
 

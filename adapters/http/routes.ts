@@ -16,6 +16,12 @@ export interface Route {
   path: string;
   /** Served before access control: no key needed, no rate limit spent (the web page's files, health, readiness). */
   public?: boolean;
+  /**
+   * The URL's signature is the credential (the local upload PUT and result GET): an anonymous
+   * request's rate limit is charged by the route through chargeSignedRequest once it knows
+   * whose file or job the URL names, not by admit().
+   */
+  signed?: boolean;
   handle(call: Call, params: Record<string, string>): Promise<HttpAnswer>;
 }
 

@@ -197,7 +197,7 @@ export function createHttpService(engine: Engine, options: HttpServiceOptions = 
           throw new FileconvError('NOT_FOUND', `No such endpoint: ${exchange.method} is not allowed here.`);
         }
         pattern = found.route.path;
-        if (!found.route.public) await admit(access, call);
+        if (!found.route.public) await admit(access, call, { signed: found.route.signed === true });
         answer = await found.route.handle(call, found.params);
         answer.headers = { ...answer.headers, ...call.headers };
       } catch (error) {

@@ -16,7 +16,11 @@ import {
   type CallOptions,
   call,
   expectError,
+  fixture,
+  grant,
   movableClock,
+  pollJob,
+  put,
   startServer,
   type TestServer,
 } from './harness.js';
@@ -239,5 +243,63 @@ describe('failed keys are throttled per IP', () => {
       429,
       'RATE_LIMITED',
     );
+  });
+});
+
+describe('signed URLs (the local upload PUT and result GET)', () => {
+  it("an account's upload URLs and result URLs spend no IP budget; a forged one does", async () => {
+    const { server, keys } = await limitedServer();
+    const { key } = await createApiKey(keys, { accountId: 'acct-flow-a', plan: 'pro' });
+    const pro = { localAddress: HERE, headers: bearer(key) };
+    const png = await fixture('fixture.png');
+    // 30 grant + PUT pairs from one address: 30 upload-class requests of the account and 30
+    // PUTs naming its files, where the IP would allow 20 upload-class requests in all.
+    const grants = [];
+    for (let n = 1; n <= 30; n++) {
+      const granted = await grant(
+        server,
+        { fileName: `${n}.png`, fileSize: png.length, contentType: 'image/png' },
+        pro,
+      );
+      const stored = await put(granted.uploadUrl, png, 'image/png', { localAddress: HERE });
+      expect(stored.status, `PUT ${n}: ${stored.text}`).toBe(200);
+      expect(stored.headers.get('ratelimit-policy')).toBeNull();
+      grants.push(granted);
+    }
+    // One conversion, and its result fetched 70 times: more than the IP's 60 a minute.
+    const created = await call(server, 'POST', '/api/jobs/create', {
+      ...pro,
+      json: { fileKey: grants[0]!.fileKey, sourceFormat: 'png', targetFormat: 'webp', fileSize: png.length },
+    });
+    expect(created.status, created.text).toBe(200);
+    const job = await pollJob(server, created.body.jobId, pro);
+    expect(job.status).toBe('completed');
+    for (let n = 1; n <= 70; n++) {
+      const download = await call(server, 'GET', job.downloadUrl, { localAddress: HERE });
+      expect(download.status, `download ${n}`).toBe(200);
+    }
+    // The address's anonymous budgets are whole...
+    const anonymous = await grantFrom(server, { localAddress: HERE });
+    expect(anonymous.headers.get('ratelimit')).toBe('"upload";r=19;t=50');
+    // ...until forged URLs spend them: a wrong signature is counted per IP, then refused.
+    const forged = grants[1]!.uploadUrl.replace(
+      /signature=[^&]+/,
+      'signature=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA',
+    );
+    for (let n = 1; n <= 19; n++) {
+      const response = await put(forged, png, 'image/png', { localAddress: HERE });
+      expectError(response, 403, 'SIGNATURE_INVALID');
+      expect(response.headers.get('ratelimit')).toBe(`"upload";r=${19 - n};t=50`);
+    }
+    const refused = await put(forged, png, 'image/png', { localAddress: HERE });
+    expectError(refused, 429, 'RATE_LIMITED');
+    expect(refused.body.error.details).toMatchObject({ policy: 'upload', scope: 'ip' });
+    // The account's own uploads are still not held back by the refused address.
+    const granted = await grant(
+      server,
+      { fileName: 'late.png', fileSize: png.length, contentType: 'image/png' },
+      pro,
+    );
+    expect((await put(granted.uploadUrl, png, 'image/png', { localAddress: HERE })).status).toBe(200);
   });
 });
