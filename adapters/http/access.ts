@@ -127,7 +127,9 @@ function lowerCaseKeys(headers: Record<string, string>): Record<string, string> 
  * fail are limited per IP on a counter of their own (AUTH_FAILURE_LIMIT, counted in
  * identifyLimited): a flood of bad keys is throttled like a flood of anonymous requests, while
  * valid keys, which never add to that counter, are not held back by it unless their address is
- * itself the one guessing.
+ * itself the one guessing. A host's sign-in (`authenticate`) is therefore asked about every
+ * request, including those an anonymous limit then refuses: it should be cheap (a session
+ * lookup), as it is on any site that reads a session before its own limits.
  */
 export async function admit(
   settings: AccessSettings,
