@@ -173,9 +173,17 @@ export interface UsageResponse {
     priority: number;
     batch: boolean;
     maxBatchJobs: number;
+    /** Requests a minute to the upload and convert endpoints; null: no rate limit. Absent from older servers. */
+    uploadRequestsPerMinute?: number | null;
+    /** Requests a minute to every other endpoint; null: no rate limit. Absent from older servers. */
+    requestsPerMinute?: number | null;
   };
   quotas: Partial<Record<'conversions' | 'files' | 'uploadBytes' | 'apiCalls', QuotaUsage>>;
-  rateLimits: Array<{ name: string; limit: number; windowSeconds: number }>;
+  /**
+   * The caller's rate limits: 'upload' and 'default' per IP without a key, 'upload-account' and
+   * 'default-account' per account with one (`scope`, absent from older servers, says which).
+   */
+  rateLimits: Array<{ name: string; limit: number; windowSeconds: number; scope?: 'ip' | 'account' }>;
 }
 
 /** GET /api/health. */

@@ -1,15 +1,29 @@
 /**
  * Who is calling and what they may do, before any route runs: the client IP (from the socket,
  * or through proxies the host trusts), the account and plan (an API key, or the host's own
- * sign-in), the per-IP rate limit of the request's class, and the monthly API-call quota of
- * keyed requests. Every limited response carries RateLimit headers; refusals are 401 or 429.
+ * sign-in), the rate limit of the request's class (per IP for anonymous callers, per account at
+ * the plan's rates for identified ones), and the monthly API-call quota of keyed requests.
+ * Every limited response carries RateLimit headers; refusals are 401 or 429.
  */
 import proxyAddr from 'proxy-addr';
 import { FileconvError, isFileconvError } from '../../src/errors.js';
 import { authenticate, bearerChallenge } from '../../src/policy/api-keys.js';
-import { consumeQuota, enforceRateLimit, type QuotaTicket } from '../../src/policy/enforce.js';
+import {
+  consumeQuota,
+  enforceRateLimit,
+  type QuotaTicket,
+  rateLimitSpent,
+} from '../../src/policy/enforce.js';
 import { type RateLimitHeaderEntry, rateLimitHeaders } from '../../src/policy/headers.js';
-import { clientKeyOf, QUOTAS, type QuotaKind, rateLimitClassOf } from '../../src/policy/limits.js';
+import {
+  AUTH_FAILURE_LIMIT,
+  clientKeyOf,
+  planRateLimit,
+  QUOTAS,
+  type QuotaKind,
+  type RateLimitRule,
+  rateLimitClassOf,
+} from '../../src/policy/limits.js';
 import { FREE_PLAN, getPlan, hasPlan, type Plan, type PlanTable } from '../../src/policy/plans.js';
 import type { CounterStore, KeyStore } from '../../src/ports.js';
 import type { HttpExchange } from './exchange.js';
@@ -102,25 +116,35 @@ function lowerCaseKeys(headers: Record<string, string>): Record<string, string> 
 }
 
 /**
- * Identifies the caller and applies the per-IP rate limit and the API-call quota; throws
- * RATE_LIMITED, UNAUTHORIZED or QUOTA_EXCEEDED with the call's headers already set.
+ * Identifies the caller and applies the rate limit and the API-call quota; throws RATE_LIMITED,
+ * UNAUTHORIZED or QUOTA_EXCEEDED with the call's headers already set.
+ *
+ * Order. Identity comes first, because whose budget a request spends depends on it: an anonymous
+ * request spends its IP's budget at the Free plan's rates (the specification's 20 and 60 a
+ * minute), an identified one its account's at its plan's rates and never its IP's, so a busy
+ * paying server and the anonymous visitors behind the same address do not starve each other.
+ * Looking at a key before any limit must not open the door to guessing keys, so sign-ins that
+ * fail are limited per IP on a counter of their own (AUTH_FAILURE_LIMIT, counted in
+ * identifyLimited): a flood of bad keys is throttled like a flood of anonymous requests, while
+ * valid keys, which never add to that counter, are not held back by it unless their address is
+ * itself the one guessing. A host's sign-in (`authenticate`) is therefore asked about every
+ * request, including those an anonymous limit then refuses: it should be cheap (a session
+ * lookup), as it is on any site that reads a session before its own limits.
  */
-export async function admit(settings: AccessSettings, call: Call): Promise<void> {
+export async function admit(
+  settings: AccessSettings,
+  call: Call,
+  options: {
+    /** A signed route (Route.signed): leave an anonymous request's rate to chargeSignedRequest. */
+    signed?: boolean;
+  } = {},
+): Promise<void> {
   const now = settings.now();
   const { exchange } = call;
   const ip = call.client.ip;
+  const rateClass = rateLimitClassOf(exchange.method, exchange.path);
   try {
-    if (settings.counters) {
-      // Rate limits come first and are per IP, so a flood of guessed keys is throttled too.
-      const rate = await enforceRateLimit(settings.counters, {
-        rule: rateLimitClassOf(exchange.method, exchange.path),
-        clientKey: `ip:${ip}`,
-        now,
-      });
-      call.entries.push(rate.entry);
-      if (rate.error) throw rate.error;
-    }
-    const identity = await identify(settings, exchange);
+    const identity = await identifyLimited(settings, call, now);
     if (identity) {
       if (!hasPlan(settings.plans, identity.plan)) {
         throw new FileconvError(
@@ -135,20 +159,112 @@ export async function admit(settings: AccessSettings, call: Call): Promise<void>
         owner: `account:${identity.accountId}`,
       };
       if (settings.counters) {
+        const clientKey = clientKeyOf(identity, ip);
+        await applyRateLimit(
+          settings,
+          call,
+          planRateLimit(call.client.plan, rateClass, 'account'),
+          clientKey,
+          now,
+        );
         const calls = await consumeQuota(settings.counters, {
           plan: call.client.plan,
           kind: 'apiCalls',
-          clientKey: clientKeyOf(identity, ip),
+          clientKey,
           now,
         });
         if (calls.entry) call.entries.push(calls.entry);
         if (calls.error) throw calls.error;
       }
+    } else if (!options.signed) {
+      await applyRateLimit(settings, call, planRateLimit(call.client.plan, rateClass, 'ip'), `ip:${ip}`, now);
     }
     setLimitHeaders(call, now);
   } catch (error) {
     setLimitHeaders(call, now);
     if (isFileconvError(error, 'UNAUTHORIZED')) call.headers['www-authenticate'] = bearerChallenge(error);
+    throw error;
+  }
+}
+
+/**
+ * The rate limit of an anonymous request to a signed route (the local upload PUT, the local
+ * result GET), once the route knows `owner`, the owner of the file or job the URL names (null:
+ * the signature did not verify). A URL naming an account's file or job spends no rate limit:
+ * the account's grant or job was counted against its plan's rate when the URL was handed out,
+ * and a URL is bound to that one object (one upload, one result), as a storage's presigned URL
+ * is, which no rate limit of ours sees either. Charging the caller's IP instead would hold a
+ * paying server's uploads to the anonymous 20 a minute again. Anything else (an anonymous
+ * owner's URL, a signature that fails) is counted per IP as before. Identified callers were
+ * counted by admit() already.
+ */
+export async function chargeSignedRequest(
+  settings: AccessSettings,
+  call: Call,
+  owner: string | null,
+): Promise<void> {
+  if (call.client.accountId !== null || owner?.startsWith('account:')) return;
+  const now = settings.now();
+  const { exchange } = call;
+  const rule = planRateLimit(call.client.plan, rateLimitClassOf(exchange.method, exchange.path), 'ip');
+  try {
+    await applyRateLimit(settings, call, rule, `ip:${call.client.ip}`, now);
+  } finally {
+    setLimitHeaders(call, now);
+  }
+}
+
+/** Counts the request against `rule` (none: the plan sets no rate), adding its header entry. */
+async function applyRateLimit(
+  settings: AccessSettings,
+  call: Call,
+  rule: RateLimitRule | null,
+  clientKey: string,
+  now: number,
+): Promise<void> {
+  if (!settings.counters || !rule) return;
+  const rate = await enforceRateLimit(settings.counters, { rule, clientKey, now });
+  call.entries.push(rate.entry);
+  if (rate.error) throw rate.error;
+}
+
+/**
+ * identify(), with failed sign-ins limited per IP. A request presenting a key (an Authorization
+ * header) from an address that has used up its failures this minute is refused before the key
+ * is looked at, whatever the key: were a right key let through, its 200 among the 429s would
+ * tell a guesser which guess was right. Checking spends nothing, so valid keys never use up the
+ * budget; each failure (any UNAUTHORIZED, from a key or the host's sign-in) adds one, and the
+ * failure that goes over it answers 429 instead of 401. Concurrent guesses that all pass the
+ * check before the first failure is counted can go over by at most the requests in flight; the
+ * check bounds the load of a flood, while the keys' 190-bit secrets are what make guessing vain.
+ */
+async function identifyLimited(
+  settings: AccessSettings,
+  call: Call,
+  now: number,
+): Promise<{ accountId: string; plan: string } | null> {
+  const { counters } = settings;
+  const clientKey = `ip:${call.client.ip}`;
+  const input = { rule: AUTH_FAILURE_LIMIT, clientKey, now };
+  if (
+    counters &&
+    call.exchange.header('authorization') !== undefined &&
+    (await rateLimitSpent(counters, input))
+  ) {
+    const refused = await enforceRateLimit(counters, input);
+    call.entries.push(refused.entry);
+    // Without an error the window turned between the check and the count: go on.
+    if (refused.error) throw refused.error;
+  }
+  try {
+    return await identify(settings, call.exchange);
+  } catch (error) {
+    if (counters && isFileconvError(error, 'UNAUTHORIZED')) {
+      const failed = await enforceRateLimit(counters, input);
+      if (!call.entries.some((entry) => entry.policy === AUTH_FAILURE_LIMIT.name))
+        call.entries.push(failed.entry);
+      if (failed.error) throw failed.error;
+    }
     throw error;
   }
 }

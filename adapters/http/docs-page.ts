@@ -98,7 +98,7 @@ function operationHtml(method: string, path: string, operation: JsonObject, sche
 <p><b>${escapeHtml(operation.summary)}</b>${operation.description ? ` ${prose(operation.description)}` : ''}</p>
 <p class="muted">operationId <code>${id}</code>${
     limit
-      ? `; rate limit "${escapeHtml(limit.policy)}": ${escapeHtml(limit.limit)} requests per ${escapeHtml(limit.windowSeconds)} s per IP`
+      ? `; rate limit "${escapeHtml(limit.policy)}": ${escapeHtml(limit.limit)} requests per ${escapeHtml(limit.windowSeconds)} s per IP without a key`
       : ''
   }</p>
 ${parametersHtml(operation.parameters)}
@@ -135,7 +135,7 @@ export function renderDocsPage(doc: OpenApiDocument): string {
 <h1>${escapeHtml(doc.info.title)}</h1>
 <p class="muted">version ${escapeHtml(doc.info.version)}${server ? `; base URL <code>${escapeHtml(server)}</code>` : ''}; machine-readable: <a href="openapi.json">openapi.json</a> (OpenAPI ${escapeHtml(doc.openapi)})</p>
 <p>${prose(doc.info.description)}</p>
-<p>Authentication is optional: without it a caller is on the Free plan, limited per IP; a paid plan sends <code>Authorization: Bearer &lt;API_KEY&gt;</code>. Limited answers carry <code>RateLimit-Policy</code>, <code>RateLimit</code> and <code>X-RateLimit-*</code> headers; a 429 carries <code>Retry-After</code>.</p>
+<p>Authentication is optional: without it a caller is on the Free plan, limited per IP; a paid plan sends <code>Authorization: Bearer &lt;API_KEY&gt;</code> and is limited per account at its plan's rates (see <code>GET /api/usage</code>). Limited answers carry <code>RateLimit-Policy</code>, <code>RateLimit</code> and <code>X-RateLimit-*</code> headers; a 429 carries <code>Retry-After</code>.</p>
 <nav>${doc.tags.map((tag) => `<a href="#${tagAnchor(tag.name)}">${escapeHtml(tag.name)}</a>`).join('')}<a href="#schemas">Schemas</a></nav>
 ${sections.join('\n')}
 <h2 id="schemas">Schemas</h2>

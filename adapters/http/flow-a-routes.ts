@@ -14,7 +14,7 @@ import {
   workLimitsOf,
 } from '../../src/policy/plans.js';
 import { fileIdFromKey } from '../../src/upload-operations.js';
-import { type Call, chargeQuota } from './access.js';
+import { type Call, chargeQuota, chargeSignedRequest } from './access.js';
 import { emptyAnswer, jsonAnswer } from './exchange.js';
 import { readJsonBody } from './json-body.js';
 import { downloadUrlFor, uploadUrlFor, verifyDownloadUrl, verifyUploadUrl } from './links.js';
@@ -144,12 +144,21 @@ export function flowARoutes(ctx: RouteContext): Route[] {
       // The local stand-in for a presigned storage PUT: the signature is the credential.
       method: 'PUT',
       path: '/api/files/:fileId/content',
+      signed: true,
       async handle(call, params) {
         const { exchange } = call;
-        const file = await ctx.engine.getFile(params.fileId!).catch(() => {
-          throw new FileconvError('SIGNATURE_INVALID', 'The URL signature is not valid for this request.');
-        });
-        verifyUploadUrl(ctx.links, file, exchange.query);
+        // Checked before the body is read; a failure spends the IP's rate like any anonymous call.
+        let file: FileRecord;
+        try {
+          file = await ctx.engine.getFile(params.fileId!).catch(() => {
+            throw new FileconvError('SIGNATURE_INVALID', 'The URL signature is not valid for this request.');
+          });
+          verifyUploadUrl(ctx.links, file, exchange.query);
+        } catch (error) {
+          await chargeSignedRequest(ctx.access, call, null);
+          throw error;
+        }
+        await chargeSignedRequest(ctx.access, call, file.owner);
         const sent = exchange.header('content-type');
         if (mediaType(sent) !== mediaType(file.contentType)) {
           throw new FileconvError(
@@ -222,8 +231,17 @@ export function flowARoutes(ctx: RouteContext): Route[] {
       // The local stand-in for a presigned storage GET.
       method: 'GET',
       path: '/api/jobs/:jobId/result',
+      signed: true,
       async handle(call, params) {
-        verifyDownloadUrl(ctx.links, params.jobId!, call.exchange.query);
+        try {
+          verifyDownloadUrl(ctx.links, params.jobId!, call.exchange.query);
+        } catch (error) {
+          await chargeSignedRequest(ctx.access, call, null);
+          throw error;
+        }
+        // The signature names this job: its owner decides whose rate the download spends.
+        const job = await ctx.engine.getJob(params.jobId!).catch(() => null);
+        await chargeSignedRequest(ctx.access, call, job?.owner ?? null);
         call.jobIds = [params.jobId!];
         return resultAnswer(ctx.engine, params.jobId!);
       },

@@ -194,7 +194,8 @@ function operationObject(operation: ApiOperation): JsonObject {
         ]),
       ),
     },
-    // Which per-IP rate limit the request counts against (policy/limits.ts).
+    // Which per-IP rate limit an anonymous request counts against (policy/limits.ts); a keyed
+    // one counts against its account at its plan's rates, shown by GET /api/usage.
     ...(rule
       ? { 'x-rate-limit': { policy: rule.name, limit: rule.limit, windowSeconds: rule.windowMs / 1000 } }
       : {}),

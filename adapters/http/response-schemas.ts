@@ -126,6 +126,14 @@ export const usageResponse = z.object({
     priority: z.int(),
     batch: z.boolean(),
     maxBatchJobs: z.int().nonnegative(),
+    uploadRequestsPerMinute: z.int().positive().nullable().meta({
+      description: 'Requests a minute to the upload and convert endpoints; null: no rate limit.',
+    }),
+    requestsPerMinute: z
+      .int()
+      .positive()
+      .nullable()
+      .meta({ description: 'Requests a minute to every other endpoint; null: no rate limit.' }),
   }),
   quotas: z.object({
     conversions: quotaStatus,
@@ -134,8 +142,19 @@ export const usageResponse = z.object({
     apiCalls: quotaStatus.optional().meta({ description: 'Keyed (paid) clients only.' }),
   }),
   rateLimits: z
-    .array(z.object({ name: z.string(), limit: z.int().positive(), windowSeconds: z.number().positive() }))
-    .meta({ description: 'Per-IP request rate limits; empty when the service runs without limits.' }),
+    .array(
+      z.object({
+        name: z.string().meta({ description: "The RateLimit-Policy name: 'upload', 'default-account', ..." }),
+        limit: z.int().positive(),
+        windowSeconds: z.number().positive(),
+        scope: z.enum(['ip', 'account']).meta({
+          description: "Counted per client IP (anonymous callers) or per account (a key's plan rates).",
+        }),
+      }),
+    )
+    .meta({
+      description: "The caller's request rate limits; empty when the service runs without limits.",
+    }),
 });
 
 /** GET /api/formats (formats-view.ts). */

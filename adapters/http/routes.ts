@@ -21,6 +21,12 @@ export interface Route {
    * its retries get the first answer again (idempotency.ts).
    */
   idempotent?: true;
+  /**
+   * The URL's signature is the credential (the local upload PUT and result GET): an anonymous
+   * request's rate limit is charged by the route through chargeSignedRequest once it knows
+   * whose file or job the URL names, not by admit().
+   */
+  signed?: boolean;
   handle(call: Call, params: Record<string, string>): Promise<HttpAnswer>;
 }
 

@@ -213,7 +213,7 @@ export function createHttpService(engine: Engine, options: HttpServiceOptions = 
           throw new FileconvError('NOT_FOUND', `No such endpoint: ${exchange.method} is not allowed here.`);
         }
         pattern = found.route.path;
-        if (!found.route.public) await admit(access, call);
+        if (!found.route.public) await admit(access, call, { signed: found.route.signed === true });
         answer = found.route.idempotent
           ? await idempotency.handle(call, found.route, found.params)
           : await found.route.handle(call, found.params);

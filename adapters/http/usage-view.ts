@@ -1,9 +1,10 @@
 /** GET /api/usage: the caller's plan, its limits, what is used and when each window resets. */
 import { quotaStatus } from '../../src/policy/enforce.js';
-import { clientKeyOf, type QuotaKind, RATE_LIMITS } from '../../src/policy/limits.js';
+import { clientKeyOf, planRateLimit, type QuotaKind, type RateLimitClass } from '../../src/policy/limits.js';
 import type { AccessSettings, Client } from './access.js';
 
 const QUOTA_KINDS: readonly QuotaKind[] = ['conversions', 'files', 'uploadBytes', 'apiCalls'];
+const RATE_CLASSES: readonly RateLimitClass[] = ['upload', 'default'];
 
 export async function usageView(settings: AccessSettings, client: Client) {
   const { plan } = client;
@@ -45,15 +46,20 @@ export async function usageView(settings: AccessSettings, client: Client) {
       priority: plan.priority,
       batch: plan.batch,
       maxBatchJobs: plan.maxBatchJobs,
+      uploadRequestsPerMinute: plan.uploadRequestsPerMinute,
+      requestsPerMinute: plan.requestsPerMinute,
     },
     quotas,
-    // Without counters nothing is rate-limited (limits off): no rule to announce.
+    // The rules this caller's requests count against: per IP for the anonymous Free tier, per
+    // account at the plan's rates for a key. Without counters nothing is rate-limited (limits
+    // off): no rule to announce; a plan without a rate (null) has none either.
     rateLimits: settings.counters
-      ? Object.values(RATE_LIMITS).map((rule) => ({
-          name: rule.name,
-          limit: rule.limit,
-          windowSeconds: rule.windowMs / 1000,
-        }))
+      ? RATE_CLASSES.flatMap((rateClass) => {
+          const rule = planRateLimit(plan, rateClass, client.accountId === null ? 'ip' : 'account');
+          return rule
+            ? [{ name: rule.name, limit: rule.limit, windowSeconds: rule.windowMs / 1000, scope: rule.scope }]
+            : [];
+        })
       : [],
   };
 }

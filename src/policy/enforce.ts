@@ -88,6 +88,20 @@ export async function enforceRateLimit(
 }
 
 /**
+ * Whether `clientKey` has already used up `rule` in the window of `now`, counting nothing. For a
+ * check that must not spend the budget it guards (a valid key must not spend the failed-sign-in
+ * budget). Concurrent requests may all see room, so the budget can be passed by the requests in
+ * flight when it runs out; the caller counts each failure with enforceRateLimit.
+ */
+export async function rateLimitSpent(
+  counters: CounterStore,
+  input: { rule: RateLimitRule; clientKey: string; now: number },
+): Promise<boolean> {
+  const slot = rateLimitSlot(input);
+  return (await counters.get(slot.key)) >= input.rule.limit;
+}
+
+/**
  * Consumes `amount` units (default 1) of a plan quota: daily conversions, hourly files or
  * monthly API calls. Refused units are given back at once; an unlimited (null) quota always
  * passes without touching the store.

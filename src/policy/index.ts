@@ -28,14 +28,17 @@ export {
   type QuotaStatus,
   type QuotaTicket,
   quotaStatus,
+  rateLimitSpent,
   refundQuota,
 } from './enforce.js';
 export { type RateLimitHeaderEntry, rateLimitHeaders, windowSeconds } from './headers.js';
 export {
+  AUTH_FAILURE_LIMIT,
   type CounterSlot,
   clientKeyOf,
   type Decision,
   decide,
+  planRateLimit,
   QUOTAS,
   type QuotaKind,
   type QuotaRule,
@@ -45,6 +48,7 @@ export {
   RATE_LIMITS,
   type RateLimitClass,
   type RateLimitRule,
+  type RateLimitScope,
   rateLimitClassOf,
   rateLimitedError,
   rateLimitSlot,

@@ -16,24 +16,71 @@ import {
 } from './windows.js';
 
 // ---------------------------------------------------------------------------------------------
-// Per-IP rate limits (DESIGN.md section 5)
+// Rate limits (DESIGN.md section 5): per IP for anonymous callers, per account for keyed ones
 
 export type RateLimitClass = 'upload' | 'default';
 
+/** Whom a rate limit counts: the client IP (anonymous callers, failed sign-ins) or the account. */
+export type RateLimitScope = 'ip' | 'account';
+
 export interface RateLimitRule {
-  /** Policy name on the wire (`RateLimit-Policy: "upload";...`) and in counter keys. */
-  name: RateLimitClass;
+  /**
+   * Policy name on the wire (`RateLimit-Policy: "upload";...`) and in counter keys: 'upload' and
+   * 'default' per IP (the specification's names), 'upload-account' and 'default-account' per
+   * account, 'authfail' for failed sign-ins per IP.
+   */
+  name: string;
   /** Requests allowed per window. */
   limit: number;
   /** Window length, ms. */
   windowMs: number;
+  /** Whom the rule counts, named in a refusal's details. Default 'ip'. */
+  scope?: RateLimitScope;
 }
 
-/** "Upload and convert" endpoints: 20 requests per minute; every other endpoint: 60 per minute. */
+/**
+ * The specification's per-IP rates: "upload and convert" endpoints 20 requests per minute, every
+ * other endpoint 60. They are the Free plan's default rates, which anonymous callers get.
+ */
 export const RATE_LIMITS: Readonly<Record<RateLimitClass, Readonly<RateLimitRule>>> = Object.freeze({
-  upload: Object.freeze({ name: 'upload', limit: 20, windowMs: MINUTE_MS }),
-  default: Object.freeze({ name: 'default', limit: 60, windowMs: MINUTE_MS }),
+  upload: Object.freeze({ name: 'upload', limit: 20, windowMs: MINUTE_MS, scope: 'ip' }),
+  default: Object.freeze({ name: 'default', limit: 60, windowMs: MINUTE_MS, scope: 'ip' }),
 });
+
+/**
+ * Failed sign-ins (a malformed, unknown or revoked key) per client IP: the default class's 60 a
+ * minute. Once an address has spent it, every request of it that presents a key is refused
+ * before the key is looked at, valid or not: otherwise a 200 among the 429s would tell a
+ * guesser which guess was right.
+ */
+export const AUTH_FAILURE_LIMIT: Readonly<RateLimitRule> = Object.freeze({
+  name: 'authfail',
+  limit: 60,
+  windowMs: MINUTE_MS,
+  scope: 'ip',
+});
+
+/** The plan field holding each class's rate. */
+const PLAN_RATE_FIELDS = {
+  upload: 'uploadRequestsPerMinute',
+  default: 'requestsPerMinute',
+} as const satisfies Record<RateLimitClass, keyof Plan>;
+
+/**
+ * The rate limit a plan sets for a class, counted per `scope`; null when the plan has none.
+ * Per IP the names are the specification's ('upload', 'default'), so anonymous clients see
+ * exactly the headers they always did; per account they say so ('upload-account'), so a client
+ * can tell from the headers which budget it is spending.
+ */
+export function planRateLimit(
+  plan: Readonly<Plan>,
+  rateClass: RateLimitClass,
+  scope: RateLimitScope,
+): RateLimitRule | null {
+  const limit = plan[PLAN_RATE_FIELDS[rateClass]];
+  if (limit === null) return null;
+  return { name: scope === 'ip' ? rateClass : `${rateClass}-account`, limit, windowMs: MINUTE_MS, scope };
+}
 
 const UPLOAD_POSTS = new Set([
   '/api/upload',
@@ -220,15 +267,19 @@ function denialDetails(decision: Decision, extra: Record<string, unknown>): Reco
   };
 }
 
-/** The 429 RATE_LIMITED for a refused request. */
+/** The 429 RATE_LIMITED for a refused request; its details name the policy and the scope. */
 export function rateLimitedError(rule: RateLimitRule, decision: Decision): FileconvError {
   const perWindow = rule.windowMs === MINUTE_MS ? 'per minute' : `per ${rule.windowMs / 1000} seconds`;
-  return new FileconvError(
-    'RATE_LIMITED',
-    `Too many requests: this endpoint allows ${rule.limit} requests ${perWindow}. ` +
-      `Try again in ${decision.retryAfterSeconds} seconds.`,
-    { details: denialDetails(decision, { policy: rule.name }) },
-  );
+  const scope = rule.scope ?? 'ip';
+  const what =
+    rule.name === AUTH_FAILURE_LIMIT.name
+      ? `Too many failed sign-ins: this address may fail ${rule.limit} times ${perWindow}.`
+      : scope === 'account'
+        ? `Too many requests: your plan allows ${rule.limit} requests ${perWindow} to this endpoint.`
+        : `Too many requests: this endpoint allows ${rule.limit} requests ${perWindow}.`;
+  return new FileconvError('RATE_LIMITED', `${what} Try again in ${decision.retryAfterSeconds} seconds.`, {
+    details: denialDetails(decision, { policy: rule.name, scope }),
+  });
 }
 
 /** The 429 QUOTA_EXCEEDED for a refused request. */

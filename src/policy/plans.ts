@@ -61,6 +61,14 @@ export interface Plan {
   batch: boolean;
   /** Most jobs in one batch; 0 when `batch` is false. */
   maxBatchJobs: number;
+  /**
+   * Requests a minute to the "upload and convert" endpoints (the 'upload' rate-limit class);
+   * null = no rate limit. Counted per IP for anonymous callers (the Free plan), per account for
+   * a key or a host's sign-in.
+   */
+  uploadRequestsPerMinute: number | null;
+  /** Requests a minute to every other limited endpoint (the 'default' class); null = no rate limit. */
+  requestsPerMinute: number | null;
 }
 
 export type PlanTable = Readonly<Record<string, Readonly<Plan>>>;
@@ -84,6 +92,12 @@ export type PlanTable = Readonly<Record<string, Readonly<Plan>>>;
  * 10 minutes (Free), 3 hours (Plus), none above; PDF pages 100 (Free), 1,000 (Plus), 10,000
  * (Pro), none above. The engines' own limits (maxPixels a frame, the PDF converter's maxPages,
  * ffmpeg's maxDurationSeconds and its per-byte frame budget) apply on every plan.
+ *
+ * Request rates a minute, upload class / others: Free 20 / 60 (the specification's per-IP
+ * rates, which anonymous callers get per IP address); open in the specification, chosen here
+ * for keyed callers, counted per account wherever it calls from: Plus 60 / 300, Pro 300 / 1,200
+ * (a server converting 500 files an hour stays far below), Business 1,000 / 3,000, Enterprise
+ * 3,000 / 10,000. They bound bursts only; the daily, hourly and monthly quotas bound volume.
  */
 export const DEFAULT_PLANS: PlanTable = deepFreeze({
   free: {
@@ -101,6 +115,8 @@ export const DEFAULT_PLANS: PlanTable = deepFreeze({
     priority: 0,
     batch: false,
     maxBatchJobs: 0,
+    uploadRequestsPerMinute: 20,
+    requestsPerMinute: 60,
   },
   plus: {
     name: 'plus',
@@ -117,6 +133,8 @@ export const DEFAULT_PLANS: PlanTable = deepFreeze({
     priority: 5,
     batch: false,
     maxBatchJobs: 0,
+    uploadRequestsPerMinute: 60,
+    requestsPerMinute: 300,
   },
   pro: {
     name: 'pro',
@@ -133,6 +151,8 @@ export const DEFAULT_PLANS: PlanTable = deepFreeze({
     priority: 10,
     batch: true,
     maxBatchJobs: 20,
+    uploadRequestsPerMinute: 300,
+    requestsPerMinute: 1_200,
   },
   business: {
     name: 'business',
@@ -149,6 +169,8 @@ export const DEFAULT_PLANS: PlanTable = deepFreeze({
     priority: 15,
     batch: true,
     maxBatchJobs: 50,
+    uploadRequestsPerMinute: 1_000,
+    requestsPerMinute: 3_000,
   },
   enterprise: {
     name: 'enterprise',
@@ -165,6 +187,8 @@ export const DEFAULT_PLANS: PlanTable = deepFreeze({
     priority: 20,
     batch: true,
     maxBatchJobs: 100,
+    uploadRequestsPerMinute: 3_000,
+    requestsPerMinute: 10_000,
   },
 });
 
@@ -194,6 +218,8 @@ const planSchema = z
     priority: z.number().int().min(0).max(1_000_000),
     batch: z.boolean(),
     maxBatchJobs: count,
+    uploadRequestsPerMinute: positiveOrNull,
+    requestsPerMinute: positiveOrNull,
   })
   .refine((plan) => !plan.batch || plan.maxBatchJobs >= 1, {
     message: 'must be at least 1 when batch is true',
@@ -216,11 +242,13 @@ const EXPECTED: Record<keyof Plan, string> = {
   priority: 'an integer from 0 to 1000000',
   batch: 'a boolean',
   maxBatchJobs: 'a non-negative integer, at least 1 when batch is true',
+  uploadRequestsPerMinute: 'a positive integer of requests or null (no rate limit)',
+  requestsPerMinute: 'a positive integer of requests or null (no rate limit)',
 };
 
 /**
  * Changes to one plan; a plan not in the base table needs every field but `name` and those of
- * OPTIONAL_PLAN_FIELDS (null when left out).
+ * OPTIONAL_PLAN_FIELDS (their defaults when left out).
  */
 export type PlanOverride = Partial<Omit<Plan, 'name'>>;
 
@@ -229,13 +257,20 @@ export interface DefinePlansOptions {
   replace?: boolean;
 }
 
-/** Fields added after the first release: a host's own plan without them gets null (no limit). */
+/**
+ * Fields added after the first release, for a host's own plan written before them. The budgets
+ * get null (no limit). The request rates get the specification's 20 and 60 a minute, not null:
+ * before plans had rates every request was held to those per IP, so an old table keeps the
+ * same numbers (now per account for keyed callers) instead of silently losing its throttle.
+ */
 const OPTIONAL_PLAN_FIELDS = {
   uploadBytesPerHour: null,
   uploadRetentionSeconds: null,
   maxWorkPixels: null,
   maxMediaSeconds: null,
   maxDocumentPages: null,
+  uploadRequestsPerMinute: 20,
+  requestsPerMinute: 60,
 } as const satisfies Partial<Plan>;
 
 function planError(plan: string, field: string, message: string, given?: unknown): FileconvError {
@@ -276,7 +311,7 @@ export function definePlans(
     if (givenName !== undefined && givenName !== name) {
       throw planError(name, 'name', 'must equal the key it is stored under', givenName);
     }
-    // A plan from before these fields existed (a host's own table) gets none of them: null.
+    // A plan from before these fields existed (a host's own table) gets their defaults.
     table[name] = { ...OPTIONAL_PLAN_FIELDS, ...table[name], ...override, name } as Plan;
   }
   for (const [name, plan] of Object.entries(table)) {

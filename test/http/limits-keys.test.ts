@@ -1,7 +1,7 @@
 /**
  * API keys over a real port (SERVICE-SPEC 5, 8.3): any Authorization header that is not a live
  * key in the `Bearer <key>` form is 401 UNAUTHORIZED with a WWW-Authenticate challenge, never
- * the Free plan; guessing is throttled by the per-IP rate limit; and monthly API calls are
+ * the Free plan; guessing is throttled per IP by the failed sign-ins limit; and monthly API calls are
  * counted per account, reset with the UTC calendar month.
  */
 import { describe, expect, it } from 'vitest';
@@ -71,8 +71,8 @@ describe('API keys', () => {
         json: { fileName: 'a.png', fileSize: 10, contentType: 'image/png' },
       });
       expectUnauthorized(upload, reason, challenge);
-      // Counted against the IP's rate limit like any request (limits come before identity).
-      expect(upload.headers.get('ratelimit')).toMatch(/^"upload";r=\d+;t=\d+$/);
+      // Counted against the IP's failed sign-ins (not an account's budget, which it has none of).
+      expect(upload.headers.get('ratelimit')).toMatch(/^"authfail";r=\d+;t=\d+$/);
     }
     expect(await server.fileRecords()).toEqual([]);
 
@@ -119,7 +119,10 @@ describe('monthly API calls', () => {
     for (const [n, path] of ['/api/usage', '/api/formats', '/api/jobs/unknown-id'].entries()) {
       const response = await callA(path);
       expect(response.status).toBe(path === '/api/jobs/unknown-id' ? 404 : 200);
-      expect(response.headers.get('ratelimit-policy')).toBe('"default";q=60;w=60, "apiCalls";q=3;w=2592000');
+      // The account's rate (Plus: 300 a minute), not the IP's 60.
+      expect(response.headers.get('ratelimit-policy')).toBe(
+        '"default-account";q=300;w=60, "apiCalls";q=3;w=2592000',
+      );
       expect(apiCallsState(response)).toBe(`"apiCalls";r=${2 - n};t=30`);
     }
     const fourth = await callA('/api/usage');

@@ -85,6 +85,7 @@ describe('per-IP rate limits', () => {
     });
     expect(refused.body.error.details).toEqual({
       policy: 'upload',
+      scope: 'ip',
       limit: 20,
       remaining: 0,
       resetAt: '2026-11-22T10:01:00.000Z',

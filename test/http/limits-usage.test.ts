@@ -19,8 +19,13 @@ import {
 } from './harness.js';
 
 const RATE_LIMITS = [
-  { name: 'upload', limit: 20, windowSeconds: 60 },
-  { name: 'default', limit: 60, windowSeconds: 60 },
+  { name: 'upload', limit: 20, windowSeconds: 60, scope: 'ip' },
+  { name: 'default', limit: 60, windowSeconds: 60, scope: 'ip' },
+];
+/** Plus's own rates, counted per account. */
+const PLUS_RATE_LIMITS = [
+  { name: 'upload-account', limit: 60, windowSeconds: 60, scope: 'account' },
+  { name: 'default-account', limit: 300, windowSeconds: 60, scope: 'account' },
 ];
 const NOT_LIMITED = { limit: null, used: null, remaining: null, resetAt: null };
 
@@ -74,6 +79,8 @@ describe('GET /api/usage', () => {
         priority: 0,
         batch: false,
         maxBatchJobs: 0,
+        uploadRequestsPerMinute: 20,
+        requestsPerMinute: 60,
       },
       // No apiCalls: Free callers have no key to meter. No hourly file limit by default.
       quotas: {
@@ -108,6 +115,8 @@ describe('GET /api/usage', () => {
       apiCallsPerMonth: 1000,
       priority: 5,
       batch: false,
+      uploadRequestsPerMinute: 60,
+      requestsPerMinute: 300,
     });
     // The usage request is itself an API call, counted before the answer is made.
     expect(first.quotas).toEqual({
@@ -116,7 +125,8 @@ describe('GET /api/usage', () => {
       uploadBytes: { limit: 2 * GB, used: 0, remaining: 2 * GB, resetAt: '2026-11-22T11:00:00.000Z' },
       apiCalls: { limit: 1000, used: 1, remaining: 999, resetAt: '2026-12-01T00:00:00.000Z' },
     });
-    expect(first.rateLimits).toEqual(RATE_LIMITS);
+    // The plan's rates, counted per account, not the IP's.
+    expect(first.rateLimits).toEqual(PLUS_RATE_LIMITS);
 
     await convertTimes(server, here, 3); // grant, PUT (not keyed: the signature is the credential), 3 jobs
     const after = await usage(server, there);

@@ -1,6 +1,13 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createMemoryCounterStore, type MemoryCounterStore } from '../../adapters/counters/memory.js';
-import { consumeQuota, enforceRateLimit, quotaStatus, refundQuota } from '../../src/policy/enforce.js';
+import {
+  consumeQuota,
+  enforceRateLimit,
+  quotaStatus,
+  rateLimitSpent,
+  refundQuota,
+} from '../../src/policy/enforce.js';
+import { AUTH_FAILURE_LIMIT, planRateLimit } from '../../src/policy/limits.js';
 import { DEFAULT_PLANS, definePlans } from '../../src/policy/plans.js';
 import type { CounterStore } from '../../src/ports.js';
 
@@ -19,6 +26,36 @@ afterEach(() => counters.close());
 const free = DEFAULT_PLANS.free!;
 const plus = DEFAULT_PLANS.plus!;
 const pro = DEFAULT_PLANS.pro!;
+
+describe('rateLimitSpent and per-account rules', () => {
+  it('reads whether a budget is used up without spending it', async () => {
+    const input = { rule: AUTH_FAILURE_LIMIT, clientKey: 'ip:203.0.113.7', now: clock };
+    for (let n = 0; n < 100; n++) expect(await rateLimitSpent(counters, input)).toBe(false);
+    for (let n = 0; n < 59; n++) await enforceRateLimit(counters, input);
+    expect(await rateLimitSpent(counters, input)).toBe(false);
+    await enforceRateLimit(counters, input);
+    expect(await rateLimitSpent(counters, input)).toBe(true);
+    // Another address, and the next minute, have room.
+    expect(await rateLimitSpent(counters, { ...input, clientKey: 'ip:203.0.113.8' })).toBe(false);
+    expect(await rateLimitSpent(counters, { ...input, now: clock + 60_000 })).toBe(false);
+  });
+
+  it("counts an account's rule apart from the IP rule of the same class", async () => {
+    const rule = planRateLimit(pro, 'upload', 'account')!;
+    const outcomes = [];
+    for (let n = 0; n < 301; n++) {
+      outcomes.push(await enforceRateLimit(counters, { rule, clientKey: 'account:acc_1', now: clock }));
+    }
+    expect(outcomes[299]!.allowed).toBe(true);
+    expect(outcomes[300]!.error).toMatchObject({
+      code: 'RATE_LIMITED',
+      details: { policy: 'upload-account', scope: 'account', limit: 300 },
+    });
+    expect(outcomes[0]!.headers['RateLimit-Policy']).toBe('"upload-account";q=300;w=60');
+    const ip = await enforceRateLimit(counters, { rule: 'upload', clientKey: 'ip:203.0.113.7', now: clock });
+    expect(ip.decision.remaining).toBe(19);
+  });
+});
 
 describe('enforceRateLimit', () => {
   async function requests(rule: 'upload' | 'default', count: number, clientKey = 'ip:203.0.113.7') {

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import {
+  AUTH_FAILURE_LIMIT,
   clientKeyOf,
   decide,
+  planRateLimit,
   QUOTAS,
   quotaExceededError,
   quotaLimit,
@@ -17,8 +19,29 @@ const at = (iso: string) => Date.parse(iso);
 
 describe('RATE_LIMITS and rateLimitClassOf', () => {
   it('has the specified limits: 20 per minute for upload and convert, 60 for the rest', () => {
-    expect(RATE_LIMITS.upload).toEqual({ name: 'upload', limit: 20, windowMs: 60_000 });
-    expect(RATE_LIMITS.default).toEqual({ name: 'default', limit: 60, windowMs: 60_000 });
+    expect(RATE_LIMITS.upload).toEqual({ name: 'upload', limit: 20, windowMs: 60_000, scope: 'ip' });
+    expect(RATE_LIMITS.default).toEqual({ name: 'default', limit: 60, windowMs: 60_000, scope: 'ip' });
+  });
+
+  it("planRateLimit: a plan's rates per IP under the specification's names, per account under their own", () => {
+    // Free per IP is exactly the specification's rules: what anonymous clients always had.
+    expect(planRateLimit(DEFAULT_PLANS.free!, 'upload', 'ip')).toEqual(RATE_LIMITS.upload);
+    expect(planRateLimit(DEFAULT_PLANS.free!, 'default', 'ip')).toEqual(RATE_LIMITS.default);
+    expect(planRateLimit(DEFAULT_PLANS.pro!, 'upload', 'account')).toEqual({
+      name: 'upload-account',
+      limit: 300,
+      windowMs: 60_000,
+      scope: 'account',
+    });
+    expect(planRateLimit(DEFAULT_PLANS.pro!, 'default', 'account')).toMatchObject({
+      name: 'default-account',
+      limit: 1_200,
+    });
+    expect(
+      planRateLimit({ ...DEFAULT_PLANS.pro!, requestsPerMinute: null }, 'default', 'account'),
+    ).toBeNull();
+    // Failed sign-ins per IP: the default class's rate.
+    expect(AUTH_FAILURE_LIMIT).toEqual({ name: 'authfail', limit: 60, windowMs: 60_000, scope: 'ip' });
   });
 
   it.each([
@@ -161,6 +184,7 @@ describe('denial errors', () => {
       status: 429,
       details: {
         policy: 'upload',
+        scope: 'ip',
         limit: 20,
         remaining: 0,
         resetAt: '2026-03-10T12:01:00.000Z',
@@ -169,6 +193,19 @@ describe('denial errors', () => {
     });
     expect(error.message).toBe(
       'Too many requests: this endpoint allows 20 requests per minute. Try again in 43 seconds.',
+    );
+  });
+
+  it("RATE_LIMITED says the scope: an account's plan rate, or the failed sign-ins of an address", () => {
+    const account = rateLimitedError(planRateLimit(DEFAULT_PLANS.pro!, 'upload', 'account')!, decision);
+    expect(account.details).toMatchObject({ policy: 'upload-account', scope: 'account' });
+    expect(account.message).toBe(
+      'Too many requests: your plan allows 300 requests per minute to this endpoint. Try again in 43 seconds.',
+    );
+    const failures = rateLimitedError(AUTH_FAILURE_LIMIT, decision);
+    expect(failures.details).toMatchObject({ policy: 'authfail', scope: 'ip' });
+    expect(failures.message).toMatch(
+      /^Too many failed sign-ins: this address may fail 60 times per minute\./,
     );
   });
 

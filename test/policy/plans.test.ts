@@ -19,16 +19,49 @@ describe('DEFAULT_PLANS', () => {
     expect(DEFAULT_PLANS.free!.maxFileBytes).toBe(26_214_400);
   });
 
-  // name, label, per day, file bytes, upload bytes/h, retention s, work pixels, media s, pages, ...
+  // name, label, per day, file bytes, upload bytes/h, retention s, work pixels, media s, pages,
+  // API calls, priority, batch, batch jobs, upload-class and other requests a minute
   it.each([
-    ['free', 'Free', 5, 25 * MB, 100 * MB, 900, 1e10, 600, 100, null, 0, false, 0],
-    ['plus', 'Plus', 100, 100 * MB, 2 * GB, null, 1e11, 10_800, 1_000, 1_000, 5, false, 0],
-    ['pro', 'Pro', null, 2 * GB, 20 * GB, null, 1e12, null, 10_000, 10_000, 10, true, 20],
-    ['business', 'Business', null, 5 * GB, 100 * GB, null, null, null, null, 50_000, 15, true, 50],
-    ['enterprise', 'Enterprise', null, 10 * GB, null, null, null, null, null, 100_000, 20, true, 100],
+    ['free', 'Free', 5, 25 * MB, 100 * MB, 900, 1e10, 600, 100, null, 0, false, 0, 20, 60],
+    ['plus', 'Plus', 100, 100 * MB, 2 * GB, null, 1e11, 10_800, 1_000, 1_000, 5, false, 0, 60, 300],
+    ['pro', 'Pro', null, 2 * GB, 20 * GB, null, 1e12, null, 10_000, 10_000, 10, true, 20, 300, 1_200],
+    [
+      'business',
+      'Business',
+      null,
+      5 * GB,
+      100 * GB,
+      null,
+      null,
+      null,
+      null,
+      50_000,
+      15,
+      true,
+      50,
+      1_000,
+      3_000,
+    ],
+    [
+      'enterprise',
+      'Enterprise',
+      null,
+      10 * GB,
+      null,
+      null,
+      null,
+      null,
+      null,
+      100_000,
+      20,
+      true,
+      100,
+      3_000,
+      10_000,
+    ],
   ])(
     '%s has the specified and documented values',
-    (name, label, perDay, bytes, uploadBytes, retention, work, media, pages, calls, priority, batch, maxBatch) => {
+    (name, label, perDay, bytes, uploadBytes, retention, work, media, pages, calls, priority, batch, maxBatch, uploadRate, rate) => {
       expect(getPlan(DEFAULT_PLANS, name)).toEqual({
         name,
         label,
@@ -44,9 +77,24 @@ describe('DEFAULT_PLANS', () => {
         priority,
         batch,
         maxBatchJobs: maxBatch,
+        uploadRequestsPerMinute: uploadRate,
+        requestsPerMinute: rate,
       });
     },
   );
+
+  it("gives every paid plan more than Free's request rates, each plan more than the one before", () => {
+    const plans = ['free', 'plus', 'pro', 'business', 'enterprise'].map((name) =>
+      getPlan(DEFAULT_PLANS, name),
+    );
+    expect([plans[0]!.uploadRequestsPerMinute, plans[0]!.requestsPerMinute]).toEqual([20, 60]); // the specification's
+    for (let n = 1; n < plans.length; n++) {
+      expect(plans[n]!.uploadRequestsPerMinute).toBeGreaterThan(
+        plans[n - 1]!.uploadRequestsPerMinute ?? Infinity,
+      );
+      expect(plans[n]!.requestsPerMinute).toBeGreaterThan(plans[n - 1]!.requestsPerMinute ?? Infinity);
+    }
+  });
 
   it('ranks every paid plan above Free, each above the one before', () => {
     const priorities = ['free', 'plus', 'pro', 'business', 'enterprise'].map(
@@ -104,7 +152,9 @@ describe('definePlans', () => {
       batch: true,
       maxBatchJobs: 10,
     };
-    // Left out, the later budgets are none (a host's table from before they existed still loads).
+    // Left out, the later budgets are none and the request rates the specification's 20 and 60
+    // a minute, the rates such a plan had before plans had their own (a host's table from before
+    // they existed still loads, and keeps its throttle).
     expect(definePlans({ team }).team).toEqual({
       name: 'team',
       uploadBytesPerHour: null,
@@ -112,7 +162,41 @@ describe('definePlans', () => {
       maxWorkPixels: null,
       maxMediaSeconds: null,
       maxDocumentPages: null,
+      uploadRequestsPerMinute: 20,
+      requestsPerMinute: 60,
       ...team,
+    });
+  });
+
+  it('loads a whole old-style table (replace) whose plans have no request rates, and sets rates', () => {
+    const old = (name: string) => {
+      const {
+        uploadRequestsPerMinute,
+        requestsPerMinute,
+        uploadBytesPerHour,
+        name: _,
+        ...rest
+      } = DEFAULT_PLANS[name]!;
+      return rest;
+    };
+    const plans = definePlans(
+      { free: old('free'), gold: { ...old('pro'), label: 'Gold' } },
+      { replace: true },
+    );
+    expect(Object.keys(plans)).toEqual(['free', 'gold']);
+    expect(plans.gold).toMatchObject({
+      uploadRequestsPerMinute: 20,
+      requestsPerMinute: 60,
+      uploadBytesPerHour: null,
+    });
+    // Given, they are used; null lifts the rate limit.
+    const rated = definePlans({
+      gold: { ...old('pro'), label: 'Gold', uploadRequestsPerMinute: 500, requestsPerMinute: null },
+    });
+    expect(rated.gold).toMatchObject({ uploadRequestsPerMinute: 500, requestsPerMinute: null });
+    expect(definePlans({ pro: { requestsPerMinute: 5_000 } }).pro).toMatchObject({
+      uploadRequestsPerMinute: 300,
+      requestsPerMinute: 5_000,
     });
   });
 
@@ -158,6 +242,18 @@ describe('definePlans', () => {
     [{ free: { maxMediaSeconds: 1.5 } }, /plan "free" field "maxMediaSeconds"/],
     [{ free: { maxDocumentPages: -3 } }, /plan "free" field "maxDocumentPages"/],
     [{ free: { uploadRetentionSeconds: '60' as never } }, /plan "free" field "uploadRetentionSeconds"/],
+    [
+      { pro: { uploadRequestsPerMinute: 0 } },
+      /plan "pro" field "uploadRequestsPerMinute" must be a positive integer of requests or null \(no rate limit\), got 0/,
+    ],
+    [
+      { pro: { requestsPerMinute: 2.5 } },
+      /plan "pro" field "requestsPerMinute" must be a positive integer of requests or null \(no rate limit\), got 2\.5/,
+    ],
+    [
+      { plus: { requestsPerMinute: '300' as never } },
+      /plan "plus" field "requestsPerMinute" must be .*, got "300"/,
+    ],
   ])('fails fast naming the plan and field: %j', (overrides, message) => {
     expect(() => definePlans(overrides)).toThrow(message);
     try {
