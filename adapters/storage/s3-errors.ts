@@ -41,6 +41,14 @@ export function isS3NotFound(error: unknown): boolean {
   return name === 'NoSuchKey' || name === 'NotFound' || s3Status(error) === 404;
 }
 
+/**
+ * True for "no such multipart upload": it was completed or aborted already, or a bucket
+ * lifecycle rule (AbortIncompleteMultipartUpload) removed it.
+ */
+export function isS3NoSuchUpload(error: unknown): boolean {
+  return errorName(error) === 'NoSuchUpload';
+}
+
 const CREDENTIAL_ERRORS = new Set([
   'CredentialsProviderError',
   'InvalidAccessKeyId',
@@ -101,6 +109,14 @@ export function s3Error(error: unknown, context: S3ErrorContext): FileconvError 
   const text = typeof shape(error).message === 'string' ? (shape(error).message as string) : String(error);
   const details = { key, bucket, s3Error: name, ...(status === undefined ? {} : { status }) };
 
+  if (isS3NoSuchUpload(error)) {
+    // Checked before "not found": S3 answers it with 404, but the object is not what is missing.
+    return new FileconvError(
+      'UPLOAD_EXPIRED',
+      `${action} "${key}" in S3 failed: its multipart upload is gone (completed, aborted or expired); start a new upload.`,
+      { details, cause: error },
+    );
+  }
   if (isS3NotFound(error)) {
     return new FileconvError('NOT_FOUND', `No object under "${key}".`, { details: { key }, cause: error });
   }

@@ -1,0 +1,417 @@
+/**
+ * Resumable uploads (tus) on S3: one multipart upload per file. The part size is fixed when the
+ * upload begins, so part n always holds the same bytes of the file, whichever API node uploads
+ * it and however the client cut its requests; two nodes uploading the same part upload the same
+ * bytes, and the engine's version-checked record decides which state wins. An append streams
+ * its body into part-sized pieces, holding at most one part in memory; bytes past the last whole
+ * part go into a "tail" object (`<key>.tus-tail-<id>`) that the next append reads back first, so
+ * parts always start on part boundaries. A body that breaks off keeps what arrived.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import type { Readable } from 'node:stream';
+import type { S3Client } from '@aws-sdk/client-s3';
+import { FileconvError } from '../../src/errors.js';
+import type {
+  ResumableAppendOptions,
+  ResumableState,
+  ResumableUploads,
+  StoredObjectInfo,
+} from '../../src/ports.js';
+import { isS3NoSuchUpload, isS3NotFound } from './s3-errors.js';
+import {
+  MAX_OBJECT_BYTES,
+  partSizeFor,
+  readResumableState,
+  type S3Part,
+  type S3ResumableState,
+  type S3Tail,
+  storedBytes,
+} from './s3-resumable-state.js';
+import type { S3Sdk } from './s3-sdk.js';
+
+const TAIL_MARK = '.tus-tail-';
+
+/** What the resumable side needs of the S3 storage that owns it. */
+export interface S3StorageAccess {
+  bucket: string;
+  /** The storage's partSizeBytes: the smallest part size an upload gets. */
+  minPartBytes: number;
+  connect(): Promise<{ sdk: S3Sdk; client: S3Client }>;
+  /** The key inside the bucket (prefix added), after the storage's key rules. */
+  objectKey(key: string): string;
+  failure(error: unknown, key: string, action: string): FileconvError;
+  head(key: string): Promise<StoredObjectInfo | null>;
+}
+
+function newTailId(): string {
+  return randomBytes(16).toString('hex');
+}
+
+export function createS3ResumableUploads(access: S3StorageAccess): ResumableUploads {
+  const { bucket, connect, objectKey, failure } = access;
+
+  /** Removes every tail of `Key` (the current one and any a crash or a lost race left). */
+  async function deleteTails(key: string, Key: string): Promise<void> {
+    const { sdk, client } = await connect();
+    try {
+      const listed = await client.send(
+        new sdk.client.ListObjectsV2Command({ Bucket: bucket, Prefix: Key + TAIL_MARK }),
+      );
+      for (const object of listed.Contents ?? []) {
+        if (object.Key)
+          await client.send(new sdk.client.DeleteObjectCommand({ Bucket: bucket, Key: object.Key }));
+      }
+    } catch (error) {
+      throw failure(error, key, 'Removing the upload tail of');
+    }
+  }
+
+  return {
+    async begin(key, { size, contentType }) {
+      const Key = objectKey(key);
+      if (Buffer.byteLength(Key + TAIL_MARK) + 32 > 1024) {
+        throw new FileconvError(
+          'INVALID_REQUEST',
+          `Invalid storage key: "${key}" is too long for a resumable upload.`,
+          {
+            details: { key: key.slice(0, 200) },
+          },
+        );
+      }
+      if (!Number.isSafeInteger(size) || size < 0) {
+        throw new FileconvError(
+          'INVALID_REQUEST',
+          'A resumable upload needs its size: a non-negative integer.',
+          {
+            details: { key, size: String(size) },
+          },
+        );
+      }
+      if (size > MAX_OBJECT_BYTES) {
+        throw new FileconvError(
+          'FILE_TOO_LARGE',
+          `An S3 object holds at most ${MAX_OBJECT_BYTES} bytes (5 TiB).`,
+          {
+            details: { key, maxBytes: MAX_OBJECT_BYTES },
+          },
+        );
+      }
+      const { sdk, client } = await connect();
+      try {
+        const output = await client.send(
+          new sdk.client.CreateMultipartUploadCommand({ Bucket: bucket, Key, ContentType: contentType }),
+        );
+        if (!output.UploadId) throw new Error('CreateMultipartUpload answered without an UploadId');
+        const state: S3ResumableState = {
+          uploadId: output.UploadId,
+          size,
+          contentType,
+          partSize: partSizeFor(size, access.minPartBytes),
+          parts: [],
+        };
+        return state;
+      } catch (error) {
+        throw failure(error, key, 'Beginning the resumable upload of');
+      }
+    },
+
+    async append(key, given, body, options) {
+      let Key: string;
+      let state: S3ResumableState;
+      try {
+        Key = objectKey(key);
+        state = readResumableState(key, given);
+        const start = storedBytes(state);
+        if (options.offset !== start || options.size !== state.size) {
+          throw new FileconvError(
+            'INTERNAL',
+            `Appending to "${key}": offset ${options.offset} and size ${options.size} do not match the stored state (${start} of ${state.size}).`,
+            { details: { key } },
+          );
+        }
+      } catch (error) {
+        body.destroy();
+        throw error;
+      }
+      return appendBody(access, key, Key, state, given, body, options);
+    },
+
+    async complete(key, given) {
+      const Key = objectKey(key);
+      const state = readResumableState(key, given);
+      if (state.tail || storedBytes(state) !== state.size) {
+        throw new FileconvError(
+          'INVALID_STATE',
+          `The resumable upload of "${key}" has ${storedBytes(state)} of its ${state.size} bytes: it cannot complete yet.`,
+          { details: { key, offset: storedBytes(state), size: state.size } },
+        );
+      }
+      const { sdk, client } = await connect();
+      try {
+        if (state.parts.length === 0) {
+          // S3 refuses to complete an upload without parts: an empty file is a plain put.
+          await client.send(
+            new sdk.client.PutObjectCommand({
+              Bucket: bucket,
+              Key,
+              Body: new Uint8Array(),
+              ContentType: state.contentType,
+            }),
+          );
+          await abortUpload(access, key, Key, state.uploadId);
+        } else {
+          await client.send(
+            new sdk.client.CompleteMultipartUploadCommand({
+              Bucket: bucket,
+              Key,
+              UploadId: state.uploadId,
+              MultipartUpload: {
+                Parts: state.parts.map((part) => ({ PartNumber: part.n, ETag: part.etag })),
+              },
+            }),
+          );
+        }
+      } catch (error) {
+        // Completed before (a node died between completing and recording it): the object is there.
+        if (!isS3NoSuchUpload(error)) throw failure(error, key, 'Completing the resumable upload of');
+      }
+      await deleteTails(key, Key);
+      const info = await access.head(key);
+      if (!info || info.size !== state.size) throw uploadGone(key);
+      return info;
+    },
+
+    async abort(key, given) {
+      const Key = objectKey(key);
+      const state = readResumableState(key, given);
+      await abortUpload(access, key, Key, state.uploadId);
+      await deleteTails(key, Key);
+    },
+  };
+}
+
+async function abortUpload(
+  access: S3StorageAccess,
+  key: string,
+  Key: string,
+  uploadId: string,
+): Promise<void> {
+  const { sdk, client } = await access.connect();
+  try {
+    await client.send(
+      new sdk.client.AbortMultipartUploadCommand({ Bucket: access.bucket, Key, UploadId: uploadId }),
+    );
+  } catch (error) {
+    if (!isS3NoSuchUpload(error)) throw access.failure(error, key, 'Aborting the resumable upload of');
+  }
+}
+
+/** The S3 side of one append: the parts and the tail it writes. */
+async function appendBody(
+  access: S3StorageAccess,
+  key: string,
+  Key: string,
+  state: S3ResumableState,
+  given: ResumableState,
+  body: Readable,
+  options: ResumableAppendOptions,
+): Promise<{ state: ResumableState; offset: number }> {
+  const { bucket, failure } = access;
+  const { sdk, client } = await access.connect().catch((error: unknown) => {
+    body.destroy();
+    throw error;
+  });
+  const { partSize, size } = state;
+  const start = storedBytes(state);
+  const allowed = size - start;
+  const hash = options.checksum ? createHash(options.checksum.algorithm) : undefined;
+  const parts: S3Part[] = [...state.parts];
+  /** The part being filled: the old tail's bytes first, then the body's. */
+  let buffer: Buffer | undefined;
+  let filled = 0;
+  let received = 0;
+  /** The tail object this append read and no recorded state needs any more, once a part holds its bytes. */
+  let staleTail: S3Tail | undefined;
+
+  const tailKey = (tail: S3Tail) => Key + TAIL_MARK + tail.id;
+  const snapshot = (tail: S3Tail | undefined): S3ResumableState =>
+    tail ? { ...state, parts: [...parts], tail } : { ...withoutTail(state), parts: [...parts] };
+
+  async function deleteTailQuietly(tail: S3Tail): Promise<void> {
+    // An orphaned tail costs little: complete() and abort() sweep every tail of the key.
+    await client
+      .send(new sdk.client.DeleteObjectCommand({ Bucket: bucket, Key: tailKey(tail) }))
+      .catch(() => {});
+  }
+
+  async function startPart(): Promise<Buffer> {
+    const part = Buffer.allocUnsafeSlow(partSize);
+    if (state.tail) {
+      filled = await readTail(state.tail, part);
+      staleTail = state.tail;
+    }
+    return part;
+  }
+
+  async function readTail(tail: S3Tail, into: Buffer): Promise<number> {
+    let at = 0;
+    try {
+      const output = await client.send(
+        new sdk.client.GetObjectCommand({ Bucket: bucket, Key: tailKey(tail) }),
+      );
+      for await (const chunk of output.Body as Readable) {
+        const bytes = chunk as Buffer;
+        if (at + bytes.length > tail.size) break;
+        bytes.copy(into, at);
+        at += bytes.length;
+      }
+    } catch (error) {
+      // The tail goes with the upload (aborted, or swept on expiry): the upload is what is gone.
+      if (isS3NotFound(error)) throw uploadGone(key, error);
+      throw failure(error, key, 'Reading the upload tail of');
+    }
+    if (at !== tail.size) {
+      throw new FileconvError('INTERNAL', `The upload tail of "${key}" holds other bytes than recorded.`, {
+        details: { key, recorded: tail.size },
+      });
+    }
+    return at;
+  }
+
+  async function uploadPart(part: Buffer): Promise<void> {
+    const n = parts.length + 1;
+    let etag: string | undefined;
+    try {
+      const output = await client.send(
+        new sdk.client.UploadPartCommand({
+          Bucket: bucket,
+          Key,
+          UploadId: state.uploadId,
+          PartNumber: n,
+          Body: part,
+          ContentLength: part.length,
+        }),
+      );
+      etag = output.ETag;
+    } catch (error) {
+      throw failure(error, key, `Uploading part ${n} of`);
+    }
+    if (!etag)
+      throw new FileconvError('INTERNAL', `S3 stored part ${n} of "${key}" without an ETag.`, {
+        details: { key },
+      });
+    parts.push({ n, etag, size: part.length });
+    filled = 0;
+  }
+
+  /** Takes one chunk of the body; uploads every part it fills except the file's last one. */
+  async function take(chunk: Buffer): Promise<void> {
+    if (received + chunk.length > allowed) {
+      throw new FileconvError(
+        'FILE_TOO_LARGE',
+        `The upload of "${key}" is larger than its declared ${size} bytes.`,
+        {
+          details: { key, maxBytes: size },
+        },
+      );
+    }
+    buffer ??= await startPart();
+    received += chunk.length;
+    hash?.update(chunk);
+    let at = 0;
+    while (at < chunk.length) {
+      const count = Math.min(chunk.length - at, partSize - filled);
+      chunk.copy(buffer, filled, at, at + count);
+      filled += count;
+      at += count;
+      const partStart = parts.length * partSize;
+      // The file's last part waits for the body's end: a byte past the size must refuse it all.
+      if (filled === partSize && partStart + partSize < size) {
+        await uploadPart(buffer.subarray(0, filled));
+        if (!hash && options.progress) {
+          await options.progress(snapshot(undefined), parts.length * partSize);
+          if (staleTail) await deleteTailQuietly(staleTail);
+          staleTail = undefined;
+        }
+      }
+    }
+  }
+
+  let ownFailure: { error: unknown } | undefined;
+  let endedEarly = false;
+  const stopReading = () => body.destroy();
+  options.signal?.addEventListener('abort', stopReading, { once: true });
+  try {
+    if (options.signal?.aborted) body.destroy();
+    for await (const chunk of body) {
+      const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
+      if (bytes.length === 0) continue;
+      try {
+        await take(bytes);
+      } catch (error) {
+        ownFailure = { error };
+        throw error;
+      }
+    }
+  } catch {
+    if (ownFailure) throw ownFailure.error;
+    // The body broke off (the client went away, or the signal stopped it): keep what arrived.
+    endedEarly = true;
+  } finally {
+    options.signal?.removeEventListener('abort', stopReading);
+  }
+
+  if (received === 0) return { state: given, offset: start };
+  if (hash && options.checksum) {
+    // All or nothing: none of the parts written here is recorded, and the old tail is untouched.
+    if (endedEarly) return { state: given, offset: start };
+    const digest = hash.digest();
+    if (!digest.equals(options.checksum.digest)) {
+      throw new FileconvError(
+        'CHECKSUM_MISMATCH',
+        `The bytes appended to "${key}" do not match their ${options.checksum.algorithm} checksum: none were kept.`,
+        {
+          details: { key, algorithm: options.checksum.algorithm },
+        },
+      );
+    }
+  }
+  const offset = start + received;
+  let tail: S3Tail | undefined;
+  if (buffer && filled > 0) {
+    if (offset === size) {
+      await uploadPart(buffer.subarray(0, filled));
+    } else {
+      tail = { id: newTailId(), size: filled };
+      try {
+        await client.send(
+          new sdk.client.PutObjectCommand({
+            Bucket: bucket,
+            Key: tailKey(tail),
+            Body: buffer.subarray(0, filled),
+          }),
+        );
+      } catch (error) {
+        throw failure(error, key, 'Storing the upload tail of');
+      }
+    }
+  }
+  if (staleTail) await deleteTailQuietly(staleTail);
+  return { state: snapshot(tail), offset };
+}
+
+function uploadGone(key: string, cause?: unknown): FileconvError {
+  return new FileconvError(
+    'UPLOAD_EXPIRED',
+    `The resumable upload of "${key}" is gone from S3: start a new upload.`,
+    {
+      details: { key },
+      cause,
+    },
+  );
+}
+
+function withoutTail(state: S3ResumableState): S3ResumableState {
+  const { tail: _tail, ...rest } = state;
+  return rest;
+}
