@@ -51,6 +51,7 @@ import { planConversion } from './planning.js';
 import type { Availability, DocumentOperation, Storage } from './ports.js';
 import { checkReadiness, type ReadinessOptions, type ReadinessReport } from './readiness.js';
 import {
+  confirmUpload,
   createUploadGrant,
   deleteFile,
   getFile,
@@ -114,6 +115,13 @@ export interface Engine {
   /** Flow A: stores the bytes of a pending upload. */
   receiveUpload(input: ReceiveUploadInput): Promise<FileRecord>;
   getFile(id: string, owner?: string): Promise<FileRecord>;
+  /**
+   * Flow A with presigning storage: a pending upload whose object is now in storage becomes
+   * `uploaded` (SIZE_MISMATCH, object deleted, when its size is not the declared one;
+   * NOT_UPLOADED when there is no object). Jobs do this themselves; the presigned multipart
+   * upload's completion does it at once.
+   */
+  confirmUpload(id: string, owner?: string): Promise<FileRecord>;
   /** Deletes an upload's bytes and record. */
   deleteFile(id: string, owner?: string): Promise<void>;
   createJob(input: CreateJobInput | CreateOperationJobInput): Promise<Job>;
@@ -200,6 +208,7 @@ export function createEngine(options: EngineOptions): Engine {
     createUploadGrant: (input) => createUploadGrant(context, input),
     receiveUpload: (input) => receiveUpload(context, input),
     getFile: (id, owner) => getFile(context, id, owner),
+    confirmUpload: async (id, owner) => confirmUpload(context, await getFile(context, id, owner)),
     createJob: (input) => createJob(context, input),
     createJobs: (inputs) => createJobs(context, inputs),
     getJob: (id, owner) => getJob(context, id, owner),

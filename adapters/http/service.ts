@@ -25,6 +25,7 @@ import { flowARoutes } from './flow-a-routes.js';
 import { flowBRoutes } from './flow-b-routes.js';
 import { errorAnswer, toHttpError } from './http-errors.js';
 import type { LinkSettings } from './links.js';
+import { multipartRoutes } from './multipart-routes.js';
 import type { RouteContext } from './route-context.js';
 import { routeTable } from './routes.js';
 import { serviceRoutes } from './service-routes.js';
@@ -169,6 +170,7 @@ export function createHttpService(engine: Engine, options: HttpServiceOptions = 
   const routeList = [
     ...(options.webConverter ? webConverterRoutes(ctx) : []),
     ...flowARoutes(ctx),
+    ...multipartRoutes(ctx),
     ...flowBRoutes(ctx),
     ...serviceRoutes(ctx),
     ...docsRoutes(),

@@ -49,6 +49,12 @@ export function isS3NoSuchUpload(error: unknown): boolean {
   return errorName(error) === 'NoSuchUpload';
 }
 
+/**
+ * A completion naming parts S3 does not have (a wrong ETag, a part never uploaded), out of
+ * order, or too small: what the client sent is wrong, so INVALID_REQUEST, not an S3 failure.
+ */
+const CLIENT_PART_ERRORS = new Set(['InvalidPart', 'InvalidPartOrder', 'EntityTooSmall']);
+
 const CREDENTIAL_ERRORS = new Set([
   'CredentialsProviderError',
   'InvalidAccessKeyId',
@@ -115,6 +121,16 @@ export function s3Error(error: unknown, context: S3ErrorContext): FileconvError 
       'UPLOAD_EXPIRED',
       `${action} "${key}" in S3 failed: its multipart upload is gone (completed, aborted or expired); start a new upload.`,
       { details, cause: error },
+    );
+  }
+  if (CLIENT_PART_ERRORS.has(name)) {
+    return new FileconvError(
+      'INVALID_REQUEST',
+      `${action} "${key}" failed: S3 refused the parts (${name}: ${text}).`,
+      {
+        details,
+        cause: error,
+      },
     );
   }
   if (isS3NotFound(error)) {

@@ -12,10 +12,18 @@ import { pipeline } from 'node:stream';
 import type { GetObjectCommandOutput, HeadObjectCommandOutput, S3Client } from '@aws-sdk/client-s3';
 import { create as createContentDisposition } from 'content-disposition';
 import { FileconvError, isFileconvError } from '../../src/errors.js';
-import type { ByteRange, PutOptions, ResumableUploads, Storage, StoredObjectInfo } from '../../src/ports.js';
+import type {
+  ByteRange,
+  PresignedMultipartUploads,
+  PutOptions,
+  ResumableUploads,
+  Storage,
+  StoredObjectInfo,
+} from '../../src/ports.js';
 import { checkByteRange } from './byte-range.js';
 import { ByteLimitStream, checkContentType, checkMaxBytes, tooLargeError } from './limit-stream.js';
 import { isS3NotFound, mapStreamErrors, s3Error } from './s3-errors.js';
+import { createS3PresignedMultipart } from './s3-multipart.js';
 import { ADAPTER, resolveS3Options, type S3StorageOptions } from './s3-options.js';
 import {
   checkPresignGet,
@@ -24,7 +32,7 @@ import {
   type PresignPutOptions,
 } from './s3-presign.js';
 import { cutToRange, returnedWindow } from './s3-range.js';
-import { createS3ResumableUploads } from './s3-resumable.js';
+import { createS3ResumableUploads, type S3StorageAccess } from './s3-resumable.js';
 import { loadS3Sdk, type S3Sdk } from './s3-sdk.js';
 import { assertStorageKey } from './storage-key.js';
 
@@ -43,6 +51,8 @@ const UNTYPED_METADATA = { 'fileconv-untyped': '1' };
 export type S3Storage = Storage & {
   /** Uploads in pieces (tus): one S3 multipart upload per file, see s3-resumable.ts. */
   resumable: ResumableUploads;
+  /** Multipart uploads straight from the client through presigned part URLs, see s3-multipart.ts. */
+  presignedMultipart: PresignedMultipartUploads;
   presignPut(key: string, options: PresignPutOptions): Promise<string>;
   presignGet(key: string, options: PresignGetOptions): Promise<string>;
   /** Destroys the client the storage made (never one passed as `client`); later calls reject. */
@@ -177,17 +187,11 @@ export function createS3Storage(options: S3StorageOptions): S3Storage {
     }
   }
 
-  const resumable = createS3ResumableUploads({
-    bucket,
-    minPartBytes: partSizeBytes,
-    connect,
-    objectKey,
-    failure,
-    head,
-  });
+  const access: S3StorageAccess = { bucket, minPartBytes: partSizeBytes, connect, objectKey, failure, head };
 
   return {
-    resumable,
+    resumable: createS3ResumableUploads(access),
+    presignedMultipart: createS3PresignedMultipart(access),
 
     async put(
       key: string,
