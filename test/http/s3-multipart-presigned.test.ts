@@ -10,6 +10,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { completedUploadResponse, multipartGrantResponse } from '../../adapters/http/response-schemas.js';
 import { createS3Storage, type S3Storage } from '../../adapters/storage/s3.js';
+import { createClient } from '../../client/index.js';
 import { readAll } from '../../src/testing/index.js';
 import { describeWithEngine } from '../helpers/engines.js';
 import {
@@ -208,6 +209,38 @@ describeWithEngine(
       expect(aborted.status, aborted.text).toBe(200);
       expect((await s3.pendingMultipartUploads()).filter((key) => key.startsWith(prefix))).toEqual([]);
       await expect(server.engine.getFile(grant.fileId)).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    });
+
+    it('fileconv/client uploadMultipart sends the parts, several at once, and completes the file', async () => {
+      const { server, storage, prefix } = await startOnS3();
+      const client = createClient({ baseUrl: server.url });
+      const size = 16 * MiB + 1;
+      const bytes = sourceBytes(size);
+      const progress: number[] = [];
+      const done = await client.uploadMultipart(new Blob([bytes], { type: 'video/mp4' }), {
+        fileName: 'clip.mp4',
+        concurrency: 3,
+        onProgress: (loaded) => progress.push(loaded),
+      });
+      expect(done).toMatchObject({ fileName: 'clip.mp4', size });
+      expect(progress.at(-1)).toBe(size);
+      expect(await storage.head(done.fileKey)).toEqual({ size, contentType: 'video/mp4' });
+      expect(sha(await readAll(await storage.get(done.fileKey)))).toBe(sha(bytes));
+
+      // A failed part aborts the whole upload: nothing stays in the bucket, nor a pending file.
+      const failing = createClient({
+        baseUrl: server.url,
+        retry: { maxRetries: 0 },
+        fetch: (input, init) =>
+          init?.method === 'PUT' && String(input).includes('partNumber=2')
+            ? Promise.resolve(new Response('<Error><Code>InternalError</Code></Error>', { status: 500 }))
+            : fetch(input, init),
+      });
+      await expect(
+        failing.uploadMultipart(bytes, { fileName: 'clip.mp4', contentType: 'video/mp4' }),
+      ).rejects.toMatchObject({ name: 'FileconvApiError', status: 500 });
+      expect((await s3.pendingMultipartUploads()).filter((key) => key.startsWith(prefix))).toEqual([]);
+      expect(await server.fileRecords()).toEqual([done.fileId]);
     });
 
     it("refuses a file over the plan's size before anything is started", async () => {
