@@ -26,6 +26,12 @@ export type S3ResumableState = {
   /** Parts 1..parts.length, ascending; each is partSize bytes except a final, shorter last one. */
   parts: S3Part[];
   tail?: S3Tail;
+  /**
+   * The tail the append that made this state replaced: still there, because that append's
+   * commit could have been lost (then the engine appends again from the state before, which
+   * names it). The next append deletes it; complete() and abort() sweep every tail anyway.
+   */
+  retired?: string;
 };
 
 /**
@@ -47,6 +53,8 @@ export function storedBytes(state: S3ResumableState): number {
 const isCount = (value: unknown): value is number =>
   typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
 const isText = (value: unknown): value is string => typeof value === 'string' && value !== '';
+const isTailId = (value: unknown): value is string =>
+  typeof value === 'string' && /^[0-9a-f]{32}$/.test(value);
 
 function corrupt(key: string, why: string): FileconvError {
   return new FileconvError(
@@ -60,7 +68,10 @@ function corrupt(key: string, why: string): FileconvError {
 
 /** The state checked: every part whole and in place, the tail shorter than a part. */
 export function readResumableState(key: string, state: ResumableState): S3ResumableState {
-  const { uploadId, size, contentType, partSize, parts, tail } = (state ?? {}) as Record<string, unknown>;
+  const { uploadId, size, contentType, partSize, parts, tail, retired } = (state ?? {}) as Record<
+    string,
+    unknown
+  >;
   if (!isText(uploadId) || !isCount(size) || !isText(contentType) || !isCount(partSize) || partSize === 0) {
     throw corrupt(key, 'uploadId, size, contentType or partSize is missing');
   }
@@ -79,11 +90,16 @@ export function readResumableState(key: string, state: ResumableState): S3Resuma
   const checked: S3ResumableState = { uploadId, size, contentType, partSize, parts: checkedParts };
   if (tail !== undefined) {
     const { id, size: bytes } = (tail ?? {}) as Record<string, unknown>;
-    if (typeof id !== 'string' || !/^[0-9a-f]{32}$/.test(id) || !isCount(bytes) || bytes === 0) {
+    if (!isTailId(id) || !isCount(bytes) || bytes === 0) {
       throw corrupt(key, 'the tail is malformed');
     }
     if (bytes >= partSize) throw corrupt(key, 'the tail is a whole part');
     checked.tail = { id, size: bytes };
+  }
+  if (retired !== undefined) {
+    if (!isTailId(retired) || retired === checked.tail?.id)
+      throw corrupt(key, 'the retired tail is malformed');
+    checked.retired = retired;
   }
   if (storedBytes(checked) > size) throw corrupt(key, 'more bytes are stored than the upload holds');
   return checked;

@@ -230,18 +230,53 @@ async function appendBody(
   let buffer: Buffer | undefined;
   let filled = 0;
   let received = 0;
-  /** The tail object this append read and no recorded state needs any more, once a part holds its bytes. */
+  /**
+   * The tail this append read, once a part or a newer tail holds its bytes. It is deleted only
+   * once a state without it is committed: after a progress() call, or by the next append (the
+   * new state names it `retired`), because the engine may lose this append's commit and append
+   * again from the state given here, which still needs it.
+   */
   let staleTail: S3Tail | undefined;
 
-  const tailKey = (tail: S3Tail) => Key + TAIL_MARK + tail.id;
-  const snapshot = (tail: S3Tail | undefined): S3ResumableState =>
-    tail ? { ...state, parts: [...parts], tail } : { ...withoutTail(state), parts: [...parts] };
+  const tailKey = (id: string) => Key + TAIL_MARK + id;
+  const snapshot = (tail: S3Tail | undefined, retired: S3Tail | undefined): S3ResumableState => {
+    const { uploadId, contentType } = state;
+    return {
+      uploadId,
+      size,
+      contentType,
+      partSize,
+      parts: [...parts],
+      ...(tail ? { tail } : {}),
+      ...(retired ? { retired: retired.id } : {}),
+    };
+  };
 
-  async function deleteTailQuietly(tail: S3Tail): Promise<void> {
+  async function deleteTailQuietly(id: string): Promise<void> {
     // An orphaned tail costs little: complete() and abort() sweep every tail of the key.
     await client
-      .send(new sdk.client.DeleteObjectCommand({ Bucket: bucket, Key: tailKey(tail) }))
+      .send(new sdk.client.DeleteObjectCommand({ Bucket: bucket, Key: tailKey(id) }))
       .catch(() => {});
+  }
+
+  /**
+   * A recorded tail that is not there: the upload is gone (aborted, expired: UPLOAD_EXPIRED), or
+   * another append moved it on since this state (OFFSET_MISMATCH: ask for the offset again).
+   */
+  async function missingTail(cause: unknown): Promise<FileconvError> {
+    try {
+      await client.send(
+        new sdk.client.ListPartsCommand({ Bucket: bucket, Key, UploadId: state.uploadId, MaxParts: 1 }),
+      );
+    } catch (error) {
+      if (isS3NoSuchUpload(error)) return uploadGone(key, cause);
+      return failure(error, key, 'Inspecting the resumable upload of');
+    }
+    return new FileconvError(
+      'OFFSET_MISMATCH',
+      `The resumable upload of "${key}" moved on since this append began: ask for its offset again.`,
+      { details: { key }, cause },
+    );
   }
 
   async function startPart(): Promise<Buffer> {
@@ -257,7 +292,7 @@ async function appendBody(
     let at = 0;
     try {
       const output = await client.send(
-        new sdk.client.GetObjectCommand({ Bucket: bucket, Key: tailKey(tail) }),
+        new sdk.client.GetObjectCommand({ Bucket: bucket, Key: tailKey(tail.id) }),
       );
       for await (const chunk of output.Body as Readable) {
         const bytes = chunk as Buffer;
@@ -266,8 +301,7 @@ async function appendBody(
         at += bytes.length;
       }
     } catch (error) {
-      // The tail goes with the upload (aborted, or swept on expiry): the upload is what is gone.
-      if (isS3NotFound(error)) throw uploadGone(key, error);
+      if (isS3NotFound(error)) throw await missingTail(error);
       throw failure(error, key, 'Reading the upload tail of');
     }
     if (at !== tail.size) {
@@ -329,13 +363,17 @@ async function appendBody(
       if (filled === partSize && partStart + partSize < size) {
         await uploadPart(buffer.subarray(0, filled));
         if (!hash && options.progress) {
-          await options.progress(snapshot(undefined), parts.length * partSize);
-          if (staleTail) await deleteTailQuietly(staleTail);
+          await options.progress(snapshot(undefined, undefined), parts.length * partSize);
+          // Committed: no state that can still win needs the old tail.
+          if (staleTail) await deleteTailQuietly(staleTail.id);
           staleTail = undefined;
         }
       }
     }
   }
+
+  // The tail the given state's own append left behind: only older states name it.
+  if (state.retired) await deleteTailQuietly(state.retired);
 
   let ownFailure: { error: unknown } | undefined;
   let endedEarly = false;
@@ -387,7 +425,7 @@ async function appendBody(
         await client.send(
           new sdk.client.PutObjectCommand({
             Bucket: bucket,
-            Key: tailKey(tail),
+            Key: tailKey(tail.id),
             Body: buffer.subarray(0, filled),
           }),
         );
@@ -396,8 +434,7 @@ async function appendBody(
       }
     }
   }
-  if (staleTail) await deleteTailQuietly(staleTail);
-  return { state: snapshot(tail), offset };
+  return { state: snapshot(tail, staleTail), offset };
 }
 
 function uploadGone(key: string, cause?: unknown): FileconvError {
@@ -409,9 +446,4 @@ function uploadGone(key: string, cause?: unknown): FileconvError {
       cause,
     },
   );
-}
-
-function withoutTail(state: S3ResumableState): S3ResumableState {
-  const { tail: _tail, ...rest } = state;
-  return rest;
 }

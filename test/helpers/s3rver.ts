@@ -9,8 +9,8 @@
  *   the way S3 does and answers 403 SignatureDoesNotMatch;
  * - it has no AbortMultipartUpload (DELETE ?uploadId answers 405): `abortMultipartUploads`
  *   implements it by removing the upload's parts, and answers NoSuchUpload, as S3 does, to a
- *   part, a complete or an abort of an upload completed or aborted before (s3rver would store
- *   the part, or fail with 500);
+ *   part, a complete, an abort or a ListParts of an upload completed or aborted before (s3rver
+ *   would store the part, or fail with 500), and answers ListParts (part numbers only);
  * - it has no ListMultipartUploads (GET ?uploads answers 501 NotImplemented):
  *   `pendingMultipartUploads()` reads the in-progress uploads from s3rver's directory instead.
  *
@@ -233,6 +233,19 @@ export async function startS3rver(options: S3rverOptions = {}): Promise<S3rverHa
       if (!known) {
         ctx.req.resume();
         return xmlError(ctx, 404, 'NoSuchUpload', 'The specified upload does not exist.');
+      }
+      if (ctx.method === 'GET') {
+        // ListParts, which s3rver lacks: the part numbers stored (all that the tests read).
+        const names = await readdir(path.join(uploadsDir(bucket), uploadId));
+        const numbers = names.filter((name) => /^\d+$/.test(name)).map(Number);
+        const parts = numbers
+          .sort((a, b) => a - b)
+          .map((number) => `<Part><PartNumber>${number}</PartNumber></Part>`)
+          .join('');
+        ctx.status = 200;
+        ctx.type = 'application/xml';
+        ctx.body = `<?xml version="1.0" encoding="UTF-8"?>\n<ListPartsResult><Bucket>${bucket}</Bucket><UploadId>${uploadId}</UploadId><IsTruncated>false</IsTruncated>${parts}</ListPartsResult>`;
+        return;
       }
     }
     await next();
