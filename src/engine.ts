@@ -115,6 +115,8 @@ export interface Engine {
   /** Flow A: stores the bytes of a pending upload. */
   receiveUpload(input: ReceiveUploadInput): Promise<FileRecord>;
   getFile(id: string, owner?: string): Promise<FileRecord>;
+  /** Deletes an upload's bytes and record. */
+  deleteFile(id: string, owner?: string): Promise<void>;
   /**
    * Flow A with presigning storage: a pending upload whose object is now in storage becomes
    * `uploaded` (SIZE_MISMATCH, object deleted, when its size is not the declared one;
@@ -122,8 +124,6 @@ export interface Engine {
    * upload's completion does it at once.
    */
   confirmUpload(id: string, owner?: string): Promise<FileRecord>;
-  /** Deletes an upload's bytes and record. */
-  deleteFile(id: string, owner?: string): Promise<void>;
   createJob(input: CreateJobInput | CreateOperationJobInput): Promise<Job>;
   /** Creates several jobs all-or-nothing: all are checked before any is stored. */
   createJobs(inputs: readonly (CreateJobInput | CreateOperationJobInput)[]): Promise<Job[]>;
@@ -208,13 +208,13 @@ export function createEngine(options: EngineOptions): Engine {
     createUploadGrant: (input) => createUploadGrant(context, input),
     receiveUpload: (input) => receiveUpload(context, input),
     getFile: (id, owner) => getFile(context, id, owner),
-    confirmUpload: async (id, owner) => confirmUpload(context, await getFile(context, id, owner)),
     createJob: (input) => createJob(context, input),
     createJobs: (inputs) => createJobs(context, inputs),
     getJob: (id, owner) => getJob(context, id, owner),
     cancelJob: (id, owner) => cancelJob(context, id, owner),
     discardJob: (id, owner) => discardJob(context, id, owner),
     deleteFile: (id, owner) => deleteFile(context, id, owner),
+    confirmUpload: async (id, owner) => confirmUpload(context, await getFile(context, id, owner)),
     waitForJob: (id, waitOptions) => waitForJob(context, id, waitOptions),
     openResult: (id, owner) => openResult(context, id, owner),
     onJobEvent: (listener) => context.lifecycle.subscribe(listener),
