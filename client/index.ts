@@ -7,6 +7,7 @@
 import { FileconvApiError, jobFailure } from './errors.js';
 import { downloadedFile, multipartFrame } from './files.js';
 import { callJson, headersFor, send, sleep, type Transport, urlOf } from './http.js';
+import { multipartCalls } from './multipart.js';
 import type {
   CallOptions,
   ClientOptions,
@@ -91,6 +92,9 @@ export function createClient(clientOptions: ClientOptions) {
   }
 
   const client = {
+    // ---- Flow A, large files straight to S3 (multipart.ts) ----
+    ...multipartCalls(t),
+
     // ---- Flow A ----
     async getUploadUrl(
       request: { fileName: string; fileSize: number; contentType: string },

@@ -67,3 +67,13 @@ export interface RunOperationOptions extends CallOptions {
   /** Called with every polled state of the job. */
   onProgress?: (job: JobView) => void;
 }
+
+export interface MultipartUploadOptions extends CallOptions {
+  fileName: string;
+  /** Default: a Blob's own type, else application/octet-stream. */
+  contentType?: string;
+  /** Parts sent at once. Default 4. */
+  concurrency?: number;
+  /** Bytes of the parts stored so far (it moves a part at a time), and the total. */
+  onProgress?: UploadProgress;
+}

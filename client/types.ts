@@ -33,6 +33,27 @@ export interface ClientUploadGrant extends UploadGrant {
   fileSize: number;
 }
 
+/** POST /api/files/multipart (S3 storage): one presigned PUT URL per part. */
+export interface MultipartGrant {
+  fileId: string;
+  fileKey: string;
+  uploadId: string;
+  /** Part n holds the bytes [(n-1)*partSize, n*partSize); the last part holds the rest. */
+  partSize: number;
+  parts: { partNumber: number; url: string }[];
+  /** Lifetime of the part URLs, seconds. */
+  expiresIn: number;
+  completeUrl: string;
+}
+
+/** POST /api/files/{fileId}/complete: the uploaded file, ready for POST /api/jobs/create. */
+export interface CompletedUpload {
+  fileId: string;
+  fileKey: string;
+  fileName: string;
+  size: number;
+}
+
 export type JobStatus = 'queued' | 'processing' | 'completed' | 'failed' | 'canceled' | 'expired';
 
 /** GET /api/jobs/{jobId}: the specification's ten fields, then the additive ones. */

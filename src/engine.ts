@@ -51,6 +51,7 @@ import { planConversion } from './planning.js';
 import type { Availability, DocumentOperation, Storage } from './ports.js';
 import { checkReadiness, type ReadinessOptions, type ReadinessReport } from './readiness.js';
 import {
+  confirmUpload,
   createUploadGrant,
   deleteFile,
   getFile,
@@ -116,6 +117,13 @@ export interface Engine {
   getFile(id: string, owner?: string): Promise<FileRecord>;
   /** Deletes an upload's bytes and record. */
   deleteFile(id: string, owner?: string): Promise<void>;
+  /**
+   * Flow A with presigning storage: a pending upload whose object is now in storage becomes
+   * `uploaded` (SIZE_MISMATCH, object deleted, when its size is not the declared one;
+   * NOT_UPLOADED when there is no object). Jobs do this themselves; the presigned multipart
+   * upload's completion does it at once.
+   */
+  confirmUpload(id: string, owner?: string): Promise<FileRecord>;
   createJob(input: CreateJobInput | CreateOperationJobInput): Promise<Job>;
   /** Creates several jobs all-or-nothing: all are checked before any is stored. */
   createJobs(inputs: readonly (CreateJobInput | CreateOperationJobInput)[]): Promise<Job[]>;
@@ -206,6 +214,7 @@ export function createEngine(options: EngineOptions): Engine {
     cancelJob: (id, owner) => cancelJob(context, id, owner),
     discardJob: (id, owner) => discardJob(context, id, owner),
     deleteFile: (id, owner) => deleteFile(context, id, owner),
+    confirmUpload: async (id, owner) => confirmUpload(context, await getFile(context, id, owner)),
     waitForJob: (id, waitOptions) => waitForJob(context, id, waitOptions),
     openResult: (id, owner) => openResult(context, id, owner),
     onJobEvent: (listener) => context.lifecycle.subscribe(listener),

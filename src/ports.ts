@@ -67,6 +67,12 @@ export interface Storage {
   localPath?(key: string): Promise<string | null>;
   /** Uploads in pieces (tus, S3 multipart); without it, /api/tus is not offered. */
   resumable?: ResumableUploads;
+  /**
+   * Multipart uploads the client sends straight to storage through presigned part URLs (S3), so
+   * large files never pass through an API node; without it, POST /api/files/multipart answers
+   * NOT_FOUND and clients use the single PUT of Flow A or tus.
+   */
+  presignedMultipart?: PresignedMultipartUploads;
   /** Releases connections or handles. */
   close?(): Promise<void>;
 }
@@ -114,6 +120,36 @@ export interface ResumableUploads {
   complete(key: string, state: ResumableState): Promise<StoredObjectInfo>;
   /** Drops what was stored of an unfinished upload; aborting twice is not an error. */
   abort(key: string, state: ResumableState): Promise<void>;
+}
+
+/** One part URL of a presigned multipart upload: PUT exactly that part's bytes to it. */
+export interface PresignedPart {
+  partNumber: number;
+  url: string;
+}
+
+/**
+ * Multipart uploads done by the client against storage directly (S3 multipart with presigned
+ * UploadPart URLs). Part n holds the bytes [(n-1)*partSize, n*partSize); each URL is bound to
+ * its part's exact size. The storage keeps nothing between calls: the upload id travels with
+ * the client, and the storage itself refuses an id that is not an upload of `key`.
+ */
+export interface PresignedMultipartUploads {
+  /** Starts the upload of `size` bytes (> 0) and signs one PUT URL per part, valid `expiresIn` seconds. */
+  presign(
+    key: string,
+    options: { contentType: string; size: number; expiresIn: number },
+  ): Promise<{ uploadId: string; partSize: number; parts: PresignedPart[] }>;
+  /**
+   * Assembles the parts (ascending part numbers, with the ETag each PUT answered) into the
+   * object at `key`. INVALID_REQUEST for parts storage does not have; the caller checks the size.
+   */
+  complete(
+    key: string,
+    options: { uploadId: string; parts: readonly { partNumber: number; etag: string }[] },
+  ): Promise<StoredObjectInfo>;
+  /** Drops the parts of an unfinished upload; aborting twice, or a finished upload, is not an error. */
+  abort(key: string, options: { uploadId: string }): Promise<void>;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -8,6 +8,7 @@ import type { ErrorCode } from '../../src/errors.js';
 import type { RateLimitClass } from '../../src/policy/limits.js';
 import {
   batchRequest,
+  completeMultipartRequest,
   convertOrOperationRequest,
   convertRequest,
   createJobRequest,
@@ -20,12 +21,14 @@ import {
 } from './request-schemas.js';
 import {
   batchResponse,
+  completedUploadResponse,
   convertResponse,
   createJobResponse,
   errorResponse,
   formatsResponse,
   healthResponse,
   jobResponse,
+  multipartGrantResponse,
   operationsResponse,
   readinessResponse,
   uploadedFileResponse,
@@ -36,6 +39,7 @@ import {
 /** The document's components.schemas: name -> zod schema. */
 export const SCHEMAS = {
   UploadUrlRequest: uploadUrlRequest,
+  CompleteMultipartRequest: completeMultipartRequest,
   CreateJobRequest: createJobRequest,
   OperationJobRequest: operationJobRequest,
   UrlJobRequest: urlJobRequest,
@@ -46,6 +50,8 @@ export const SCHEMAS = {
   UrlConvertRequest: urlConvertRequest,
   ConvertOrOperationRequest: convertOrOperationRequest,
   UploadGrant: uploadGrantResponse,
+  MultipartGrant: multipartGrantResponse,
+  CompletedUpload: completedUploadResponse,
   CreateJobResult: createJobResponse,
   BatchResult: batchResponse,
   Job: jobResponse,

@@ -43,6 +43,24 @@ const webhookUrl = z
 
 export const uploadUrlRequest = z.object({ fileName, fileSize: byteSize, contentType: mimeType });
 
+/** S3's limit on the parts of one upload. */
+const MAX_PARTS = 10_000;
+
+/** POST /api/files/{fileId}/complete: the ETag each part PUT answered, by part number. */
+export const completeMultipartRequest = z.object({
+  uploadId: z.string().min(1).max(1024).meta({ description: 'The `uploadId` of the multipart grant.' }),
+  parts: z
+    .array(
+      z.object({
+        partNumber: z.int().min(1).max(MAX_PARTS),
+        etag: z.string().min(1).max(1024).meta({ description: 'The ETag header the part PUT answered.' }),
+      }),
+    )
+    .min(1)
+    .max(MAX_PARTS)
+    .meta({ description: 'Every part, in ascending partNumber order.' }),
+});
+
 export const createJobRequest = z.object({
   fileKey: z.string().min(1).max(255),
   sourceFormat: formatName,

@@ -37,6 +37,37 @@ export const uploadGrantResponse = z.object({
   expiresIn: z.literal(600).meta({ description: 'Lifetime of uploadUrl, seconds.' }),
 });
 
+/** POST /api/files/multipart. */
+export const multipartGrantResponse = z.object({
+  fileId: z.string().min(1),
+  fileKey: z
+    .string()
+    .min(1)
+    .meta({ description: 'Passed to POST /api/jobs/create once the upload is complete.' }),
+  uploadId: z.string().min(1).meta({ description: 'Send it back to complete or abort the upload.' }),
+  partSize: z.int().positive().meta({
+    description: 'Part n holds the file bytes [(n-1)*partSize, n*partSize); the last part holds the rest.',
+  }),
+  parts: z
+    .array(
+      z.object({
+        partNumber: z.int().min(1),
+        url: z.url().meta({ description: "Pre-signed URL: PUT exactly this part's bytes to it." }),
+      }),
+    )
+    .min(1),
+  expiresIn: z.int().positive().meta({ description: 'Lifetime of the part URLs and of the grant, seconds.' }),
+  completeUrl: z.url().meta({ description: 'POST the parts ETags here once every part is stored.' }),
+});
+
+/** POST /api/files/{fileId}/complete. */
+export const completedUploadResponse = z.object({
+  fileId: z.string().min(1),
+  fileKey: z.string().min(1).meta({ description: 'Passed to POST /api/jobs/create.' }),
+  fileName: z.string().min(1),
+  size: byteCount,
+});
+
 /** POST /api/jobs/create. */
 export const createJobResponse = z.object({ jobId: z.string().min(1) });
 

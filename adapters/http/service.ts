@@ -27,6 +27,7 @@ import { flowBRoutes } from './flow-b-routes.js';
 import { errorAnswer, toHttpError } from './http-errors.js';
 import { createIdempotencyGuard, type IdempotencySettings } from './idempotency.js';
 import type { LinkSettings } from './links.js';
+import { multipartRoutes } from './multipart-routes.js';
 import type { RouteContext } from './route-context.js';
 import { routeTable } from './routes.js';
 import { serviceRoutes } from './service-routes.js';
@@ -180,6 +181,7 @@ export function createHttpService(engine: Engine, options: HttpServiceOptions = 
   const routeList = [
     ...(options.webConverter ? webConverterRoutes(ctx) : []),
     ...flowARoutes(ctx),
+    ...multipartRoutes(ctx),
     ...flowBRoutes(ctx),
     ...serviceRoutes(ctx),
     ...docsRoutes(),

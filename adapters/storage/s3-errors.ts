@@ -41,6 +41,20 @@ export function isS3NotFound(error: unknown): boolean {
   return name === 'NoSuchKey' || name === 'NotFound' || s3Status(error) === 404;
 }
 
+/**
+ * True for "no such multipart upload": it was completed or aborted already, or a bucket
+ * lifecycle rule (AbortIncompleteMultipartUpload) removed it.
+ */
+export function isS3NoSuchUpload(error: unknown): boolean {
+  return errorName(error) === 'NoSuchUpload';
+}
+
+/**
+ * A completion naming parts S3 does not have (a wrong ETag, a part never uploaded), out of
+ * order, or too small: what the client sent is wrong, so INVALID_REQUEST, not an S3 failure.
+ */
+const CLIENT_PART_ERRORS = new Set(['InvalidPart', 'InvalidPartOrder', 'EntityTooSmall']);
+
 const CREDENTIAL_ERRORS = new Set([
   'CredentialsProviderError',
   'InvalidAccessKeyId',
@@ -101,6 +115,24 @@ export function s3Error(error: unknown, context: S3ErrorContext): FileconvError 
   const text = typeof shape(error).message === 'string' ? (shape(error).message as string) : String(error);
   const details = { key, bucket, s3Error: name, ...(status === undefined ? {} : { status }) };
 
+  if (isS3NoSuchUpload(error)) {
+    // Checked before "not found": S3 answers it with 404, but the object is not what is missing.
+    return new FileconvError(
+      'UPLOAD_EXPIRED',
+      `${action} "${key}" in S3 failed: its multipart upload is gone (completed, aborted or expired); start a new upload.`,
+      { details, cause: error },
+    );
+  }
+  if (CLIENT_PART_ERRORS.has(name)) {
+    return new FileconvError(
+      'INVALID_REQUEST',
+      `${action} "${key}" failed: S3 refused the parts (${name}: ${text}).`,
+      {
+        details,
+        cause: error,
+      },
+    );
+  }
   if (isS3NotFound(error)) {
     return new FileconvError('NOT_FOUND', `No object under "${key}".`, { details: { key }, cause: error });
   }

@@ -12,10 +12,18 @@ import { pipeline } from 'node:stream';
 import type { GetObjectCommandOutput, HeadObjectCommandOutput, S3Client } from '@aws-sdk/client-s3';
 import { create as createContentDisposition } from 'content-disposition';
 import { FileconvError, isFileconvError } from '../../src/errors.js';
-import type { ByteRange, PutOptions, Storage, StoredObjectInfo } from '../../src/ports.js';
+import type {
+  ByteRange,
+  PresignedMultipartUploads,
+  PutOptions,
+  ResumableUploads,
+  Storage,
+  StoredObjectInfo,
+} from '../../src/ports.js';
 import { checkByteRange } from './byte-range.js';
 import { ByteLimitStream, checkContentType, checkMaxBytes, tooLargeError } from './limit-stream.js';
 import { isS3NotFound, mapStreamErrors, s3Error } from './s3-errors.js';
+import { createS3PresignedMultipart } from './s3-multipart.js';
 import { ADAPTER, resolveS3Options, type S3StorageOptions } from './s3-options.js';
 import {
   checkPresignGet,
@@ -24,6 +32,7 @@ import {
   type PresignPutOptions,
 } from './s3-presign.js';
 import { cutToRange, returnedWindow } from './s3-range.js';
+import { createS3ResumableUploads, type S3StorageAccess } from './s3-resumable.js';
 import { loadS3Sdk, type S3Sdk } from './s3-sdk.js';
 import { assertStorageKey } from './storage-key.js';
 
@@ -40,6 +49,10 @@ const MAX_S3_KEY_BYTES = 1024;
 const UNTYPED_METADATA = { 'fileconv-untyped': '1' };
 
 export type S3Storage = Storage & {
+  /** Uploads in pieces (tus): one S3 multipart upload per file, see s3-resumable.ts. */
+  resumable: ResumableUploads;
+  /** Multipart uploads straight from the client through presigned part URLs, see s3-multipart.ts. */
+  presignedMultipart: PresignedMultipartUploads;
   presignPut(key: string, options: PresignPutOptions): Promise<string>;
   presignGet(key: string, options: PresignGetOptions): Promise<string>;
   /** Destroys the client the storage made (never one passed as `client`); later calls reject. */
@@ -161,7 +174,25 @@ export function createS3Storage(options: S3StorageOptions): S3Storage {
     return body.byteLength;
   }
 
+  async function head(key: string): Promise<StoredObjectInfo | null> {
+    const Key = objectKey(key);
+    const { sdk, client } = await connect();
+    try {
+      const output = await client.send(new sdk.client.HeadObjectCommand({ Bucket: bucket, Key }));
+      return info(output);
+    } catch (error) {
+      // A bodiless 404 cannot tell a missing bucket from a missing key; both mean "no object".
+      if (isS3NotFound(error)) return null;
+      throw failure(error, key, 'Inspecting');
+    }
+  }
+
+  const access: S3StorageAccess = { bucket, minPartBytes: partSizeBytes, connect, objectKey, failure, head };
+
   return {
+    resumable: createS3ResumableUploads(access),
+    presignedMultipart: createS3PresignedMultipart(access),
+
     async put(
       key: string,
       body: Readable | Uint8Array,
@@ -218,18 +249,7 @@ export function createS3Storage(options: S3StorageOptions): S3Storage {
       }
     },
 
-    async head(key: string): Promise<StoredObjectInfo | null> {
-      const Key = objectKey(key);
-      const { sdk, client } = await connect();
-      try {
-        const output = await client.send(new sdk.client.HeadObjectCommand({ Bucket: bucket, Key }));
-        return info(output);
-      } catch (error) {
-        // A bodiless 404 cannot tell a missing bucket from a missing key; both mean "no object".
-        if (isS3NotFound(error)) return null;
-        throw failure(error, key, 'Inspecting');
-      }
-    },
+    head,
 
     async delete(key: string): Promise<void> {
       const Key = objectKey(key);

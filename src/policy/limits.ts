@@ -86,6 +86,7 @@ const UPLOAD_POSTS = new Set([
   '/api/upload',
   '/api/convert',
   '/api/files/get-upload-url',
+  '/api/files/multipart',
   '/api/jobs/create',
   '/api/jobs/batch',
 ]);

@@ -8,7 +8,9 @@
  *   size would be accepted: `verifyPresignedSignatures` checks presigned (query-string) requests
  *   the way S3 does and answers 403 SignatureDoesNotMatch;
  * - it has no AbortMultipartUpload (DELETE ?uploadId answers 405): `abortMultipartUploads`
- *   implements it by removing the upload's parts;
+ *   implements it by removing the upload's parts, and answers NoSuchUpload, as S3 does, to a
+ *   part, a complete, an abort or a ListParts of an upload completed or aborted before (s3rver
+ *   would store the part, or fail with 500), and answers ListParts (part numbers only);
  * - it has no ListMultipartUploads (GET ?uploads answers 501 NotImplemented):
  *   `pendingMultipartUploads()` reads the in-progress uploads from s3rver's directory instead.
  *
@@ -16,7 +18,7 @@
  * and `resume()` brings it back on the same port over the same objects.
  */
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -64,7 +66,7 @@ export interface S3rverOptions {
   buckets?: string[];
   /** Refuse presigned requests whose signature does not match, as S3 does. Default true. */
   verifyPresignedSignatures?: boolean;
-  /** Implement AbortMultipartUpload, which s3rver lacks. Default true. */
+  /** Implement AbortMultipartUpload, which s3rver lacks, and NoSuchUpload for unknown upload ids. Default true. */
   abortMultipartUploads?: boolean;
 }
 
@@ -211,15 +213,40 @@ export async function startS3rver(options: S3rverOptions = {}): Promise<S3rverHa
       }
     }
     const uploadId = search.get('uploadId');
-    if (abort && ctx.method === 'DELETE' && uploadId !== null) {
+    if (abort && uploadId !== null) {
       const bucket = decodeURIComponent(rawPath.split('/')[1] ?? '');
-      if (!/^[0-9a-f]+$/.test(uploadId) || !buckets.includes(bucket)) {
+      const known =
+        /^[0-9a-f]+$/.test(uploadId) &&
+        buckets.includes(bucket) &&
+        (await stat(path.join(uploadsDir(bucket), uploadId)).then(
+          () => true,
+          () => false,
+        ));
+      if (ctx.method === 'DELETE') {
+        if (known) await rm(path.join(uploadsDir(bucket), uploadId), { recursive: true, force: true });
+        // S3 answers 204 for an upload it still knows, NoSuchUpload for one completed or aborted.
+        if (!known) return xmlError(ctx, 404, 'NoSuchUpload', 'The specified upload does not exist.');
+        ctx.status = 204;
+        ctx.body = null;
+        return;
+      }
+      if (!known) {
+        ctx.req.resume();
         return xmlError(ctx, 404, 'NoSuchUpload', 'The specified upload does not exist.');
       }
-      await rm(path.join(uploadsDir(bucket), uploadId), { recursive: true, force: true });
-      ctx.status = 204;
-      ctx.body = null;
-      return;
+      if (ctx.method === 'GET') {
+        // ListParts, which s3rver lacks: the part numbers stored (all that the tests read).
+        const names = await readdir(path.join(uploadsDir(bucket), uploadId));
+        const numbers = names.filter((name) => /^\d+$/.test(name)).map(Number);
+        const parts = numbers
+          .sort((a, b) => a - b)
+          .map((number) => `<Part><PartNumber>${number}</PartNumber></Part>`)
+          .join('');
+        ctx.status = 200;
+        ctx.type = 'application/xml';
+        ctx.body = `<?xml version="1.0" encoding="UTF-8"?>\n<ListPartsResult><Bucket>${bucket}</Bucket><UploadId>${uploadId}</UploadId><IsTruncated>false</IsTruncated>${parts}</ListPartsResult>`;
+        return;
+      }
     }
     await next();
   };

@@ -48,6 +48,7 @@ describe('RATE_LIMITS and rateLimitClassOf', () => {
     ['POST', '/api/upload'],
     ['POST', '/api/convert'],
     ['POST', '/api/files/get-upload-url'],
+    ['POST', '/api/files/multipart'],
     ['POST', '/api/jobs/create'],
     ['POST', '/api/jobs/batch'],
     ['PUT', '/api/files/file_123/content'],
