@@ -23,6 +23,9 @@ function keyValue(value: string, previous: Record<string, string> = {}): Record<
   return { ...previous, [value.slice(0, eq)]: value.slice(eq + 1) };
 }
 
+const CONFIG_FLAG = '--config <file>';
+const CONFIG_HELP = `JSON settings file; flags and environment variables go first ($FILECONV_CONFIG, else ./fileconv.config.json when present)`;
+
 export function buildProgram(): Command {
   const program = new Command('fileconv')
     .description(
@@ -111,6 +114,11 @@ export function buildProgram(): Command {
       '--no-limits',
       'no rate limits and no quotas, for an internal deployment behind its own auth ($FILECONV_LIMITS=off)',
     )
+    .option(
+      '--cors-origins <origins>',
+      "browser apps on these origins may call the API: comma-separated, or '*' ($FILECONV_CORS_ORIGINS; default none)",
+    )
+    .option(CONFIG_FLAG, CONFIG_HELP)
     .action(async (options) => {
       const { runServe } = await import('./commands/serve.js');
       await runServe(options);
@@ -130,9 +138,23 @@ export function buildProgram(): Command {
       'how long running conversions may finish on shutdown (default 30)',
       integer,
     )
+    .option(CONFIG_FLAG, CONFIG_HELP)
     .action(async (options) => {
       const { runWorker } = await import('./commands/worker.js');
       await runWorker(options);
+    });
+
+  program
+    .command('config')
+    .description('the settings of `fileconv serve` and `fileconv worker`')
+    .command('check')
+    .description(
+      'print the effective settings (flags, environment, config file, defaults) as JSON, secrets redacted, with where each came from; exit 1 when they are invalid',
+    )
+    .option(CONFIG_FLAG, CONFIG_HELP)
+    .action(async (options: { config?: string }) => {
+      const { runConfigCheck } = await import('./commands/config.js');
+      await runConfigCheck(options);
     });
 
   const keys = program.command('keys').description('manage API keys (stored hashed in the data dir)');

@@ -1,0 +1,15 @@
+/**
+ * `fileconv config check`: the settings `fileconv serve` would run with, resolved exactly as it
+ * resolves them (flags, environment, config file, defaults), printed as JSON with each one's
+ * source and the secrets redacted. Invalid settings end it with the message serve would fail
+ * with (the file, the field, what is expected) and exit code 1, so a deployment can check a
+ * config file before it ships.
+ */
+import { printableConfig, resolveConfig } from '../../adapters/preset/effective-config.js';
+
+export async function runConfigCheck(flags: { config?: string }): Promise<void> {
+  const config = await resolveConfig(flags);
+  // Unset settings print as null rather than vanish, so the output lists every setting there is.
+  const text = JSON.stringify(printableConfig(config), (_key, value: unknown) => value ?? null, 2);
+  process.stdout.write(`${text}\n`);
+}
