@@ -161,12 +161,13 @@ export function buildProgram(): Command {
   keys
     .command('create')
     .description('create a key and print it once')
-    .requiredOption('--plan <plan>', 'plus | pro | business | enterprise')
+    .requiredOption('--plan <plan>', "plus | pro | business | enterprise, or a plan of the service's plans")
     .requiredOption('--account <id>', 'the account the key belongs to')
     .option('--label <text>', 'a note to recognise the key by')
     .option('-d, --data <dir>', 'data dir of the service (default: $FILECONV_DATA or ./data)')
     .option('--redis-url <url>', "the deployment's Redis, where API nodes read keys ($REDIS_URL)")
     .option('--json', 'print JSON')
+    .option(CONFIG_FLAG, CONFIG_HELP)
     .action(async (options) => {
       const { runKeysCreate } = await import('./commands/keys.js');
       await runKeysCreate(options);
@@ -176,6 +177,7 @@ export function buildProgram(): Command {
     .description('list keys (never the secrets)')
     .option('--account <id>', 'only this account')
     .option('-d, --data <dir>', 'data dir of the service')
+    .option(CONFIG_FLAG, CONFIG_HELP)
     .option('--json', 'print JSON')
     .action(async (options) => {
       const { runKeysList } = await import('./commands/keys.js');
@@ -186,6 +188,7 @@ export function buildProgram(): Command {
     .description('revoke a key: requests with it answer 401 from now on')
     .argument('<id>', 'the key id (from keys list)')
     .option('-d, --data <dir>', 'data dir of the service')
+    .option(CONFIG_FLAG, CONFIG_HELP)
     .action(async (id: string, options) => {
       const { runKeysRevoke } = await import('./commands/keys.js');
       await runKeysRevoke(id, options);

@@ -6,6 +6,7 @@
  * started from a config file alone applying its port, plans and CORS.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -193,6 +194,31 @@ describe('fileconv config check', () => {
     expect(run.stdout).toBe('');
     expect(run.stderr).toContain(`fileconv: Config file ${config}: server.hots is not a setting`);
     expect(run.stderr).toContain('[INVALID_OPTIONS]');
+  });
+});
+
+describe('fileconv keys with a config file', () => {
+  it("creates a key in the config file's data dir, on a plan the file adds, and lists it there", async () => {
+    const dir = join(root, 'keys');
+    await mkdir(dir, { recursive: true });
+    const team = { label: 'Team', conversionsPerDay: null, maxFileBytes: 1_000_000, filesPerHour: null };
+    const extra = { apiCallsPerMonth: 100, priority: 3, batch: false, maxBatchJobs: 0 };
+    const config = join(dir, 'fileconv.config.json');
+    await writeFile(config, JSON.stringify({ dataDir: './keydata', plans: { team: { ...team, ...extra } } }));
+    const env = { FILECONV_DATA: undefined, REDIS_URL: undefined, FILECONV_CONFIG: undefined };
+    const created = await runCli(['keys', 'create', '--plan', 'team', '--account', 'acct-7', '--json'], {
+      cwd: dir,
+      env,
+    });
+    expect(created.stderr).toBe('');
+    expect(created.code).toBe(0);
+    expect(JSON.parse(created.stdout)).toMatchObject({ accountId: 'acct-7', plan: 'team' });
+
+    const listed = await runCli(['keys', 'list', '--config', config, '--json'], { env });
+    expect(listed.code).toBe(0);
+    expect(JSON.parse(listed.stdout)).toMatchObject([{ accountId: 'acct-7', plan: 'team' }]);
+    // In the file's dataDir, not in ./data of the working directory.
+    expect([existsSync(join(dir, 'keydata')), existsSync(join(dir, 'data'))]).toEqual([true, false]);
   });
 });
 
