@@ -1,5 +1,6 @@
 /**
- * CORS through the node:http adapter (a real port) and the fetch handler (called directly):
+ * CORS through the node:http, Express and Fastify adapters (real ports) and the fetch handler
+ * (called directly):
  * preflights answered before routing and access control (no rate limit spent), a plain OPTIONS
  * still routed, actual answers (errors and 429s included) carrying the allow and expose headers
  * for a listed origin, nothing for an origin not listed, '*' with and without credentials, and
@@ -7,9 +8,13 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import express from 'express';
+import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMemoryCounterStore } from '../../adapters/counters/memory.js';
 import type { CorsOptions } from '../../adapters/http/cors.js';
+import { createHttpRouter } from '../../adapters/http/express.js';
+import { createFastifyPlugin, fileconvFrameworkErrors } from '../../adapters/http/fastify.js';
 import { createFetchHandler } from '../../adapters/http/fetch.js';
 import { createNodeHandler } from '../../adapters/http/node.js';
 import type { HttpServiceOptions } from '../../adapters/http/service.js';
@@ -24,8 +29,18 @@ const OTHER = 'https://evil.example.net';
 const LISTED: CorsOptions = { origins: [APP, 'http://localhost:5173'], maxAgeSeconds: 120 };
 
 let engine: Engine;
-let server: Server;
-let nodeUrl: string;
+/** Base URLs of the service through node:http, Express and Fastify, each on a port of its own. */
+const urls: Record<string, string> = {};
+const closers: (() => Promise<unknown>)[] = [];
+
+async function listening(server: Server, name: string): Promise<void> {
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  urls[name] = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  closers.push(async () => {
+    server.closeAllConnections();
+    await new Promise((done) => server.close(done));
+  });
+}
 
 beforeAll(async () => {
   engine = createEngine({
@@ -36,19 +51,30 @@ beforeAll(async () => {
     sweepIntervalMs: 0,
   });
   await engine.start();
-  const handler = createNodeHandler(engine, serviceOptions(LISTED));
-  server = createServer(handler);
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  nodeUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  await listening(createServer(createNodeHandler(engine, serviceOptions(LISTED))), 'node');
+  const app = express();
+  app.use(createHttpRouter(engine, serviceOptions(LISTED)));
+  await listening(createServer(app), 'express');
+  const fastify = Fastify({ frameworkErrors: fileconvFrameworkErrors });
+  fastify.register(createFastifyPlugin(engine, serviceOptions(LISTED)));
+  await fastify.listen({ port: 0, host: '127.0.0.1' });
+  urls.fastify = `http://127.0.0.1:${(fastify.server.address() as AddressInfo).port}`;
+  closers.push(async () => {
+    fastify.server.closeAllConnections();
+    await fastify.close();
+  });
 });
 
 afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise((done) => server.close(done));
+  for (const close of closers) await close();
   await engine.close({ graceMs: 0 });
 });
 
-function serviceOptions(cors: CorsOptions | undefined): HttpServiceOptions {
+function client(name: string) {
+  return (path: string, init?: RequestInit) => fetch(`${urls[name]}${path}`, init);
+}
+
+function serviceOptions(cors: CorsOptions | undefined): Omit<HttpServiceOptions, 'authenticate'> {
   return {
     signingSecret: SECRET,
     counters: createMemoryCounterStore(),
@@ -100,7 +126,9 @@ function expectNoCors(response: Response): void {
 }
 
 describe.each([
-  ['node', () => (path: string, init?: RequestInit) => fetch(`${nodeUrl}${path}`, init)],
+  ['node', () => client('node')],
+  ['express', () => client('express')],
+  ['fastify', () => client('fastify')],
   ['fetch', () => fetchService(LISTED)],
 ] as const)('CORS through the %s adapter', (_adapter, makeClient) => {
   it('answers a preflight from a listed origin with 204 and the allow headers, for any path of the service', async () => {
