@@ -144,9 +144,17 @@ export function buildProgram(): Command {
       await runWorker(options);
     });
 
-  program
+  const config = program
     .command('config')
-    .description('the settings of `fileconv serve` and `fileconv worker`')
+    .description('the settings of `fileconv serve` and `fileconv worker`');
+  config
+    .command('schema')
+    .description('print the JSON Schema of the config file, for editors ("$schema")')
+    .action(async () => {
+      const { runConfigSchema } = await import('./commands/config.js');
+      runConfigSchema();
+    });
+  config
     .command('check')
     .description(
       'print the effective settings (flags, environment, config file, defaults) as JSON, secrets redacted, with where each came from; exit 1 when they are invalid',

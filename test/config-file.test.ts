@@ -12,7 +12,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chooseConfigFile } from '../adapters/preset/config-file.js';
+import { chooseConfigFile, configJsonSchema } from '../adapters/preset/config-file.js';
 import { resolveConfig } from '../adapters/preset/effective-config.js';
 import { DEFAULT_PLANS } from '../src/policy/plans.js';
 import { runCli } from './helpers/cli-process.js';
@@ -159,6 +159,39 @@ describe('resolveConfig', () => {
     await expect(resolveConfig({}, { FILECONV_CORS_ORIGINS: 'app.example.com' }, root)).rejects.toThrow(
       /env FILECONV_CORS_ORIGINS: cors\.origins/,
     );
+  });
+});
+
+describe('the config JSON Schema (fileconv config schema)', () => {
+  it('describes the same strict shape: unknown fields refused, engines by name, ports as integers', () => {
+    const schema = configJsonSchema(['sharp', 'ffmpeg']) as {
+      additionalProperties: boolean;
+      properties: Record<string, { properties: Record<string, unknown>; additionalProperties: boolean }>;
+    };
+    expect(schema.additionalProperties).toBe(false);
+    expect(Object.keys(schema.properties)).toEqual(
+      expect.arrayContaining([
+        'server',
+        'dataDir',
+        'redis',
+        's3',
+        'plans',
+        'limits',
+        'retention',
+        'engines',
+        'workers',
+        'cors',
+      ]),
+    );
+    expect(schema.properties.server?.additionalProperties).toBe(false);
+    expect(schema.properties.server?.properties.port).toMatchObject({
+      type: 'integer',
+      minimum: 0,
+      maximum: 65_535,
+    });
+    expect(schema.properties.engines?.properties.enabled).toMatchObject({
+      items: { enum: ['sharp', 'ffmpeg'] },
+    });
   });
 });
 

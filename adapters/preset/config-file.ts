@@ -22,7 +22,7 @@ const nonEmpty = z.string().min(1);
 
 /** The file's shape; every field is optional, every object strict. */
 function configSchema(engineNames: readonly string[]) {
-  const engineName = z.string().refine((name) => engineNames.includes(name), {
+  const engineName = z.enum(engineNames as [string, ...string[]], {
     error: (issue) =>
       `unknown engine ${JSON.stringify(issue.input)}: expected one of ${engineNames.join(', ')}`,
   });
@@ -86,6 +86,11 @@ function configSchema(engineNames: readonly string[]) {
       })
       .optional(),
   });
+}
+
+/** The file's JSON Schema, for editors (`"$schema"`): `fileconv config schema`. */
+export function configJsonSchema(engineNames: readonly string[]): unknown {
+  return z.toJSONSchema(configSchema(engineNames), { io: 'input' });
 }
 
 export type ConfigFileContents = Omit<z.infer<ReturnType<typeof configSchema>>, 'plans'>;

@@ -3,8 +3,10 @@
  * resolves them (flags, environment, config file, defaults), printed as JSON with each one's
  * source and the secrets redacted. Invalid settings end it with the message serve would fail
  * with (the file, the field, what is expected) and exit code 1, so a deployment can check a
- * config file before it ships.
+ * config file before it ships. `fileconv config schema` prints the file's JSON Schema.
  */
+import { configJsonSchema } from '../../adapters/preset/config-file.js';
+import { defaultConverters } from '../../adapters/preset/converters.js';
 import { printableConfig, resolveConfig } from '../../adapters/preset/effective-config.js';
 
 export async function runConfigCheck(flags: { config?: string }): Promise<void> {
@@ -12,4 +14,10 @@ export async function runConfigCheck(flags: { config?: string }): Promise<void> 
   // Unset settings print as null rather than vanish, so the output lists every setting there is.
   const text = JSON.stringify(printableConfig(config), (_key, value: unknown) => value ?? null, 2);
   process.stdout.write(`${text}\n`);
+}
+
+/** `fileconv config schema`: the config file's JSON Schema, for an editor's completion and checks. */
+export function runConfigSchema(): void {
+  const schema = configJsonSchema(defaultConverters().map((converter) => converter.name));
+  process.stdout.write(`${JSON.stringify(schema, null, 2)}\n`);
 }
