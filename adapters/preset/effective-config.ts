@@ -4,12 +4,12 @@
  * where it came from, so `fileconv config check` can say why a value is what it is. Bad values
  * fail here, before anything is opened, naming the flag, variable or file field.
  */
+import { resolve } from 'node:path';
 import { FileconvError } from '../../src/errors.js';
 import { DEFAULT_PLANS, type PlanTable } from '../../src/policy/plans.js';
 import { type CorsOptions, createCorsPolicy } from '../http/cors.js';
 import { type ConfigFile, chooseConfigFile, loadConfigFile } from './config-file.js';
 import { defaultConverters } from './converters.js';
-import { dataDirOf } from './index.js';
 import { limitsFromEnv, loadPlansFile } from './limits-config.js';
 
 /** What the `serve` and `worker` commands take on their command line (commander's names). */
@@ -111,7 +111,8 @@ export function namesOf(list: string | undefined): string[] | undefined {
 
 /** `--trust-proxy` as typed: 'true', a hop count ('1'), or addresses/subnets/names ('loopback, 10.0.0.0/8'). */
 export function parseTrustProxy(value: string | undefined): TrustProxySetting | undefined {
-  if (value === undefined || value === '' || value === 'false') return undefined;
+  if (value === undefined || value === '') return undefined;
+  if (value === 'false') return false;
   if (value === 'true') return true;
   return /^\d+$/.test(value) ? Number(value) : value;
 }
@@ -254,7 +255,8 @@ export async function resolveConfig(
       ['flag --metrics-port', flags.metricsPort],
       ['file metricsPort', file.metricsPort],
     ]),
-    dataDir: dataDirOf(
+    dataDir: resolve(
+      cwd,
       pick(
         'dataDir',
         [
@@ -402,39 +404,4 @@ export async function resolveConfig(
     );
   }
   return config;
-}
-
-/** 'redis://user:secret@host:6379' -> 'redis://user:REDACTED@host:6379'. */
-export function redactUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password === '') return url;
-    parsed.password = 'REDACTED';
-    return parsed.toString();
-  } catch {
-    return 'REDACTED';
-  }
-}
-
-/**
- * The settings as `fileconv config check` prints them: secrets redacted (a password in the Redis
- * URL), where the secrets come from (never their values), and each setting's source.
- */
-export function printableConfig(config: EffectiveConfig, vars: NodeJS.ProcessEnv = process.env): unknown {
-  const { sources, ...settings } = config;
-  return {
-    ...settings,
-    redis: settings.redis === undefined ? undefined : { url: redactUrl(settings.redis.url) },
-    secrets: {
-      signingSecret:
-        env(vars, 'FILECONV_SIGNING_SECRET') === undefined
-          ? 'the data dir (signing-secret, created on first start)'
-          : 'env FILECONV_SIGNING_SECRET (REDACTED)',
-      webhookSecret:
-        env(vars, 'FILECONV_WEBHOOK_SECRET') === undefined
-          ? 'not set: webhooks off'
-          : 'env FILECONV_WEBHOOK_SECRET (REDACTED)',
-    },
-    sources,
-  };
 }
