@@ -10,6 +10,7 @@ import { DEFAULT_PLANS, type PlanTable } from '../../src/policy/plans.js';
 import { type CorsOptions, createCorsPolicy } from '../http/cors.js';
 import { type ConfigFile, chooseConfigFile, loadConfigFile } from './config-file.js';
 import { defaultConverters } from './converters.js';
+import type { FileconvOptions } from './index.js';
 import { limitsFromEnv, loadPlansFile } from './limits-config.js';
 
 /** What the `serve` and `worker` commands take on their command line (commander's names). */
@@ -404,4 +405,26 @@ export async function resolveConfig(
     );
   }
   return config;
+}
+
+/**
+ * createFileconv's options for the effective settings (serve and worker alike; a host that
+ * mounts the service in its own server can start from the same file). `extra` goes over them.
+ */
+export function fileconvOptionsOf(config: EffectiveConfig, extra: FileconvOptions = {}): FileconvOptions {
+  const enabled = config.engines.enabled;
+  return {
+    dataDir: config.dataDir,
+    plans: config.plans,
+    limits: config.limits,
+    ...(config.redis ? { redisUrl: config.redis.url } : {}),
+    ...(config.s3 ? { s3Bucket: config.s3.bucket, s3: config.s3 } : {}),
+    ...(enabled
+      ? { converters: defaultConverters().filter((converter) => enabled.includes(converter.name)) }
+      : {}),
+    concurrency: config.workers.concurrency,
+    resultTtlMs: Math.round(config.retention.resultsHours * 3_600_000),
+    uploadTtlMs: Math.round(config.retention.uploadsHours * 3_600_000),
+    ...extra,
+  };
 }

@@ -34,7 +34,14 @@ import { type Backends, createBackends, processTempDir, type S3Location } from '
 import { defaultConverters } from './converters.js';
 import { limitsFromEnv, loadPlansFile } from './limits-config.js';
 
+export { type ConfigFile, DEFAULT_CONFIG_FILE, loadConfigFile } from './config-file.js';
 export { defaultConverters } from './converters.js';
+export {
+  type ConfigFlags,
+  type EffectiveConfig,
+  fileconvOptionsOf,
+  resolveConfig,
+} from './effective-config.js';
 export { limitsFromEnv, loadPlansFile } from './limits-config.js';
 
 export interface FileconvWebhookOptions {

@@ -13,9 +13,10 @@ import type { BackendFlags } from '../../adapters/preset/backends.js';
 import {
   type ConfigFlags,
   type EffectiveConfig,
+  fileconvOptionsOf,
   resolveConfig,
 } from '../../adapters/preset/effective-config.js';
-import { createFileconv, defaultConverters, type FileconvOptions } from '../../adapters/preset/index.js';
+import { createFileconv } from '../../adapters/preset/index.js';
 import { type Engine, FileconvError } from '../../src/index.js';
 import { createServiceLog, logFormatOf } from '../logging.js';
 import { startMetricsEndpoint } from '../metrics-flag.js';
@@ -50,7 +51,7 @@ export async function startService(flags: ServeFlags): Promise<RunningService> {
   const config = await resolveConfig(flags);
   // The same assembly a host gets from fileconv/preset: every converter, the embedded stores (or
   // Redis + S3), counters, keys, the signing secret, refunds and webhooks.
-  const fileconv = await createFileconv(presetOptionsOf(config, { worker: config.workers.enabled }));
+  const fileconv = await createFileconv(fileconvOptionsOf(config, { worker: config.workers.enabled }));
   const { engine } = fileconv;
 
   const { server: settings } = config;
@@ -177,25 +178,6 @@ export async function runServe(flags: ServeFlags): Promise<void> {
     );
   }
   await untilSignal(service.stop, config.workers.graceSeconds);
-}
-
-/** createFileconv's options for the effective settings (serve and worker alike). */
-export function presetOptionsOf(config: EffectiveConfig, extra: FileconvOptions = {}): FileconvOptions {
-  const enabled = config.engines.enabled;
-  return {
-    dataDir: config.dataDir,
-    plans: config.plans,
-    limits: config.limits,
-    ...(config.redis ? { redisUrl: config.redis.url } : {}),
-    ...(config.s3 ? { s3Bucket: config.s3.bucket, s3: config.s3 } : {}),
-    ...(enabled
-      ? { converters: defaultConverters().filter((converter) => enabled.includes(converter.name)) }
-      : {}),
-    concurrency: config.workers.concurrency,
-    resultTtlMs: Math.round(config.retention.resultsHours * 3_600_000),
-    uploadTtlMs: Math.round(config.retention.uploadsHours * 3_600_000),
-    ...extra,
-  };
 }
 
 /** Waits for SIGTERM or SIGINT, then runs `stop`; says what it is doing. */

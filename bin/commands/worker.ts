@@ -4,11 +4,15 @@
  * beside the API nodes (`fileconv serve --no-worker`).
  */
 import type { BackendFlags } from '../../adapters/preset/backends.js';
-import { type EffectiveConfig, resolveConfig } from '../../adapters/preset/effective-config.js';
+import {
+  type EffectiveConfig,
+  fileconvOptionsOf,
+  resolveConfig,
+} from '../../adapters/preset/effective-config.js';
 import { createFileconv } from '../../adapters/preset/index.js';
 import { type Engine, FileconvError } from '../../src/index.js';
 import { startMetricsEndpoint } from '../metrics-flag.js';
-import { presetOptionsOf, untilSignal } from './serve.js';
+import { untilSignal } from './serve.js';
 
 /** The command line of `fileconv worker`: a subset of serve's, with the same precedence and config file. */
 export interface WorkerFlags extends BackendFlags {
@@ -40,7 +44,7 @@ export async function startWorker(flags: WorkerFlags): Promise<RunningWorker> {
     );
   }
   const fileconv = await createFileconv(
-    presetOptionsOf(config, {
+    fileconvOptionsOf(config, {
       onError: (error, context) => console.error(`fileconv worker: ${context}:`, error),
     }),
   );
