@@ -20,6 +20,11 @@ const port = z.int().min(0).max(65_535);
 const positiveInt = z.int().positive();
 const nonEmpty = z.string().min(1);
 
+/** `schema`, optional, described (with its default) for the JSON Schema editors show. */
+function opt<T extends z.ZodType>(schema: T, description: string) {
+  return schema.optional().meta({ description });
+}
+
 /** The file's shape; every field is optional, every object strict. */
 function configSchema(engineNames: readonly string[]) {
   const engineName = z.enum(engineNames as [string, ...string[]], {
@@ -27,64 +32,114 @@ function configSchema(engineNames: readonly string[]) {
       `unknown engine ${JSON.stringify(issue.input)}: expected one of ${engineNames.join(', ')}`,
   });
   return z.strictObject({
-    /** Editors' JSON Schema reference; ignored. */
-    $schema: z.string().optional(),
-    server: z
-      .strictObject({
-        port: port.optional(),
-        host: nonEmpty.optional(),
-        publicUrl: z.url({ protocol: /^https?$/ }).optional(),
-        trustProxy: z
-          .union([z.boolean(), z.int().nonnegative(), nonEmpty, z.array(nonEmpty).min(1)])
-          .optional(),
-        web: z.boolean().optional(),
-        log: z.boolean().optional(),
-        logFormat: z.enum(['json', 'pretty']).optional(),
-        convertTimeoutSeconds: positiveInt.optional(),
-      })
-      .optional(),
-    metricsPort: port.optional(),
-    dataDir: nonEmpty.optional(),
-    redis: z.strictObject({ url: z.url({ protocol: /^rediss?$/ }) }).optional(),
-    s3: z
-      .strictObject({
+    $schema: opt(
+      z.string(),
+      'The JSON Schema of this file (`fileconv config schema`), for editors; ignored.',
+    ),
+    server: opt(
+      z.strictObject({
+        port: opt(port, 'Port to listen on. Default 3000 ($PORT, --port).'),
+        host: opt(nonEmpty, 'Address to bind. Default 0.0.0.0 ($HOST, --host).'),
+        publicUrl: opt(
+          z.url({ protocol: /^https?$/ }),
+          'Base URL clients reach the service at, for links behind a proxy. Default: from each request.',
+        ),
+        trustProxy: opt(
+          z.union([z.boolean(), z.int().nonnegative(), nonEmpty, z.array(nonEmpty).min(1)]),
+          "Proxies whose X-Forwarded-For is believed: true, a hop count, 'loopback', addresses or subnets. Default none.",
+        ),
+        web: opt(z.boolean(), 'The web converter page at the root URL. Default true.'),
+        log: opt(z.boolean(), 'One log line per request. Default true.'),
+        logFormat: opt(z.enum(['json', 'pretty']), 'Log format. Default: pretty on a terminal, else json.'),
+        convertTimeoutSeconds: opt(
+          positiveInt,
+          'How long POST /api/convert waits for its conversion. Default 600.',
+        ),
+      }),
+      'The HTTP server of `fileconv serve`.',
+    ),
+    metricsPort: opt(port, 'Serve Prometheus metrics (GET /metrics) on this port. Default: none.'),
+    dataDir: opt(
+      nonEmpty,
+      "Files, jobs, keys and the signing secret; relative to this file's folder. Default ./data ($FILECONV_DATA).",
+    ),
+    redis: opt(
+      z.strictObject({ url: z.url({ protocol: /^rediss?$/ }) }),
+      'Redis for jobs, queue, limits and keys, shared by every node. A URL with a password belongs in $REDIS_URL.',
+    ),
+    s3: opt(
+      z.strictObject({
         bucket: nonEmpty,
-        endpoint: z.url({ protocol: /^https?$/ }).optional(),
-        region: nonEmpty.optional(),
-        forcePathStyle: z.boolean().optional(),
-        prefix: z.string().optional(),
-      })
-      .optional(),
-    plans: z.record(z.string(), z.unknown()).optional(),
-    limits: z.boolean().optional(),
-    retention: z
-      .strictObject({
-        resultsHours: z.number().positive().optional(),
-        uploadsHours: z.number().positive().optional(),
-      })
-      .optional(),
-    engines: z
-      .strictObject({
-        enabled: z.array(engineName).min(1).optional(),
-        requiredForReady: z.array(engineName).optional(),
-        readyTimeoutMs: positiveInt.optional(),
-      })
-      .optional(),
-    workers: z
-      .strictObject({
-        enabled: z.boolean().optional(),
-        concurrency: positiveInt.optional(),
-        graceSeconds: z.int().nonnegative().optional(),
-      })
-      .optional(),
-    cors: z
-      .strictObject({
-        origins: z.union([z.literal('*'), z.array(nonEmpty)]),
-        credentials: z.boolean().optional(),
-        maxAgeSeconds: z.int().nonnegative().optional(),
-        allowHeaders: z.array(z.string().regex(/^[\w-]+$/)).optional(),
-      })
-      .optional(),
+        endpoint: opt(z.url({ protocol: /^https?$/ }), 'S3-compatible endpoint. Default AWS ($S3_ENDPOINT).'),
+        region: opt(nonEmpty, 'Default us-east-1 ($S3_REGION, $AWS_REGION).'),
+        forcePathStyle: opt(
+          z.boolean(),
+          'Path-style bucket URLs (MinIO...). Default false ($S3_FORCE_PATH_STYLE).',
+        ),
+        prefix: opt(z.string(), 'Key prefix inside the bucket. Default none ($S3_PREFIX).'),
+      }),
+      'S3 bucket for files; credentials come from the AWS SDK (environment, instance role).',
+    ),
+    plans: opt(
+      z.record(z.string(), z.unknown()),
+      'Plan overrides merged into the default plans by name, e.g. {"free": {"conversionsPerDay": 100}}; a new plan gives every field.',
+    ),
+    limits: opt(
+      z.boolean(),
+      'Rate limits and quotas. Default true; false for a deployment behind its own access control.',
+    ),
+    retention: opt(
+      z.strictObject({
+        resultsHours: opt(z.number().positive(), 'How long results are kept. Default 24.'),
+        uploadsHours: opt(
+          z.number().positive(),
+          'How long an upload waits for its conversion, for plans without uploadRetentionSeconds. Default 1.',
+        ),
+      }),
+      'How long files are kept.',
+    ),
+    engines: opt(
+      z.strictObject({
+        enabled: opt(
+          z.array(engineName).min(1),
+          'The only engines used (names as `fileconv doctor` lists them). Default every engine.',
+        ),
+        requiredForReady: opt(z.array(engineName), 'Engines GET /api/ready requires. Default none.'),
+        readyTimeoutMs: opt(positiveInt, 'How long each readiness check may take, ms. Default 2000.'),
+      }),
+      'The conversion engines.',
+    ),
+    workers: opt(
+      z.strictObject({
+        enabled: opt(
+          z.boolean(),
+          'Convert in the serve process. Default true; false needs Redis (workers elsewhere).',
+        ),
+        concurrency: opt(positiveInt, 'Conversions at once. Default 2.'),
+        graceSeconds: opt(
+          z.int().nonnegative(),
+          'How long running conversions may finish on shutdown. Default 30.',
+        ),
+      }),
+      'The conversion workers.',
+    ),
+    cors: opt(
+      z.strictObject({
+        origins: z
+          .union([z.literal('*'), z.array(nonEmpty)])
+          .meta({ description: 'Origins whose pages may call the API (https://app.example.com), or "*".' }),
+        credentials: opt(z.boolean(), 'Let pages send cookies or HTTP authentication. Default false.'),
+        maxAgeSeconds: opt(
+          z.int().nonnegative(),
+          'How long a browser reuses a preflight answer. Default 600.',
+        ),
+        allowHeaders: opt(
+          z.array(z.string().regex(/^[\w-]+$/)),
+          "Request headers pages may send beyond the service's own. Default none.",
+        ),
+      }),
+      'CORS for browser apps on other origins. Default off.',
+    ),
   });
 }
 
