@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chooseConfigFile, configJsonSchema } from '../adapters/preset/config-file.js';
-import { resolveConfig } from '../adapters/preset/effective-config.js';
+import { fileconvOptionsOf, resolveConfig } from '../adapters/preset/effective-config.js';
 import { DEFAULT_PLANS } from '../src/policy/plans.js';
 import { runCli } from './helpers/cli-process.js';
 import { CLI_ARGS, exited } from './helpers/serve-process.js';
@@ -97,6 +97,37 @@ describe('resolveConfig', () => {
       root,
     );
     expect(fileOff.limits).toBe(false);
+  });
+
+  it("maps to createFileconv's options, the HTTP service's included (what serve and a host mounting it use)", async () => {
+    const config = await configFile({
+      server: {
+        publicUrl: 'https://files.example.com',
+        trustProxy: ['10.0.0.0/8'],
+        web: false,
+        convertTimeoutSeconds: 90,
+      },
+      retention: { resultsHours: 2, uploadsHours: 0.5 },
+      engines: { enabled: ['sharp', 'pdf'], requiredForReady: ['sharp'] },
+      workers: { concurrency: 3 },
+      cors: { origins: '*', credentials: true },
+    });
+    const options = fileconvOptionsOf(await resolveConfig({ config }, {}, root), { worker: false });
+    expect(options.converters?.map((converter) => converter.name)).toEqual(['sharp', 'pdf']);
+    expect(options).toMatchObject({
+      concurrency: 3,
+      resultTtlMs: 7_200_000,
+      uploadTtlMs: 1_800_000,
+      worker: false,
+    });
+    expect(options.http).toEqual({
+      publicUrl: 'https://files.example.com',
+      trustProxy: ['10.0.0.0/8'],
+      cors: { origins: '*', credentials: true },
+      webConverter: false,
+      convertTimeoutMs: 90_000,
+      readiness: { requiredConverters: ['sharp'], timeoutMs: 2000 },
+    });
   });
 
   it('resolves a relative dataDir against the config file, not the working directory', async () => {

@@ -425,6 +425,17 @@ export function fileconvOptionsOf(config: EffectiveConfig, extra: FileconvOption
     concurrency: config.workers.concurrency,
     resultTtlMs: Math.round(config.retention.resultsHours * 3_600_000),
     uploadTtlMs: Math.round(config.retention.uploadsHours * 3_600_000),
+    http: {
+      ...(config.server.publicUrl === undefined ? {} : { publicUrl: config.server.publicUrl }),
+      ...(config.server.trustProxy === undefined ? {} : { trustProxy: config.server.trustProxy }),
+      ...(config.cors === undefined ? {} : { cors: config.cors }),
+      webConverter: config.server.web,
+      convertTimeoutMs: config.server.convertTimeoutSeconds * 1000,
+      readiness: {
+        requiredConverters: config.engines.requiredForReady,
+        timeoutMs: config.engines.readyTimeoutMs,
+      },
+    },
     ...extra,
   };
 }

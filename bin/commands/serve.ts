@@ -67,15 +67,6 @@ export async function startService(flags: ServeFlags): Promise<RunningService> {
   // The node:http adapter: of the adapters that pass the HTTP suite, the fastest (npm run bench).
   const handler = createNodeHandler(engine, {
     ...fileconv.http,
-    ...(settings.publicUrl === undefined ? {} : { publicUrl: settings.publicUrl }),
-    ...(settings.trustProxy === undefined ? {} : { trustProxy: settings.trustProxy }),
-    ...(config.cors === undefined ? {} : { cors: config.cors }),
-    webConverter: settings.web,
-    convertTimeoutMs: settings.convertTimeoutSeconds * 1000,
-    readiness: {
-      requiredConverters: config.engines.requiredForReady,
-      timeoutMs: config.engines.readyTimeoutMs,
-    },
     onRequest: (event) => {
       fileconv.http.onRequest?.(event); // OpenTelemetry spans, when @opentelemetry/api is installed
       log.request(event);
