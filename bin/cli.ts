@@ -23,6 +23,9 @@ function keyValue(value: string, previous: Record<string, string> = {}): Record<
   return { ...previous, [value.slice(0, eq)]: value.slice(eq + 1) };
 }
 
+const CONFIG_FLAG = '--config <file>';
+const CONFIG_HELP = `JSON settings file; flags and environment variables go first ($FILECONV_CONFIG, else ./fileconv.config.json when present)`;
+
 export function buildProgram(): Command {
   const program = new Command('fileconv')
     .description(
@@ -111,6 +114,11 @@ export function buildProgram(): Command {
       '--no-limits',
       'no rate limits and no quotas, for an internal deployment behind its own auth ($FILECONV_LIMITS=off)',
     )
+    .option(
+      '--cors-origins <origins>',
+      "browser apps on these origins may call the API: comma-separated, or '*' ($FILECONV_CORS_ORIGINS; default none)",
+    )
+    .option(CONFIG_FLAG, CONFIG_HELP)
     .action(async (options) => {
       const { runServe } = await import('./commands/serve.js');
       await runServe(options);
@@ -130,21 +138,44 @@ export function buildProgram(): Command {
       'how long running conversions may finish on shutdown (default 30)',
       integer,
     )
+    .option(CONFIG_FLAG, CONFIG_HELP)
     .action(async (options) => {
       const { runWorker } = await import('./commands/worker.js');
       await runWorker(options);
+    });
+
+  const config = program
+    .command('config')
+    .description('the settings of `fileconv serve` and `fileconv worker`');
+  config
+    .command('schema')
+    .description('print the JSON Schema of the config file, for editors ("$schema")')
+    .action(async () => {
+      const { runConfigSchema } = await import('./commands/config.js');
+      runConfigSchema();
+    });
+  config
+    .command('check')
+    .description(
+      'print the effective settings (flags, environment, config file, defaults) as JSON, secrets redacted, with where each came from; exit 1 when they are invalid',
+    )
+    .option(CONFIG_FLAG, CONFIG_HELP)
+    .action(async (options: { config?: string }) => {
+      const { runConfigCheck } = await import('./commands/config.js');
+      await runConfigCheck(options);
     });
 
   const keys = program.command('keys').description('manage API keys (stored hashed in the data dir)');
   keys
     .command('create')
     .description('create a key and print it once')
-    .requiredOption('--plan <plan>', 'plus | pro | business | enterprise')
+    .requiredOption('--plan <plan>', "plus | pro | business | enterprise, or a plan of the service's plans")
     .requiredOption('--account <id>', 'the account the key belongs to')
     .option('--label <text>', 'a note to recognise the key by')
     .option('-d, --data <dir>', 'data dir of the service (default: $FILECONV_DATA or ./data)')
     .option('--redis-url <url>', "the deployment's Redis, where API nodes read keys ($REDIS_URL)")
     .option('--json', 'print JSON')
+    .option(CONFIG_FLAG, CONFIG_HELP)
     .action(async (options) => {
       const { runKeysCreate } = await import('./commands/keys.js');
       await runKeysCreate(options);
@@ -154,6 +185,7 @@ export function buildProgram(): Command {
     .description('list keys (never the secrets)')
     .option('--account <id>', 'only this account')
     .option('-d, --data <dir>', 'data dir of the service')
+    .option(CONFIG_FLAG, CONFIG_HELP)
     .option('--json', 'print JSON')
     .action(async (options) => {
       const { runKeysList } = await import('./commands/keys.js');
@@ -164,6 +196,7 @@ export function buildProgram(): Command {
     .description('revoke a key: requests with it answer 401 from now on')
     .argument('<id>', 'the key id (from keys list)')
     .option('-d, --data <dir>', 'data dir of the service')
+    .option(CONFIG_FLAG, CONFIG_HELP)
     .action(async (id: string, options) => {
       const { runKeysRevoke } = await import('./commands/keys.js');
       await runKeysRevoke(id, options);

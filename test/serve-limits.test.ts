@@ -60,7 +60,7 @@ describe('fileconv serve limits', () => {
     // Printed right after the line the helper waits for.
     for (let waited = 0; !/limits off/.test(service.stdout()) && waited < 5000; waited += 50) await sleep(50);
     expect(service.stdout()).toMatch(
-      /fileconv: limits off \(--no-limits or FILECONV_LIMITS=off\): no rate limits and no quotas/,
+      /fileconv: limits off \(flag --no-limits\): no rate limits and no quotas/,
     );
     for (let conversion = 1; conversion <= 6; conversion++) {
       const converted = await convertOnce(service.url);

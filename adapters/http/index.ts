@@ -4,6 +4,7 @@
  * (a plain node:http listener, the fastest), `fileconv/http/express`, `fileconv/http/fastify`.
  */
 
+export type { CorsOptions } from './cors.js';
 export type { AnswerBody, HttpAnswer, HttpExchange } from './exchange.js';
 export {
   createFetchHandler,

@@ -20,6 +20,7 @@ import { signingKey } from '../../src/signing.js';
 import { createMemoryIdempotencyStore } from '../idempotency/memory.js';
 import { type AccessSettings, type Authenticator, admit, anonymousCall, compileTrust } from './access.js';
 import { compressAnswer } from './compression.js';
+import { type CorsOptions, createCorsPolicy } from './cors.js';
 import { docsRoutes } from './docs-routes.js';
 import type { HttpAnswer, HttpExchange } from './exchange.js';
 import { flowARoutes } from './flow-a-routes.js';
@@ -34,6 +35,7 @@ import { serviceRoutes } from './service-routes.js';
 import { webConverterRoutes } from './web-routes.js';
 
 export type { Authenticator, AuthRequest } from './access.js';
+export type { CorsOptions } from './cors.js';
 export type { IdempotencySettings } from './idempotency.js';
 export { UPLOAD_URL_EXPIRES_IN } from './route-context.js';
 
@@ -97,6 +99,11 @@ export interface HttpServiceOptions {
    * that must be available. Default: 2 s, none required.
    */
   readiness?: ReadinessOptions;
+  /**
+   * CORS, for browser apps on other origins: which origins, credentials, preflight cache time.
+   * Default off (no CORS headers: browsers only let same-origin pages read the answers).
+   */
+  cors?: CorsOptions;
 }
 
 /** One answered request, as `onRequest` sees it. */
@@ -189,6 +196,17 @@ export function createHttpService(engine: Engine, options: HttpServiceOptions = 
   const routes = routeTable(routeList);
   const idempotency = createIdempotencyGuard(idempotencySettingsOf(options.idempotency), onError);
   const onRequest = options.onRequest;
+  const cors = options.cors === undefined ? undefined : createCorsPolicy(options.cors);
+
+  /** Whether a path is one of the service's (any method), so its preflight is ours to answer. */
+  function owns(path: string): boolean {
+    try {
+      const { found, allowed } = routes.match('OPTIONS', path);
+      return found !== null || allowed.length > 0;
+    } catch {
+      return true; // a route's parameter that is not valid percent-encoding: still our path
+    }
+  }
 
   return {
     routes: routeList.map(({ method, path, idempotent }) => ({
@@ -204,25 +222,34 @@ export function createHttpService(engine: Engine, options: HttpServiceOptions = 
       const call = anonymousCall(access, exchange, links.publicUrl);
       let pattern: string | null = null;
       let answer: HttpAnswer;
-      try {
-        const { found, allowed } = routes.match(exchange.method, exchange.path);
-        if (!found) {
-          // Not ours: a host mounting the service beside its own routes gets the request back.
-          if (allowed.length === 0) return null;
-          call.headers.allow = [
-            ...new Set(allowed.flatMap((m) => (m === 'GET' ? ['GET', 'HEAD'] : [m]))),
-          ].join(', ');
-          throw new FileconvError('NOT_FOUND', `No such endpoint: ${exchange.method} is not allowed here.`);
+      const preflight = cors?.isPreflight(exchange) === true;
+      if (cors && preflight) {
+        // Before routing and admit(): a browser's preflight carries no key and spends no limit.
+        if (!owns(exchange.path)) return null;
+        answer = cors.preflight(exchange);
+      } else {
+        try {
+          const { found, allowed } = routes.match(exchange.method, exchange.path);
+          if (!found) {
+            // Not ours: a host mounting the service beside its own routes gets the request back.
+            if (allowed.length === 0) return null;
+            call.headers.allow = [
+              ...new Set(allowed.flatMap((m) => (m === 'GET' ? ['GET', 'HEAD'] : [m]))),
+            ].join(', ');
+            throw new FileconvError('NOT_FOUND', `No such endpoint: ${exchange.method} is not allowed here.`);
+          }
+          pattern = found.route.path;
+          if (!found.route.public) await admit(access, call, { signed: found.route.signed === true });
+          answer = found.route.idempotent
+            ? await idempotency.handle(call, found.route, found.params)
+            : await found.route.handle(call, found.params);
+          answer.headers = { ...answer.headers, ...call.headers };
+        } catch (error) {
+          answer = failure(error, call.headers);
         }
-        pattern = found.route.path;
-        if (!found.route.public) await admit(access, call, { signed: found.route.signed === true });
-        answer = found.route.idempotent
-          ? await idempotency.handle(call, found.route, found.params)
-          : await found.route.handle(call, found.params);
-        answer.headers = { ...answer.headers, ...call.headers };
-      } catch (error) {
-        answer = failure(error, call.headers);
       }
+      // Errors too: a browser hides an answer without them from the page, 429s and 413s included.
+      if (cors && !preflight && !answer.gone) cors.decorate(exchange, answer.headers);
       // Before HEAD drops the body: HEAD tells the same Content-Encoding and length as GET.
       if (compression) {
         answer = await compressAnswer(answer, exchange.header('accept-encoding')).catch((error: unknown) => {

@@ -23,6 +23,15 @@ export interface BackendFlags {
   redisUrl?: string;
   /** S3 bucket for files ($S3_BUCKET); endpoint, region, path style and prefix from S3_* variables. */
   s3Bucket?: string;
+  /** The bucket's endpoint, region, path style and key prefix (a config file's `s3`); S3_* variables go first. */
+  s3?: S3Location;
+}
+
+export interface S3Location {
+  endpoint?: string | undefined;
+  region?: string | undefined;
+  forcePathStyle?: boolean | undefined;
+  prefix?: string | undefined;
 }
 
 export interface Backends {
@@ -55,13 +64,14 @@ export async function createBackends(dataDir: string, flags: BackendFlags): Prom
   let storageText: string;
   if (bucket) {
     const { createS3Storage } = await import('../storage/s3.js');
-    const endpoint = env('S3_ENDPOINT');
+    const endpoint = env('S3_ENDPOINT') ?? flags.s3?.endpoint;
+    const pathStyle = env('S3_FORCE_PATH_STYLE');
     storage = createS3Storage({
       bucket,
       ...(endpoint ? { endpoint } : {}),
-      region: env('S3_REGION') ?? env('AWS_REGION') ?? 'us-east-1',
-      forcePathStyle: env('S3_FORCE_PATH_STYLE') === 'true',
-      prefix: env('S3_PREFIX') ?? '',
+      region: env('S3_REGION') ?? env('AWS_REGION') ?? flags.s3?.region ?? 'us-east-1',
+      forcePathStyle: pathStyle === undefined ? (flags.s3?.forcePathStyle ?? false) : pathStyle === 'true',
+      prefix: env('S3_PREFIX') ?? flags.s3?.prefix ?? '',
     });
     storageText = `s3://${bucket}${endpoint ? ` at ${endpoint}` : ''}`;
   } else {

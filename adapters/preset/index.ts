@@ -30,11 +30,18 @@ import type { HttpServiceOptions } from '../http/service.js';
 import { pdfOperations } from '../pdf/pdf-operations.js';
 import { loadTracing } from '../telemetry/opentelemetry.js';
 import type { WebhookDeliveryReport, WebhookDispatcher } from '../webhooks/http.js';
-import { type Backends, createBackends, processTempDir } from './backends.js';
+import { type Backends, createBackends, processTempDir, type S3Location } from './backends.js';
 import { defaultConverters } from './converters.js';
 import { limitsFromEnv, loadPlansFile } from './limits-config.js';
 
+export { type ConfigFile, DEFAULT_CONFIG_FILE, loadConfigFile } from './config-file.js';
 export { defaultConverters } from './converters.js';
+export {
+  type ConfigFlags,
+  type EffectiveConfig,
+  fileconvOptionsOf,
+  resolveConfig,
+} from './effective-config.js';
 export { limitsFromEnv, loadPlansFile } from './limits-config.js';
 
 export interface FileconvWebhookOptions {
@@ -52,6 +59,8 @@ export interface FileconvOptions {
   redisUrl?: string;
   /** S3 bucket for files (S3_ENDPOINT, S3_REGION, S3_FORCE_PATH_STYLE, S3_PREFIX apply). Default $S3_BUCKET. */
   s3Bucket?: string;
+  /** The bucket's endpoint, region, path style and prefix. Default: S3_ENDPOINT, S3_REGION, S3_FORCE_PATH_STYLE, S3_PREFIX. */
+  s3?: S3Location;
   /**
    * Signs upload and download URLs (32+ bytes). Default $FILECONV_SIGNING_SECRET, else a secret
    * kept in the data dir (created on first start, mode 0600). Every API node must share it.
@@ -68,8 +77,10 @@ export interface FileconvOptions {
   worker?: boolean;
   /** Conversions at once in this process. Default 2. */
   concurrency?: number;
-  /** How long results are kept, ms. Default one hour. */
+  /** How long results are kept, ms. Default 24 hours. */
   resultTtlMs?: number;
+  /** How long an uploaded file waits for its conversion, ms (a plan's uploadRetentionSeconds goes first). Default one hour. */
+  uploadTtlMs?: number;
   /**
    * The plans (limits per plan: conversions a day, file size, work budgets...). Default:
    * `http.plans`, else the JSON file named by $FILECONV_PLANS merged into DEFAULT_PLANS (see
@@ -177,6 +188,7 @@ export async function createFileconv(options: FileconvOptions = {}): Promise<Fil
   const backends = await createBackends(dataDir, {
     ...(options.redisUrl === undefined ? {} : { redisUrl: options.redisUrl }),
     ...(options.s3Bucket === undefined ? {} : { s3Bucket: options.s3Bucket }),
+    ...(options.s3 === undefined ? {} : { s3: options.s3 }),
   });
   let engine: Engine;
   let onRequest: HttpServiceOptions['onRequest'];
@@ -200,6 +212,7 @@ export async function createFileconv(options: FileconvOptions = {}): Promise<Fil
       tempDir: await processTempDir(dataDir),
       concurrency: options.concurrency,
       resultTtlMs: options.resultTtlMs,
+      uploadTtlMs: options.uploadTtlMs,
       onError: options.onError ?? ((error, context) => console.error(`fileconv: ${context}:`, error)),
       // A conversion that failed through the service's fault does not count against the quota.
       onJobSettled: refundFailedConversions(backends.counters),

@@ -1,21 +1,34 @@
 /**
  * `fileconv keys create|list|revoke`: API keys in the service's data dir (the same key store
  * `fileconv serve` reads, so a key works on a running server at once). A key is printed once,
- * at creation; only its SHA-256 is stored.
+ * at creation; only its SHA-256 is stored. The data dir, Redis and plans are found as serve
+ * finds them (flags, environment, config file), so a key lands where serve looks for it and may
+ * name a plan the config file adds.
  */
-import { createApiKey, DEFAULT_PLANS, type KeyStore, revokeApiKey } from '../../src/index.js';
+import { type EffectiveConfig, resolveConfig } from '../../adapters/preset/effective-config.js';
+import { createApiKey, type KeyStore, revokeApiKey } from '../../src/index.js';
 import { table } from './formats.js';
-import { dataDirOf } from './serve.js';
 
 interface DataFlags {
   data?: string;
   redisUrl?: string;
+  /** serve's config file (default $FILECONV_CONFIG, else ./fileconv.config.json when present). */
+  config?: string;
   json?: boolean;
 }
 
+/** The settings serve would run with, for these flags. */
+function settingsOf(flags: DataFlags): Promise<EffectiveConfig> {
+  return resolveConfig({
+    ...(flags.config === undefined ? {} : { config: flags.config }),
+    ...(flags.data === undefined ? {} : { data: flags.data }),
+    ...(flags.redisUrl === undefined ? {} : { redisUrl: flags.redisUrl }),
+  });
+}
+
 /** The deployment's key store: Redis when REDIS_URL is set (what the API nodes read), else the data dir's database. */
-async function keyStoreOf(flags: DataFlags): Promise<KeyStore> {
-  const redisUrl = flags.redisUrl ?? process.env.REDIS_URL;
+async function keyStoreOf(config: EffectiveConfig): Promise<KeyStore> {
+  const redisUrl = config.redis?.url;
   if (redisUrl) {
     const { createRedisKeyStore } = await import('../../adapters/keys/redis.js');
     return createRedisKeyStore({ url: redisUrl });
@@ -24,7 +37,7 @@ async function keyStoreOf(flags: DataFlags): Promise<KeyStore> {
     import('../../adapters/keys/sqlite.js'),
     import('../../adapters/preset/backends.js'),
   ]);
-  const database = await openDataDirDatabase(dataDirOf(flags.data));
+  const database = await openDataDirDatabase(config.dataDir);
   const keys = createSqliteKeyStore({ database });
   return {
     ...keys,
@@ -36,10 +49,14 @@ async function keyStoreOf(flags: DataFlags): Promise<KeyStore> {
 }
 
 /** Runs `work` with the key store and closes it after (a Redis connection would keep the CLI alive). */
-async function withKeyStore<T>(flags: DataFlags, work: (keys: KeyStore) => Promise<T>): Promise<T> {
-  const keys = await keyStoreOf(flags);
+async function withKeyStore<T>(
+  flags: DataFlags,
+  work: (keys: KeyStore, config: EffectiveConfig) => Promise<T>,
+): Promise<T> {
+  const config = await settingsOf(flags);
+  const keys = await keyStoreOf(config);
   try {
-    return await work(keys);
+    return await work(keys, config);
   } finally {
     await keys.close?.();
   }
@@ -48,12 +65,12 @@ async function withKeyStore<T>(flags: DataFlags, work: (keys: KeyStore) => Promi
 export async function runKeysCreate(
   flags: DataFlags & { plan: string; account: string; label?: string },
 ): Promise<void> {
-  const { key, record } = await withKeyStore(flags, (keys) =>
+  const { key, record } = await withKeyStore(flags, (keys, config) =>
     createApiKey(keys, {
       accountId: flags.account,
       plan: flags.plan,
       label: flags.label,
-      plans: DEFAULT_PLANS,
+      plans: config.plans,
     }),
   );
   if (flags.json) {

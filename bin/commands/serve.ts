@@ -10,38 +10,24 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { createNodeHandler } from '../../adapters/http/node.js';
 import type { BackendFlags } from '../../adapters/preset/backends.js';
-import { createFileconv, dataDirOf, loadPlansFile } from '../../adapters/preset/index.js';
+import {
+  type ConfigFlags,
+  type EffectiveConfig,
+  fileconvOptionsOf,
+  resolveConfig,
+} from '../../adapters/preset/effective-config.js';
+import { createFileconv } from '../../adapters/preset/index.js';
 import { type Engine, FileconvError } from '../../src/index.js';
 import { createServiceLog, logFormatOf } from '../logging.js';
 import { startMetricsEndpoint } from '../metrics-flag.js';
 
 export { dataDirOf, loadOrCreateSecret } from '../../adapters/preset/index.js';
 
-export interface ServeFlags extends BackendFlags {
-  port?: number;
-  host?: string;
-  data?: string;
-  publicUrl?: string;
-  concurrency?: number;
-  worker?: boolean;
-  graceSeconds?: number;
-  retentionHours?: number;
-  /** Proxies whose X-Forwarded-For is believed: 'loopback', addresses, subnets, or a hop count. */
-  trustProxy?: string;
-  log?: boolean;
-  /** json (default when stdout is not a terminal) or pretty. */
-  logFormat?: string;
-  /** The web converter page at the service's root URL; false with --no-web. Default on. */
-  web?: boolean;
-  /** Engines GET /api/ready requires, comma-separated. */
-  readyEngines?: string;
-  /** Prometheus metrics (GET /metrics) on this port of their own. */
-  metricsPort?: number;
-  /** A JSON file of plan overrides merged into the default plans (default $FILECONV_PLANS). */
-  plans?: string;
-  /** false with --no-limits: no rate limits and no quotas. Default: $FILECONV_LIMITS, else on. */
-  limits?: boolean;
-}
+/**
+ * The command line of `fileconv serve` (see ConfigFlags for each): flags go before environment
+ * variables, which go before the config file, which goes before the defaults.
+ */
+export interface ServeFlags extends ConfigFlags, BackendFlags {}
 
 export interface RunningService {
   server: Server;
@@ -55,29 +41,23 @@ export interface RunningService {
   metricsUrl: string | undefined;
   /** Whether rate limits and quotas apply. */
   limits: boolean;
+  /** The settings it runs with (flags, environment, config file, defaults). */
+  config: EffectiveConfig;
 }
 
 export async function startService(flags: ServeFlags): Promise<RunningService> {
+  // Every setting, from flags, environment, config file or default; a bad one fails here, before
+  // anything is opened.
+  const config = await resolveConfig(flags);
   // The same assembly a host gets from fileconv/preset: every converter, the embedded stores (or
   // Redis + S3), counters, keys, the signing secret, refunds and webhooks.
-  // --plans before $FILECONV_PLANS (which createFileconv reads when no table is given).
-  const plans = flags.plans === undefined ? undefined : await loadPlansFile(flags.plans);
-  const fileconv = await createFileconv({
-    dataDir: dataDirOf(flags.data),
-    ...(plans ? { plans } : {}),
-    // Commander sets `limits` true unless --no-limits: only its false overrides $FILECONV_LIMITS.
-    ...(flags.limits === false ? { limits: false } : {}),
-    ...(flags.redisUrl === undefined ? {} : { redisUrl: flags.redisUrl }),
-    ...(flags.s3Bucket === undefined ? {} : { s3Bucket: flags.s3Bucket }),
-    worker: flags.worker !== false,
-    concurrency: flags.concurrency,
-    resultTtlMs: flags.retentionHours === undefined ? undefined : flags.retentionHours * 3_600_000,
-  });
+  const fileconv = await createFileconv(fileconvOptionsOf(config, { worker: config.workers.enabled }));
   const { engine } = fileconv;
 
-  const log = await createServiceLog({ format: logFormatOf(flags.logFormat), requests: flags.log !== false });
+  const { server: settings } = config;
+  const log = await createServiceLog({ format: logFormatOf(settings.logFormat), requests: settings.log });
   const unwatch = log.watch(engine);
-  const metrics = await startMetricsEndpoint(engine, flags.metricsPort, flags.host).catch(
+  const metrics = await startMetricsEndpoint(engine, config.metricsPort, settings.host).catch(
     async (error: unknown) => {
       unwatch();
       await fileconv.close({ graceMs: 0 });
@@ -87,10 +67,6 @@ export async function startService(flags: ServeFlags): Promise<RunningService> {
   // The node:http adapter: of the adapters that pass the HTTP suite, the fastest (npm run bench).
   const handler = createNodeHandler(engine, {
     ...fileconv.http,
-    publicUrl: flags.publicUrl ?? process.env.FILECONV_PUBLIC_URL,
-    trustProxy: parseTrustProxy(flags.trustProxy ?? process.env.FILECONV_TRUST_PROXY),
-    webConverter: flags.web !== false,
-    readiness: { requiredConverters: namesOf(flags.readyEngines ?? process.env.FILECONV_READY_ENGINES) },
     onRequest: (event) => {
       fileconv.http.onRequest?.(event); // OpenTelemetry spans, when @opentelemetry/api is installed
       log.request(event);
@@ -99,8 +75,7 @@ export async function startService(flags: ServeFlags): Promise<RunningService> {
     onError: (error) => log.error('request failed', error),
   });
 
-  const port = flags.port ?? Number(process.env.PORT ?? 3000);
-  const host = flags.host ?? process.env.HOST ?? '0.0.0.0';
+  const { port, host } = settings;
   const server = await new Promise<Server>((resolveServer, reject) => {
     const listening = createServer(
       {
@@ -138,7 +113,7 @@ export async function startService(flags: ServeFlags): Promise<RunningService> {
     stopping ??= (async () => {
       const closed = new Promise<void>((done) => server.close(() => done()));
       server.closeIdleConnections();
-      await fileconv.close({ graceMs: (flags.graceSeconds ?? 30) * 1000 });
+      await fileconv.close({ graceMs: config.workers.graceSeconds * 1000 });
       unwatch();
       await metrics.close();
       server.closeAllConnections();
@@ -154,6 +129,7 @@ export async function startService(flags: ServeFlags): Promise<RunningService> {
     description: fileconv.backends.description,
     metricsUrl: metrics.url,
     limits: fileconv.limits,
+    config,
   };
 }
 
@@ -174,34 +150,25 @@ function closeIdleUploads(request: IncomingMessage): void {
   request.once('close', () => socket.setTimeout(0));
 }
 
-/** 'sharp, libreoffice' -> ['sharp', 'libreoffice']. */
-function namesOf(list: string | undefined): string[] {
-  return (list ?? '')
-    .split(',')
-    .map((name) => name.trim())
-    .filter(Boolean);
-}
-
-/** `--trust-proxy` as typed: 'true', a hop count ('1'), or addresses/subnets/names ('loopback, 10.0.0.0/8'). */
-function parseTrustProxy(value: string | undefined): boolean | number | string | undefined {
-  if (value === undefined || value === '' || value === 'false') return undefined;
-  if (value === 'true') return true;
-  return /^\d+$/.test(value) ? Number(value) : value;
-}
-
 /** Runs until SIGTERM or SIGINT, then stops gracefully. */
 export async function runServe(flags: ServeFlags): Promise<void> {
   const service = await startService(flags);
-  const workers = flags.worker === false ? 'no workers' : `${flags.concurrency ?? 2} conversions at once`;
+  const { config } = service;
+  const workers = config.workers.enabled ? `${config.workers.concurrency} conversions at once` : 'no workers';
+  if (config.configFile) console.log(`fileconv: settings from ${config.configFile}`);
   console.log(`fileconv: serving on ${service.url} (${service.description}; ${workers})`);
-  if (flags.web !== false) console.log(`fileconv: web converter at ${service.url}/`);
+  if (config.server.web) console.log(`fileconv: web converter at ${service.url}/`);
   if (service.metricsUrl) console.log(`fileconv: Prometheus metrics at ${service.metricsUrl}`);
+  if (config.cors) {
+    const origins = config.cors.origins === '*' ? 'any origin' : config.cors.origins.join(', ');
+    console.log(`fileconv: CORS: browser apps on ${origins} may call the API`);
+  }
   if (!service.limits) {
     console.log(
-      'fileconv: limits off (--no-limits or FILECONV_LIMITS=off): no rate limits and no quotas; keep this service behind your own access control',
+      `fileconv: limits off (${config.sources.limits}): no rate limits and no quotas; keep this service behind your own access control`,
     );
   }
-  await untilSignal(service.stop, flags.graceSeconds ?? 30);
+  await untilSignal(service.stop, config.workers.graceSeconds);
 }
 
 /** Waits for SIGTERM or SIGINT, then runs `stop`; says what it is doing. */

@@ -4,12 +4,20 @@
  * beside the API nodes (`fileconv serve --no-worker`).
  */
 import type { BackendFlags } from '../../adapters/preset/backends.js';
-import { createFileconv, dataDirOf } from '../../adapters/preset/index.js';
+import {
+  type EffectiveConfig,
+  fileconvOptionsOf,
+  resolveConfig,
+} from '../../adapters/preset/effective-config.js';
+import { createFileconv } from '../../adapters/preset/index.js';
 import { type Engine, FileconvError } from '../../src/index.js';
 import { startMetricsEndpoint } from '../metrics-flag.js';
 import { untilSignal } from './serve.js';
 
+/** The command line of `fileconv worker`: a subset of serve's, with the same precedence and config file. */
 export interface WorkerFlags extends BackendFlags {
+  /** The config file (default $FILECONV_CONFIG, else ./fileconv.config.json when present). */
+  config?: string;
   /** Prometheus metrics (GET /metrics) on this port. */
   metricsPort?: number;
   concurrency?: number;
@@ -22,26 +30,25 @@ export interface RunningWorker {
   /** Where Prometheus scrapes this worker, with --metrics-port. */
   metricsUrl: string | undefined;
   description: string;
+  /** The settings it runs with (flags, environment, config file, defaults). */
+  config: EffectiveConfig;
   stop(): Promise<void>;
 }
 
 export async function startWorker(flags: WorkerFlags): Promise<RunningWorker> {
-  const redisUrl = flags.redisUrl ?? process.env.REDIS_URL;
-  if (!redisUrl) {
+  const config = await resolveConfig(flags);
+  if (!config.redis) {
     throw new FileconvError(
       'INVALID_REQUEST',
-      'fileconv worker needs a queue shared with the other processes: set REDIS_URL (and S3_BUCKET for files).',
+      'fileconv worker needs a queue shared with the other processes: set REDIS_URL (and S3_BUCKET for files), or redis.url in the config file.',
     );
   }
-  const fileconv = await createFileconv({
-    dataDir: dataDirOf(flags.data),
-    redisUrl,
-    ...(flags.s3Bucket === undefined ? {} : { s3Bucket: flags.s3Bucket }),
-    concurrency: flags.concurrency,
-    resultTtlMs: flags.retentionHours === undefined ? undefined : flags.retentionHours * 3_600_000,
-    onError: (error, context) => console.error(`fileconv worker: ${context}:`, error),
-  });
-  const metrics = await startMetricsEndpoint(fileconv.engine, flags.metricsPort).catch(
+  const fileconv = await createFileconv(
+    fileconvOptionsOf(config, {
+      onError: (error, context) => console.error(`fileconv worker: ${context}:`, error),
+    }),
+  );
+  const metrics = await startMetricsEndpoint(fileconv.engine, config.metricsPort).catch(
     async (error: unknown) => {
       await fileconv.close({ graceMs: 0 });
       throw error;
@@ -51,8 +58,9 @@ export async function startWorker(flags: WorkerFlags): Promise<RunningWorker> {
     engine: fileconv.engine,
     description: fileconv.backends.description,
     metricsUrl: metrics.url,
+    config,
     async stop() {
-      await fileconv.close({ graceMs: (flags.graceSeconds ?? 30) * 1000 });
+      await fileconv.close({ graceMs: config.workers.graceSeconds * 1000 });
       await metrics.close();
     },
   };
@@ -60,7 +68,9 @@ export async function startWorker(flags: WorkerFlags): Promise<RunningWorker> {
 
 export async function runWorker(flags: WorkerFlags): Promise<void> {
   const worker = await startWorker(flags);
-  console.log(`fileconv worker: converting ${flags.concurrency ?? 2} at once (${worker.description})`);
+  const { config } = worker;
+  if (config.configFile) console.log(`fileconv worker: settings from ${config.configFile}`);
+  console.log(`fileconv worker: converting ${config.workers.concurrency} at once (${worker.description})`);
   if (worker.metricsUrl) console.log(`fileconv worker: Prometheus metrics at ${worker.metricsUrl}`);
-  await untilSignal(worker.stop, flags.graceSeconds ?? 30);
+  await untilSignal(worker.stop, config.workers.graceSeconds);
 }
