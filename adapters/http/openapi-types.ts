@@ -61,13 +61,15 @@ export const SCHEMAS = {
 
 export type SchemaName = keyof typeof SCHEMAS;
 export type JsonObject = Record<string, unknown>;
-export type HttpMethod = 'get' | 'post' | 'put' | 'delete';
+export type HttpMethod = 'get' | 'head' | 'post' | 'put' | 'patch' | 'delete' | 'options';
 
 export interface ParameterSpec {
   name: string;
-  in: 'path' | 'query';
+  in: 'path' | 'query' | 'header';
   description: string;
   schema: JsonObject;
+  /** Default true: every parameter the routes read is required unless it says otherwise. */
+  required?: boolean;
 }
 
 /** A body or answer: a named JSON schema, or another media type with an optional raw schema. */
@@ -78,13 +80,13 @@ export interface ApiOperation {
   /** OpenAPI path template, relative to the router: `/api/jobs/{jobId}` for Express's `:jobId`. */
   path: string;
   operationId: string;
-  tag: 'Flow A' | 'Flow B' | 'Service';
+  tag: 'Flow A' | 'Flow B' | 'Service' | 'tus';
   summary: string;
   description?: string;
   parameters?: readonly ParameterSpec[];
   body?: ContentSpec & { description?: string };
-  /** The 200 answer; no content means an empty body. */
-  ok: { description: string; content?: ContentSpec; headers?: readonly string[] };
+  /** The success answer (200 unless `status` says otherwise); no content means an empty body. */
+  ok: { description: string; status?: number; content?: ContentSpec; headers?: readonly string[] };
   /** Codes beyond the ones every request can meet (COMMON_ERRORS in openapi.ts). */
   errors: readonly ErrorCode[];
   /** The per-IP limit it counts against; null for a public route (no key, no limit, no errors). */

@@ -69,6 +69,15 @@ const HEADERS: Record<string, JsonObject> = {
   'WWW-Authenticate': header('The Bearer challenge of a refused API key.'),
   'Content-Disposition': header('`attachment` with the download name.'),
   ETag: header('A strong validator of the body (per content coding); send it back in If-None-Match.'),
+  'Tus-Resumable': header('The tus protocol version: `1.0.0`.'),
+  'Tus-Version': header('The tus versions offered: `1.0.0`.'),
+  'Tus-Extension': header('The tus extensions offered: `creation,termination,expiration,checksum`.'),
+  'Tus-Max-Size': header("The caller's plan's largest upload, bytes.", 'integer'),
+  'Tus-Checksum-Algorithm': header('The Upload-Checksum algorithms offered: `sha1,sha256,md5`.'),
+  Location: header('The upload URL: `<base>/api/tus/<fileId>`.'),
+  'Upload-Offset': header('Bytes of the upload stored so far.', 'integer'),
+  'Upload-Length': header("The upload's whole size, bytes.", 'integer'),
+  'Upload-Expires': header('When the unfinished upload expires (RFC 7231 date).'),
 };
 
 function header(description: string, type: 'string' | 'integer' = 'string'): JsonObject {
@@ -142,7 +151,10 @@ function operationObject(operation: ApiOperation): JsonObject {
     ...(operation.parameters?.length
       ? {
           // Every parameter the routes read is required (a missing one is a 400 or 403).
-          parameters: operation.parameters.map((parameter) => ({ ...parameter, required: true })),
+          parameters: operation.parameters.map((parameter) => ({
+            ...parameter,
+            required: parameter.required ?? true,
+          })),
         }
       : {}),
     ...(body
@@ -155,7 +167,7 @@ function operationObject(operation: ApiOperation): JsonObject {
         }
       : {}),
     responses: {
-      '200': {
+      [String(ok.status ?? 200)]: {
         description: ok.description,
         headers: headerRefs([...limitHeaders, ...(ok.headers ?? [])]),
         ...(ok.content ? { content: contentOf(ok.content) } : {}),
@@ -201,6 +213,11 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocum
       { name: 'Flow A', description: 'Upload grant, signed PUT, asynchronous job, polling.' },
       { name: 'Flow B', description: 'Multipart upload, synchronous convert, download by id.' },
       { name: 'Service', description: 'Additive endpoints: usage, formats, health, this description.' },
+      {
+        name: 'tus',
+        description:
+          'Resumable uploads over the tus 1.0 protocol (creation, termination, expiration, checksum): use a tus client (tus-js-client, Uppy) with endpoint `<base>/api/tus`. A finished upload is an uploaded file: its fileKey is `uploads/<id>` (Flow A), its fileId the last segment of the upload URL (Flow B). Every answer carries `Tus-Resumable: 1.0.0`.',
+      },
     ],
     // Optional authentication: anonymous callers are on the Free plan, limited per IP.
     security: [{}, { apiKey: [] }],

@@ -28,6 +28,7 @@ import type { LinkSettings } from './links.js';
 import type { RouteContext } from './route-context.js';
 import { routeTable } from './routes.js';
 import { serviceRoutes } from './service-routes.js';
+import { tusRoutes } from './tus-routes.js';
 import { webConverterRoutes } from './web-routes.js';
 
 export type { Authenticator, AuthRequest } from './access.js';
@@ -170,6 +171,8 @@ export function createHttpService(engine: Engine, options: HttpServiceOptions = 
     ...(options.webConverter ? webConverterRoutes(ctx) : []),
     ...flowARoutes(ctx),
     ...flowBRoutes(ctx),
+    // tus needs a storage that stores uploads in pieces; without one /api/tus is not there (404).
+    ...(engine.storage?.resumable ? tusRoutes(ctx) : []),
     ...serviceRoutes(ctx),
     ...docsRoutes(),
   ];
