@@ -37,7 +37,7 @@ describe('tus discovery and protocol headers', () => {
 
   it('refuses a request without Tus-Resumable: 1.0.0 with 412 and the versions it speaks', async () => {
     const server = await startServer();
-    for (const headers of [{}, { 'tus-resumable': '0.2.2' }]) {
+    for (const headers of [{}, { 'tus-resumable': '0.2.2' }] as Record<string, string>[]) {
       const response = await call(server, 'POST', '/api/tus', {
         headers: { ...headers, 'upload-length': '10' },
       });
