@@ -17,6 +17,8 @@ export interface Route {
   path: string;
   /** Served before access control: no key needed, no rate limit spent (the web page's files, health, readiness). */
   public?: boolean;
+  /** Headers every answer of the route carries, refusals before it runs (rate limit, key) included. */
+  headers?: Readonly<Record<string, string>>;
   handle(call: Call, params: Record<string, string>): Promise<HttpAnswer>;
 }
 

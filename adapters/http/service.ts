@@ -200,6 +200,7 @@ export function createHttpService(engine: Engine, options: HttpServiceOptions = 
           throw new FileconvError('NOT_FOUND', `No such endpoint: ${exchange.method} is not allowed here.`);
         }
         pattern = found.route.path;
+        Object.assign(call.headers, found.route.headers);
         if (!found.route.public) await admit(access, call);
         answer = await found.route.handle(call, found.params);
         answer.headers = { ...answer.headers, ...call.headers };

@@ -20,10 +20,11 @@ const PATCH_TYPE = 'application/offset+octet-stream';
 const DIGITS = /^\d{1,16}$/;
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
-/** Every tus answer, error or not, says the protocol version; a request without it is refused. */
-function tusCall(call: Call, versionRequired = true): void {
-  call.headers['tus-resumable'] = TUS_VERSION;
-  if (!versionRequired) return;
+/** What every tus answer carries, refusals included (Route.headers). */
+const TUS_HEADERS = { 'tus-resumable': TUS_VERSION } as const;
+
+/** A tus request must name the protocol version it speaks; OPTIONS alone need not. */
+function tusCall(call: Call): void {
   if (call.exchange.header('tus-resumable') !== TUS_VERSION) {
     call.headers['tus-version'] = TUS_VERSION;
     throw new FileconvError(
@@ -97,12 +98,11 @@ function expiresHeader(expiresAt: string): string {
 
 export function tusRoutes(ctx: RouteContext): Route[] {
   const { engine } = ctx;
-  return [
+  const routes: Route[] = [
     {
       method: 'OPTIONS',
       path: '/api/tus',
       async handle(call) {
-        tusCall(call, false);
         return emptyAnswer(204, {
           'tus-version': TUS_VERSION,
           'tus-extension': TUS_EXTENSIONS,
@@ -213,4 +213,5 @@ export function tusRoutes(ctx: RouteContext): Route[] {
       },
     },
   ];
+  return routes.map((route) => ({ ...route, headers: TUS_HEADERS }));
 }

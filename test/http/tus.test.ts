@@ -7,6 +7,8 @@
 import { createHash } from 'node:crypto';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
+import { createFsStorage } from '../../adapters/storage/fs.js';
+import { rateLimitClassOf } from '../../src/policy/limits.js';
 import { call, expectError, fixture, pollJob, startServer } from './harness.js';
 import { createTusUpload, partialFiles, TUS, tusDelete, tusHead, tusPatch } from './tus-helpers.js';
 
@@ -306,5 +308,43 @@ describe('tus owners, termination and expiry', () => {
     const file = await server.engine.getFile(id);
     // The Free plan keeps uploads 15 minutes.
     expect(Date.parse(file.expiresAt) - Date.parse(file.uploadedAt!)).toBe(15 * 60 * 1000);
+  });
+});
+
+describe('tus wiring', () => {
+  it('creation counts as an upload request, HEAD and PATCH as ordinary ones', () => {
+    expect(rateLimitClassOf('POST', '/api/tus')).toBe('upload');
+    expect(rateLimitClassOf('POST', '/api/TUS/')).toBe('upload');
+    expect(rateLimitClassOf('PATCH', '/api/tus/abc')).toBe('default');
+    expect(rateLimitClassOf('HEAD', '/api/tus/abc')).toBe('default');
+  });
+
+  it('a refusal before the route runs (a key the service does not take) still says Tus-Resumable', async () => {
+    const server = await startServer();
+    const refused = await createTusUpload(server, 10, { headers: { authorization: 'Bearer nope' } });
+    expectError(refused.response, 401, 'UNAUTHORIZED');
+    expect(refused.response.headers.get('tus-resumable')).toBe('1.0.0');
+  });
+
+  it('GET routes still answer HEAD', async () => {
+    const server = await startServer();
+    const head = await call(server, 'HEAD', '/api/health');
+    expect([head.status, head.text]).toEqual([200, '']);
+  });
+
+  it('without Storage.resumable there is no /api/tus (404)', async () => {
+    const { mkdtemp, rm } = await import('node:fs/promises');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const dir = await mkdtemp(join(tmpdir(), 'fileconv-tus-none-'));
+    try {
+      const { resumable: _none, ...storage } = createFsStorage({ dir });
+      const server = await startServer({ engine: { storage } });
+      expect((await call(server, 'OPTIONS', '/api/tus')).status).toBe(404);
+      // Not the service's route: the host's next handler (Express's own 404 page) answers.
+      expect((await createTusUpload(server, 10)).response.status).toBe(404);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
