@@ -145,6 +145,8 @@ export async function appendResumable(
   context: EngineContext,
   input: AppendResumableInput,
 ): Promise<FileRecord> {
+  // The owner first: nobody else's request may stop a running append.
+  await getFile(context, input.fileId, input.owner);
   const running = runningAppends(context);
   const previous = running.get(input.fileId);
   if (previous) {

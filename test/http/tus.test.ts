@@ -168,6 +168,14 @@ describe('tus PATCH', () => {
       width: source.width,
       height: source.height,
     });
+
+    // Flow B refers to it by the upload URL's last segment, the file id.
+    const converted = await call(server, 'POST', '/api/convert', {
+      json: { fileId: id, fileName: 'fixture.png', targetFormat: 'webp' },
+    });
+    expect(converted.status, converted.text).toBe(200);
+    const webp = await fetch(`${server.url}/api/download?id=${converted.body.downloadId}`);
+    expect((await sharp(Buffer.from(await webp.arrayBuffer())).metadata()).format).toBe('webp');
   });
 
   it('refuses the wrong Content-Type (415), a wrong offset (409 OFFSET_MISMATCH) and an unknown checksum (400), keeping nothing', async () => {
