@@ -323,7 +323,7 @@ export const OPERATIONS: readonly ApiOperation[] = [
     tag: 'tus',
     summary: 'Create a resumable upload (tus creation)',
     description:
-      'Upload-Length is required (no deferred length); Upload-Metadata may carry `filename` (or `name`) and `filetype` (or `type`). Charges the hourly file quota and the upload bytes like an upload grant. The unfinished upload expires after 24 hours (Upload-Expires), its bytes dropped.',
+      'Upload-Length is required (no deferred length); Upload-Metadata may carry `filename` (or `name`) and `filetype` (or `type`). Charges the hourly file quota and the upload bytes like an upload grant. The unfinished upload expires after 24 hours (Upload-Expires), its bytes dropped. With Content-Type `application/offset+octet-stream` the body holds the first bytes (creation-with-upload; Upload-Checksum as for PATCH): the answer then carries Upload-Offset.',
     parameters: [
       tusResumable,
       { ...tusHeader('Upload-Length', "The upload's whole size, bytes."), schema: { type: 'integer' } },
@@ -332,9 +332,20 @@ export const OPERATIONS: readonly ApiOperation[] = [
     ok: {
       status: 201,
       description: 'Created; PATCH the bytes to Location.',
-      headers: ['Tus-Resumable', 'Location', 'Upload-Expires'],
+      headers: ['Tus-Resumable', 'Location', 'Upload-Expires', 'Upload-Offset'],
     },
-    errors: ['INVALID_REQUEST', 'TUS_VERSION_UNSUPPORTED', 'FILE_TOO_LARGE', 'QUOTA_EXCEEDED'],
+    errors: [
+      'INVALID_REQUEST',
+      'TUS_VERSION_UNSUPPORTED',
+      'FILE_TOO_LARGE',
+      'QUOTA_EXCEEDED',
+      'CHECKSUM_MISMATCH',
+    ],
+    body: {
+      mediaType: 'application/offset+octet-stream',
+      description: 'Optional: the first bytes of the upload (creation-with-upload).',
+      required: false,
+    },
     rateLimit: 'upload',
   },
   {

@@ -84,7 +84,8 @@ export interface ApiOperation {
   summary: string;
   description?: string;
   parameters?: readonly ParameterSpec[];
-  body?: ContentSpec & { description?: string };
+  /** The request body; required unless `required` is false. */
+  body?: ContentSpec & { description?: string; required?: boolean };
   /** The success answer (200 unless `status` says otherwise); no content means an empty body. */
   ok: { description: string; status?: number; content?: ContentSpec; headers?: readonly string[] };
   /** Codes beyond the ones every request can meet (COMMON_ERRORS in openapi.ts). */

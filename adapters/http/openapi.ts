@@ -71,7 +71,9 @@ const HEADERS: Record<string, JsonObject> = {
   ETag: header('A strong validator of the body (per content coding); send it back in If-None-Match.'),
   'Tus-Resumable': header('The tus protocol version: `1.0.0`.'),
   'Tus-Version': header('The tus versions offered: `1.0.0`.'),
-  'Tus-Extension': header('The tus extensions offered: `creation,termination,expiration,checksum`.'),
+  'Tus-Extension': header(
+    'The tus extensions offered: `creation,creation-with-upload,termination,expiration,checksum`.',
+  ),
   'Tus-Max-Size': header("The caller's plan's largest upload, bytes.", 'integer'),
   'Tus-Checksum-Algorithm': header('The Upload-Checksum algorithms offered: `sha1,sha256,md5`.'),
   Location: header('The upload URL: `<base>/api/tus/<fileId>`.'),
@@ -160,7 +162,7 @@ function operationObject(operation: ApiOperation): JsonObject {
     ...(body
       ? {
           requestBody: {
-            required: true,
+            required: body.required ?? true,
             ...(body.description ? { description: body.description } : {}),
             content: contentOf(body),
           },
@@ -216,7 +218,7 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocum
       {
         name: 'tus',
         description:
-          'Resumable uploads over the tus 1.0 protocol (creation, termination, expiration, checksum): use a tus client (tus-js-client, Uppy) with endpoint `<base>/api/tus`. A finished upload is an uploaded file: its fileKey is `uploads/<id>` (Flow A), its fileId the last segment of the upload URL (Flow B). Every answer carries `Tus-Resumable: 1.0.0`.',
+          'Resumable uploads over the tus 1.0 protocol (creation, creation-with-upload, termination, expiration, checksum): use a tus client (tus-js-client, Uppy) with endpoint `<base>/api/tus`. A finished upload is an uploaded file: its fileKey is `uploads/<id>` (Flow A), its fileId the last segment of the upload URL (Flow B). Every answer carries `Tus-Resumable: 1.0.0`.',
       },
     ],
     // Optional authentication: anonymous callers are on the Free plan, limited per IP.

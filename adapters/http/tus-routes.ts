@@ -14,7 +14,7 @@ import { mediaType, type RouteContext } from './route-context.js';
 import type { Route } from './routes.js';
 
 export const TUS_VERSION = '1.0.0';
-export const TUS_EXTENSIONS = 'creation,termination,expiration,checksum';
+export const TUS_EXTENSIONS = 'creation,creation-with-upload,termination,expiration,checksum';
 const CHECKSUM_ALGORITHMS: readonly ChecksumAlgorithm[] = ['sha1', 'sha256', 'md5'];
 const PATCH_TYPE = 'application/offset+octet-stream';
 const DIGITS = /^\d{1,16}$/;
@@ -98,6 +98,25 @@ function expiresHeader(expiresAt: string): string {
 
 export function tusRoutes(ctx: RouteContext): Route[] {
   const { engine } = ctx;
+
+  /** Streams the request's body into the upload at `offset`; resolves with the record and the offset reached. */
+  async function append(call: Call, fileId: string, offset: number) {
+    const { exchange } = call;
+    const checksum = parseChecksum(exchange.header('upload-checksum'));
+    const contentLength = byteCount(call, 'content-length');
+    const file = await engine.appendResumable({
+      fileId,
+      owner: call.client.owner,
+      offset,
+      body: exchange.body(),
+      ...(contentLength === undefined ? {} : { contentLength }),
+      ...(checksum ? { checksum } : {}),
+    });
+    const reached = file.resumable ? file.resumable.offset : file.size;
+    call.uploadedBytes = reached - offset;
+    return { file, reached };
+  }
+
   const routes: Route[] = [
     {
       method: 'OPTIONS',
@@ -143,10 +162,21 @@ export function tusRoutes(ctx: RouteContext): Route[] {
           contentType: metadata.get('filetype') || metadata.get('type') || 'application/octet-stream',
           retentionMs: uploadRetentionMsOf(client.plan),
         });
-        return emptyAnswer(201, {
+        const headers = {
           location: `${call.baseUrl}/api/tus/${file.id}`,
           'upload-expires': expiresHeader(file.expiresAt),
-        });
+        };
+        // creation-with-upload: the first bytes ride along with the creation.
+        if (mediaType(exchange.header('content-type')) !== PATCH_TYPE) return emptyAnswer(201, headers);
+        let reached: number;
+        try {
+          ({ reached } = await append(call, file.id, 0));
+        } catch (error) {
+          // The client never learns this upload's URL from a refusal: drop it, it retries whole.
+          await engine.terminateResumable(file.id, client.owner).catch(() => {});
+          throw error;
+        }
+        return emptyAnswer(201, { ...headers, 'upload-offset': String(reached) });
       },
     },
     {
@@ -174,9 +204,7 @@ export function tusRoutes(ctx: RouteContext): Route[] {
           throw new FileconvError(
             'UNSUPPORTED_FORMAT',
             `A tus PATCH must be sent as Content-Type ${PATCH_TYPE}.`,
-            {
-              details: { expected: PATCH_TYPE, received: exchange.header('content-type') ?? null },
-            },
+            { details: { expected: PATCH_TYPE, received: exchange.header('content-type') ?? null } },
           );
         }
         const offset = byteCount(call, 'upload-offset');
@@ -185,18 +213,7 @@ export function tusRoutes(ctx: RouteContext): Route[] {
             details: { header: 'Upload-Offset' },
           });
         }
-        const checksum = parseChecksum(exchange.header('upload-checksum'));
-        const contentLength = byteCount(call, 'content-length');
-        const file = await engine.appendResumable({
-          fileId: params.fileId!,
-          owner: call.client.owner,
-          offset,
-          body: exchange.body(),
-          ...(contentLength === undefined ? {} : { contentLength }),
-          ...(checksum ? { checksum } : {}),
-        });
-        const reached = file.resumable ? file.resumable.offset : file.size;
-        call.uploadedBytes = reached - offset;
+        const { file, reached } = await append(call, params.fileId!, offset);
         return emptyAnswer(204, {
           'upload-offset': String(reached),
           'upload-expires': expiresHeader(file.expiresAt),

@@ -3,8 +3,8 @@
  * directory under the storage root (so completing it is a rename on the same file system),
  * written at the exact offset the engine gives: the file is cut back to that offset first, so
  * bytes of an append that was never committed are overwritten, never counted. The offset
- * returned is what was written; no fsync per chunk (a crash loses at most what the page cache
- * held, and the next append at the committed offset truncates the file back to it).
+ * returned is what was written, synced once per append (not per chunk) when the storage syncs,
+ * so the offset the engine commits never exceeds the bytes on disk.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { mkdir, open, unlink } from 'node:fs/promises';
@@ -25,6 +25,8 @@ const PART_NAME = /^[0-9a-f-]{36}$/;
 
 export interface FsResumableHost {
   root: string;
+  /** Sync each append's bytes before its offset is returned (and committed): one sync per request, not per chunk. */
+  fsync: boolean;
   /** Throws INVALID_REQUEST for a key the storage refuses. */
   checkKey(key: string): void;
   /**
@@ -106,6 +108,8 @@ export function createFsResumable(host: FsResumableHost): ResumableUploads {
             },
           );
         }
+        // The offset the engine commits never runs ahead of the bytes a power cut would leave.
+        if (host.fsync && written.offset > options.offset) await handle.datasync();
         return { state, offset: written.offset };
       } catch (error) {
         if (error instanceof WriteFailure) throw error.error;

@@ -195,7 +195,7 @@ export function createFsStorage(options: FsStorageOptions): FsStorage {
   }
 
   return {
-    resumable: createFsResumable({ root, place, checkKey: (key) => void resolveKey(key) }),
+    resumable: createFsResumable({ root, fsync, place, checkKey: (key) => void resolveKey(key) }),
 
     async put(
       key: string,

@@ -31,7 +31,7 @@ describe('tus discovery and protocol headers', () => {
     ).toEqual({
       'tus-resumable': '1.0.0',
       'tus-version': '1.0.0',
-      'tus-extension': 'creation,termination,expiration,checksum',
+      'tus-extension': 'creation,creation-with-upload,termination,expiration,checksum',
       'tus-max-size': '5000000',
       'tus-checksum-algorithm': 'sha1,sha256,md5',
     });
@@ -239,6 +239,47 @@ describe('tus PATCH', () => {
     expect(
       Buffer.concat(await (await server.engine.storage!.get(`uploads/${id}`)).toArray()).equals(bytes),
     ).toBe(true);
+  });
+});
+
+describe('tus creation-with-upload', () => {
+  it('stores the first bytes sent with the creation and says where it got to', async () => {
+    const server = await startServer();
+    const bytes = bytesOf(3000, 7);
+    const created = await call(server, 'POST', '/api/tus', {
+      headers: {
+        ...TUS,
+        'upload-length': String(bytes.length),
+        'content-type': 'application/offset+octet-stream',
+        'upload-checksum': `sha256 ${digest('sha256', bytes.subarray(0, 1000))}`,
+      },
+      body: bytes.subarray(0, 1000),
+    });
+    expect(created.status, created.text).toBe(201);
+    expect(created.headers.get('upload-offset')).toBe('1000');
+    const path = new URL(created.headers.get('location')!).pathname.replace(/^\/v1/, '');
+    expect((await tusHead(server, path)).headers.get('upload-offset')).toBe('1000');
+    expect((await tusPatch(server, path, 1000, bytes.subarray(1000))).status).toBe(204);
+    const id = path.split('/').at(-1)!;
+    const stored = Buffer.concat(await (await server.engine.storage!.get(`uploads/${id}`)).toArray());
+    expect(stored.equals(bytes)).toBe(true);
+  });
+
+  it('a refused first body (checksum mismatch) creates nothing', async () => {
+    const server = await startServer();
+    const bytes = bytesOf(3000, 7);
+    const created = await call(server, 'POST', '/api/tus', {
+      headers: {
+        ...TUS,
+        'upload-length': String(bytes.length),
+        'content-type': 'application/offset+octet-stream',
+        'upload-checksum': `sha1 ${digest('sha1', bytesOf(10))}`,
+      },
+      body: bytes.subarray(0, 1000),
+    });
+    expectError(created, 460, 'CHECKSUM_MISMATCH');
+    expect(await server.fileRecords()).toEqual([]);
+    expect(await partialFiles(server)).toEqual([]);
   });
 });
 
