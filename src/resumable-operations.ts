@@ -149,17 +149,26 @@ export async function appendResumable(
   await getFile(context, input.fileId, input.owner);
   const running = runningAppends(context);
   const previous = running.get(input.fileId);
-  if (previous) {
-    previous.stop();
-    await previous.done.catch(() => {});
-  }
   const controller = new AbortController();
   const stop = () => {
     controller.abort();
     // Ends the body as a dropped connection would: the storage keeps what arrived.
     input.body.destroy();
   };
-  const done = appendNow(context, input, controller.signal);
+  // Registered at once, before waiting for the previous append: a third request then stops
+  // this one, and appends to one upload never run side by side.
+  const done = (async () => {
+    if (previous) {
+      previous.stop();
+      await previous.done.catch(() => {});
+    }
+    if (controller.signal.aborted) {
+      throw new FileconvError('UPLOAD_LOCKED', 'A newer request is appending to this upload.', {
+        details: { fileId: input.fileId },
+      });
+    }
+    return appendNow(context, input, controller.signal);
+  })();
   const entry = { stop, done };
   running.set(input.fileId, entry);
   try {
