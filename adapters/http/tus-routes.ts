@@ -50,7 +50,7 @@ function byteCount(call: Call, name: string): number | undefined {
 }
 
 /** Upload-Metadata: comma-separated `key base64value` pairs (the value may be absent). */
-export function parseUploadMetadata(value: string | undefined): Map<string, string> {
+function parseUploadMetadata(value: string | undefined): Map<string, string> {
   const pairs = new Map<string, string>();
   if (value === undefined || value.trim() === '') return pairs;
   for (const pair of value.split(',')) {
@@ -90,6 +90,14 @@ function parseChecksum(
     });
   }
   return { algorithm: algorithm as ChecksumAlgorithm, digest: Buffer.from(encoded, 'base64') };
+}
+
+/** A plain `type/subtype` MIME type; anything else a client sends as filetype is not passed on to storage. */
+const MIME_TYPE = /^[\w.+-]{1,127}\/[\w.+-]{1,127}$/;
+
+function contentTypeOf(metadata: Map<string, string>): string {
+  const given = (metadata.get('filetype') || metadata.get('type') || '').trim().toLowerCase();
+  return MIME_TYPE.test(given) ? given : 'application/octet-stream';
 }
 
 function expiresHeader(expiresAt: string): string {
@@ -159,7 +167,7 @@ export function tusRoutes(ctx: RouteContext): Route[] {
           owner: client.owner,
           fileName: metadata.get('filename') ?? metadata.get('name') ?? 'upload',
           size,
-          contentType: metadata.get('filetype') || metadata.get('type') || 'application/octet-stream',
+          contentType: contentTypeOf(metadata),
           retentionMs: uploadRetentionMsOf(client.plan),
         });
         const headers = {

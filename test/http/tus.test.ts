@@ -94,6 +94,26 @@ describe('tus discovery and protocol headers', () => {
     });
   });
 
+  it("reads Uppy's name/type metadata too, and never passes on a content type that is not one", async () => {
+    const server = await startServer();
+    const uppy = await createTusUpload(server, 10, {
+      metadata: { name: 'scan.pdf', type: 'application/pdf' },
+    });
+    expect(await server.engine.getFile(uppy.id)).toMatchObject({
+      fileName: 'scan.pdf',
+      contentType: 'application/pdf',
+    });
+    const odd = await createTusUpload(server, 10, {
+      metadata: { filename: 'x', filetype: 'text/html\r\nx: y' },
+    });
+    expect((await server.engine.getFile(odd.id)).contentType).toBe('application/octet-stream');
+    const bare = await createTusUpload(server, 10);
+    expect(await server.engine.getFile(bare.id)).toMatchObject({
+      fileName: 'upload',
+      contentType: 'application/octet-stream',
+    });
+  });
+
   it('refuses creation without Upload-Length, with a deferred length or with bad metadata (400)', async () => {
     const server = await startServer();
     expectError(await call(server, 'POST', '/api/tus', { headers: TUS }), 400, 'INVALID_REQUEST');
