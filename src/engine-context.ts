@@ -56,6 +56,11 @@ export interface EngineOptions {
   resultTtlMs?: number;
   /** How long an uploaded file is kept for conversions, ms. Default 3600000 (1 h). */
   uploadTtlMs?: number;
+  /**
+   * How long a resumable (tus) upload may take from its creation to its last byte, ms; past it
+   * the upload is refused (UPLOAD_EXPIRED) and its bytes dropped. Default 86400000 (24 h).
+   */
+  resumableUploadTtlMs?: number;
   /** How often start() sweeps expired results and uploads, ms; 0 disables. Default 60000. */
   sweepIntervalMs?: number;
   /**
@@ -95,6 +100,7 @@ export interface EngineContext {
   tempDir: string;
   resultTtlMs: number;
   uploadTtlMs: number;
+  resumableUploadTtlMs: number;
   sweepIntervalMs: number;
   unavailableRetryMs: number;
   now(): string;
@@ -221,6 +227,7 @@ export function createEngineContext(options: EngineOptions): EngineContext {
     tempDir: options.tempDir ?? tmpdir(),
     resultTtlMs: positiveInteger('resultTtlMs', options.resultTtlMs, 86_400_000),
     uploadTtlMs: positiveInteger('uploadTtlMs', options.uploadTtlMs, 3_600_000),
+    resumableUploadTtlMs: positiveInteger('resumableUploadTtlMs', options.resumableUploadTtlMs, 86_400_000),
     sweepIntervalMs: nonNegativeInteger('sweepIntervalMs', options.sweepIntervalMs, 60_000),
     unavailableRetryMs: nonNegativeInteger('unavailableRetryMs', options.unavailableRetryMs, 120_000),
     now: () => clock().toISOString(),

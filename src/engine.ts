@@ -51,6 +51,14 @@ import { planConversion } from './planning.js';
 import type { Availability, DocumentOperation, Storage } from './ports.js';
 import { checkReadiness, type ReadinessOptions, type ReadinessReport } from './readiness.js';
 import {
+  type AppendResumableInput,
+  appendResumable,
+  type CreateResumableInput,
+  createResumableUpload,
+  getResumableUpload,
+  terminateResumable,
+} from './resumable-operations.js';
+import {
   confirmUpload,
   createUploadGrant,
   deleteFile,
@@ -115,6 +123,20 @@ export interface Engine {
   /** Flow A: stores the bytes of a pending upload. */
   receiveUpload(input: ReceiveUploadInput): Promise<FileRecord>;
   getFile(id: string, owner?: string): Promise<FileRecord>;
+  /**
+   * Resumable (tus) upload, step 1: a pending file record for `size` bytes that arrive in
+   * pieces (needs Storage.resumable); it expires after `resumableUploadTtlMs`.
+   */
+  createResumableUpload(input: CreateResumableInput): Promise<FileRecord>;
+  /** An owner's resumable upload (pending or finished); UPLOAD_EXPIRED past its expiry (its bytes dropped). */
+  getResumableUpload(id: string, owner: string): Promise<FileRecord>;
+  /**
+   * Stores bytes at the upload's offset and commits the new offset (OFFSET_MISMATCH,
+   * CHECKSUM_MISMATCH, FILE_TOO_LARGE refuse them); the last byte makes it an uploaded file.
+   */
+  appendResumable(input: AppendResumableInput): Promise<FileRecord>;
+  /** Drops an unfinished resumable upload (or deletes the finished file) and its record. */
+  terminateResumable(id: string, owner: string): Promise<void>;
   /** Deletes an upload's bytes and record. */
   deleteFile(id: string, owner?: string): Promise<void>;
   /**
@@ -208,6 +230,10 @@ export function createEngine(options: EngineOptions): Engine {
     createUploadGrant: (input) => createUploadGrant(context, input),
     receiveUpload: (input) => receiveUpload(context, input),
     getFile: (id, owner) => getFile(context, id, owner),
+    createResumableUpload: (input) => createResumableUpload(context, input),
+    getResumableUpload: (id, owner) => getResumableUpload(context, id, owner),
+    appendResumable: (input) => appendResumable(context, input),
+    terminateResumable: (id, owner) => terminateResumable(context, id, owner),
     createJob: (input) => createJob(context, input),
     createJobs: (inputs) => createJobs(context, inputs),
     getJob: (id, owner) => getJob(context, id, owner),

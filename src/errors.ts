@@ -29,6 +29,8 @@ export const ERROR_CODES = {
   /** A resumable (tus) upload past its expiry: its bytes are gone, start a new upload. */
   UPLOAD_EXPIRED: 410,
   FILE_TOO_LARGE: 413,
+  /** A tus request without `Tus-Resumable: 1.0.0` (the only protocol version offered; see Tus-Version). */
+  TUS_VERSION_UNSUPPORTED: 412,
   /** A request body (JSON) over what the endpoint reads: not a file, so not FILE_TOO_LARGE. */
   REQUEST_TOO_LARGE: 413,
   UNSUPPORTED_FORMAT: 415,

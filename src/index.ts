@@ -48,6 +48,11 @@ export type { CreateOperationJobInput } from './operation-jobs.js';
 export * from './policy/index.js';
 export type * from './ports.js';
 export type { ReadinessCheck, ReadinessOptions, ReadinessReport } from './readiness.js';
+export type {
+  AppendResumableInput,
+  ChecksumAlgorithm,
+  CreateResumableInput,
+} from './resumable-operations.js';
 export { MIN_SECRET_BYTES, type SignedClaims, sign, signingKey, verify } from './signing.js';
 export type { ReceiveUploadInput, UploadFileInput, UploadGrantInput } from './upload-operations.js';
 export { fileIdFromKey, uploadKeyOf } from './upload-operations.js';

@@ -281,6 +281,8 @@ export async function sweepExpired(context: EngineContext): Promise<number> {
     );
     for (const file of expiringFiles) {
       if (inUse.has(file.id)) continue;
+      // An unfinished resumable upload's bytes live in the storage's own state, not at its key.
+      if (file.resumable) await storage.resumable?.abort(file.key, file.resumable.state);
       await storage.delete(file.key);
       await jobs.deleteFile(file.id);
       expired++;

@@ -211,6 +211,8 @@ function sizeMismatch(declared: number, actual: number | undefined, cause?: unkn
 export async function deleteFile(context: EngineContext, id: string, owner?: string): Promise<void> {
   const file = await getFile(context, id, owner);
   const { storage, jobs } = jobPorts(context);
+  // An unfinished resumable upload's bytes live in the storage's own state, not at its key.
+  if (file.resumable) await storage.resumable?.abort(file.key, file.resumable.state);
   await storage.delete(file.key);
   await jobs.deleteFile(file.id);
 }

@@ -29,6 +29,16 @@ const signedQuery: readonly ParameterSpec[] = [
   },
 ];
 const binary = { mediaType: '*/*' } as const;
+function tusHeader(name: string, description: string): ParameterSpec {
+  return { name, in: 'header', description, schema: { type: 'string' } };
+}
+const tusResumable = tusHeader('Tus-Resumable', 'The tus protocol version: `1.0.0` (412 otherwise).');
+const tusFileId: ParameterSpec = {
+  name: 'fileId',
+  in: 'path',
+  description: 'The last segment of the upload URL (Location).',
+  schema: { type: 'string' },
+};
 /** What JSON bodies add: the body parser's refusals (malformed JSON, over 64 KiB) and validation. */
 const JSON_BODY: readonly ErrorCode[] = ['INVALID_REQUEST', 'REQUEST_TOO_LARGE'];
 /** The job errors a conversion can end in (also a job's `error.code`). */
@@ -339,6 +349,119 @@ export const OPERATIONS: readonly ApiOperation[] = [
     summary: 'This API description as a readable page',
     ok: { description: 'An HTML page.', content: { mediaType: 'text/html', schema: { type: 'string' } } },
     errors: [],
+    rateLimit: 'default',
+  },
+  // ---- Resumable uploads (tus 1.0) ----
+  {
+    method: 'options',
+    path: '/api/tus',
+    operationId: 'tusOptions',
+    tag: 'tus',
+    summary: 'What the tus server offers',
+    description:
+      "tus discovery: the version, the extensions, the caller's plan's largest upload and the checksum algorithms.",
+    ok: {
+      status: 204,
+      description: 'Empty body; the headers say it all.',
+      headers: ['Tus-Resumable', 'Tus-Version', 'Tus-Extension', 'Tus-Max-Size', 'Tus-Checksum-Algorithm'],
+    },
+    errors: [],
+    rateLimit: 'default',
+  },
+  {
+    method: 'post',
+    path: '/api/tus',
+    operationId: 'tusCreate',
+    tag: 'tus',
+    summary: 'Create a resumable upload (tus creation)',
+    description:
+      'Upload-Length is required (no deferred length); Upload-Metadata may carry `filename` (or `name`) and `filetype` (or `type`). Charges the hourly file quota and the upload bytes like an upload grant. The unfinished upload expires after 24 hours (Upload-Expires), its bytes dropped. With Content-Type `application/offset+octet-stream` the body holds the first bytes (creation-with-upload; Upload-Checksum as for PATCH): the answer then carries Upload-Offset.',
+    parameters: [
+      tusResumable,
+      { ...tusHeader('Upload-Length', "The upload's whole size, bytes."), schema: { type: 'integer' } },
+      { ...tusHeader('Upload-Metadata', 'Comma-separated `key base64value` pairs.'), required: false },
+    ],
+    ok: {
+      status: 201,
+      description: 'Created; PATCH the bytes to Location.',
+      headers: ['Tus-Resumable', 'Location', 'Upload-Expires', 'Upload-Offset'],
+    },
+    errors: [
+      'INVALID_REQUEST',
+      'TUS_VERSION_UNSUPPORTED',
+      'FILE_TOO_LARGE',
+      'QUOTA_EXCEEDED',
+      'CHECKSUM_MISMATCH',
+    ],
+    body: {
+      mediaType: 'application/offset+octet-stream',
+      description: 'Optional: the first bytes of the upload (creation-with-upload).',
+      required: false,
+    },
+    rateLimit: 'upload',
+  },
+  {
+    method: 'head',
+    path: '/api/tus/{fileId}',
+    operationId: 'tusOffset',
+    tag: 'tus',
+    summary: 'Where a resumable upload stands',
+    description:
+      "Another owner's upload is 404, like a missing one; an expired one is 410 (its bytes dropped).",
+    parameters: [tusFileId, tusResumable],
+    ok: {
+      description: 'Empty body.',
+      headers: ['Tus-Resumable', 'Upload-Offset', 'Upload-Length', 'Upload-Expires'],
+    },
+    errors: ['NOT_FOUND', 'TUS_VERSION_UNSUPPORTED', 'UPLOAD_EXPIRED'],
+    rateLimit: 'default',
+  },
+  {
+    method: 'patch',
+    path: '/api/tus/{fileId}',
+    operationId: 'tusAppend',
+    tag: 'tus',
+    summary: 'Append bytes to a resumable upload',
+    description:
+      "Content-Type `application/offset+octet-stream`; Upload-Offset must be the stored offset (409 OFFSET_MISMATCH otherwise: HEAD, then retry). Upload-Checksum `<sha1|sha256|md5> <base64>` keeps the bytes only if they match (460 CHECKSUM_MISMATCH, nothing kept). Bytes past Upload-Length are refused (413, none of the request kept). A connection that drops keeps what arrived; a newer PATCH to the same upload stops an older one still running. The last byte makes the upload an uploaded file, kept for the plan's upload retention.",
+    parameters: [
+      tusFileId,
+      tusResumable,
+      { ...tusHeader('Upload-Offset', 'Where these bytes start.'), schema: { type: 'integer' } },
+      {
+        ...tusHeader('Upload-Checksum', "`<algorithm> <base64 digest>` of this request's bytes."),
+        required: false,
+      },
+    ],
+    body: { mediaType: 'application/offset+octet-stream', description: 'The next bytes of the upload.' },
+    ok: {
+      status: 204,
+      description: 'Stored; Upload-Offset is the new offset.',
+      headers: ['Tus-Resumable', 'Upload-Offset', 'Upload-Expires'],
+    },
+    errors: [
+      'INVALID_REQUEST',
+      'NOT_FOUND',
+      'OFFSET_MISMATCH',
+      'VERSION_CONFLICT',
+      'UPLOAD_EXPIRED',
+      'FILE_TOO_LARGE',
+      'UNSUPPORTED_FORMAT',
+      'TUS_VERSION_UNSUPPORTED',
+      'UPLOAD_LOCKED',
+      'CHECKSUM_MISMATCH',
+    ],
+    rateLimit: 'default',
+  },
+  {
+    method: 'delete',
+    path: '/api/tus/{fileId}',
+    operationId: 'tusTerminate',
+    tag: 'tus',
+    summary: 'Terminate a resumable upload (or delete the finished file)',
+    parameters: [tusFileId, tusResumable],
+    ok: { status: 204, description: 'Gone: bytes and record.', headers: ['Tus-Resumable'] },
+    errors: ['NOT_FOUND', 'TUS_VERSION_UNSUPPORTED'],
     rateLimit: 'default',
   },
 ];

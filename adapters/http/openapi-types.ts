@@ -67,13 +67,15 @@ export const SCHEMAS = {
 
 export type SchemaName = keyof typeof SCHEMAS;
 export type JsonObject = Record<string, unknown>;
-export type HttpMethod = 'get' | 'post' | 'put' | 'delete';
+export type HttpMethod = 'get' | 'head' | 'post' | 'put' | 'patch' | 'delete' | 'options';
 
 export interface ParameterSpec {
   name: string;
   in: 'path' | 'query' | 'header';
   description: string;
   schema: JsonObject;
+  /** Default true: every parameter the routes read is required unless it says otherwise. */
+  required?: boolean;
 }
 
 /** A body or answer: a named JSON schema, or another media type with an optional raw schema. */
@@ -84,13 +86,14 @@ export interface ApiOperation {
   /** OpenAPI path template, relative to the router: `/api/jobs/{jobId}` for Express's `:jobId`. */
   path: string;
   operationId: string;
-  tag: 'Flow A' | 'Flow B' | 'Service';
+  tag: 'Flow A' | 'Flow B' | 'Service' | 'tus';
   summary: string;
   description?: string;
   parameters?: readonly ParameterSpec[];
-  body?: ContentSpec & { description?: string };
-  /** The 200 answer; no content means an empty body. */
-  ok: { description: string; content?: ContentSpec; headers?: readonly string[] };
+  /** The request body; required unless `required` is false. */
+  body?: ContentSpec & { description?: string; required?: boolean };
+  /** The success answer (200 unless `status` says otherwise); no content means an empty body. */
+  ok: { description: string; status?: number; content?: ContentSpec; headers?: readonly string[] };
   /**
    * The route is flagged `idempotent` (routes.ts): the document adds the optional Idempotency-Key
    * header, the Idempotent-Replayed answer header and the key's error codes.

@@ -72,6 +72,17 @@ const HEADERS: Record<string, JsonObject> = {
   'Idempotent-Replayed': header(
     '`true` on the replay of an earlier answer to the same Idempotency-Key (nothing was run or charged again).',
   ),
+  'Tus-Resumable': header('The tus protocol version: `1.0.0`.'),
+  'Tus-Version': header('The tus versions offered: `1.0.0`.'),
+  'Tus-Extension': header(
+    'The tus extensions offered: `creation,creation-with-upload,termination,expiration,checksum`.',
+  ),
+  'Tus-Max-Size': header("The caller's plan's largest upload, bytes.", 'integer'),
+  'Tus-Checksum-Algorithm': header('The Upload-Checksum algorithms offered: `sha1,sha256,md5`.'),
+  Location: header('The upload URL: `<base>/api/tus/<fileId>`.'),
+  'Upload-Offset': header('Bytes of the upload stored so far.', 'integer'),
+  'Upload-Length': header("The upload's whole size, bytes.", 'integer'),
+  'Upload-Expires': header('When the unfinished upload expires (RFC 7231 date).'),
 };
 
 /** The optional header of the routes that create something (idempotency.ts). */
@@ -158,7 +169,10 @@ function operationObject(operation: ApiOperation): JsonObject {
       ? {
           parameters: [
             // Every parameter the routes read is required (a missing one is a 400 or 403).
-            ...(operation.parameters ?? []).map((parameter) => ({ ...parameter, required: true })),
+            ...(operation.parameters ?? []).map((parameter) => ({
+              ...parameter,
+              required: parameter.required ?? true,
+            })),
             ...(operation.idempotent ? [IDEMPOTENCY_KEY] : []),
           ],
         }
@@ -166,14 +180,14 @@ function operationObject(operation: ApiOperation): JsonObject {
     ...(body
       ? {
           requestBody: {
-            required: true,
+            required: body.required ?? true,
             ...(body.description ? { description: body.description } : {}),
             content: contentOf(body),
           },
         }
       : {}),
     responses: {
-      '200': {
+      [String(ok.status ?? 200)]: {
         description: ok.description,
         headers: headerRefs([
           ...limitHeaders,
@@ -224,6 +238,11 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocum
       { name: 'Flow A', description: 'Upload grant, signed PUT, asynchronous job, polling.' },
       { name: 'Flow B', description: 'Multipart upload, synchronous convert, download by id.' },
       { name: 'Service', description: 'Additive endpoints: usage, formats, health, this description.' },
+      {
+        name: 'tus',
+        description:
+          'Resumable uploads over the tus 1.0 protocol (creation, creation-with-upload, termination, expiration, checksum): use a tus client (tus-js-client, Uppy) with endpoint `<base>/api/tus`. A finished upload is an uploaded file: its fileKey is `uploads/<id>` (Flow A), its fileId the last segment of the upload URL (Flow B). Every answer carries `Tus-Resumable: 1.0.0`.',
+      },
     ],
     // Optional authentication: anonymous callers are on the Free plan, limited per IP.
     security: [{}, { apiKey: [] }],

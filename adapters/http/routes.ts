@@ -2,13 +2,14 @@
  * The route table of the HTTP service and its matcher. Matching follows what the Express router
  * did before the layer became framework-neutral, so no client sees a difference: static segments
  * are case-insensitive, one trailing slash is allowed, a `:name` segment matches one
- * percent-decoded path segment, and HEAD is answered by the GET route.
+ * percent-decoded path segment, and HEAD is answered by the GET route unless the path has a
+ * HEAD route of its own (tus asks an upload's offset with HEAD).
  */
 import { FileconvError } from '../../src/errors.js';
 import type { Call } from './access.js';
 import type { HttpAnswer } from './exchange.js';
 
-export type RouteMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
+export type RouteMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS';
 
 export interface Route {
   method: RouteMethod;
@@ -27,6 +28,8 @@ export interface Route {
    * whose file or job the URL names, not by admit().
    */
   signed?: boolean;
+  /** Headers every answer of the route carries, refusals before it runs (rate limit, key) included. */
+  headers?: Readonly<Record<string, string>>;
   handle(call: Call, params: Record<string, string>): Promise<HttpAnswer>;
 }
 
@@ -73,25 +76,28 @@ export interface RouteTable {
   match(method: string, path: string): { found: RouteMatch | null; allowed: RouteMethod[] };
 }
 
+function found({ route, names }: CompiledRoute, groups: RegExpExecArray): RouteMatch {
+  const params: Record<string, string> = {};
+  names.forEach((name, index) => {
+    params[name] = decodeParam(groups[index + 1]!);
+  });
+  return { route, params };
+}
+
 export function routeTable(routes: readonly Route[]): RouteTable {
   const compiled = routes.map(compile);
   return {
     match(method, path) {
-      const wanted = method === 'HEAD' ? 'GET' : method;
       const allowed: RouteMethod[] = [];
-      for (const { route, pattern, names } of compiled) {
-        const groups = pattern.exec(path);
+      let getRoute: { compiled: CompiledRoute; groups: RegExpExecArray } | undefined;
+      for (const entry of compiled) {
+        const groups = entry.pattern.exec(path);
         if (!groups) continue;
-        if (route.method !== wanted) {
-          allowed.push(route.method);
-          continue;
-        }
-        const params: Record<string, string> = {};
-        names.forEach((name, index) => {
-          params[name] = decodeParam(groups[index + 1]!);
-        });
-        return { found: { route, params }, allowed };
+        if (entry.route.method === method) return { found: found(entry, groups), allowed };
+        if (method === 'HEAD' && entry.route.method === 'GET') getRoute ??= { compiled: entry, groups };
+        allowed.push(entry.route.method);
       }
+      if (getRoute) return { found: found(getRoute.compiled, getRoute.groups), allowed };
       return { found: null, allowed };
     },
   };

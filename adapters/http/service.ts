@@ -32,6 +32,7 @@ import { multipartRoutes } from './multipart-routes.js';
 import type { RouteContext } from './route-context.js';
 import { routeTable } from './routes.js';
 import { serviceRoutes } from './service-routes.js';
+import { tusRoutes } from './tus-routes.js';
 import { webConverterRoutes } from './web-routes.js';
 
 export type { Authenticator, AuthRequest } from './access.js';
@@ -190,6 +191,8 @@ export function createHttpService(engine: Engine, options: HttpServiceOptions = 
     ...flowARoutes(ctx),
     ...multipartRoutes(ctx),
     ...flowBRoutes(ctx),
+    // tus needs a storage that stores uploads in pieces; without one /api/tus is not there (404).
+    ...(engine.storage?.resumable ? tusRoutes(ctx) : []),
     ...serviceRoutes(ctx),
     ...docsRoutes(),
   ];
@@ -239,6 +242,7 @@ export function createHttpService(engine: Engine, options: HttpServiceOptions = 
             throw new FileconvError('NOT_FOUND', `No such endpoint: ${exchange.method} is not allowed here.`);
           }
           pattern = found.route.path;
+          Object.assign(call.headers, found.route.headers);
           if (!found.route.public) await admit(access, call, { signed: found.route.signed === true });
           answer = found.route.idempotent
             ? await idempotency.handle(call, found.route, found.params)

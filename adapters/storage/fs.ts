@@ -17,6 +17,7 @@ import type { ByteRange, PutOptions, Storage, StoredObjectInfo } from '../../src
 import { createKeyMutex } from '../key-mutex.js';
 import { checkBoolean, checkNonEmptyString, checkOptionsObject, invalidOption } from '../validate-options.js';
 import { checkByteRange, resolveByteRange } from './byte-range.js';
+import { createFsResumable } from './fs-resumable.js';
 import { ByteLimitStream, checkContentType, checkMaxBytes, tooLargeError } from './limit-stream.js';
 import { splitStorageKey } from './storage-key.js';
 
@@ -36,7 +37,7 @@ export interface FsStorageOptions {
   staleTempAfterMs?: number;
 }
 
-export type FsStorage = Storage & Required<Pick<Storage, 'localPath' | 'putFile'>>;
+export type FsStorage = Storage & Required<Pick<Storage, 'localPath' | 'putFile' | 'resumable'>>;
 
 interface KeyPaths {
   data: string;
@@ -168,7 +169,34 @@ export function createFsStorage(options: FsStorageOptions): FsStorage {
     }
   }
 
+  /** Moves a local file on this file system in as `key`, with its content type (or none). */
+  async function place(
+    key: string,
+    file: string,
+    contentType: string | undefined,
+  ): Promise<StoredObjectInfo> {
+    const paths = resolveKey(key);
+    const tempMeta = path.join(tempRoot, `${randomUUID()}.meta`);
+    try {
+      await prepare();
+      const { size } = await stat(file);
+      if (contentType !== undefined)
+        await writeFile(tempMeta, JSON.stringify({ contentType }), { flag: 'wx' });
+      await withKeyLock(key, async () => {
+        await moveIntoPlace(file, paths.data);
+        if (contentType !== undefined) await moveIntoPlace(tempMeta, paths.meta);
+        else await unlinkIfPresent(paths.meta);
+      });
+      return contentType === undefined ? { size } : { size, contentType };
+    } catch (error) {
+      await rm(tempMeta, { force: true }).catch(() => {});
+      throw storageError(error, key, 'Storing');
+    }
+  }
+
   return {
+    resumable: createFsResumable({ root, fsync, place, checkKey: (key) => void resolveKey(key) }),
+
     async put(
       key: string,
       body: Readable | Uint8Array,

@@ -8,6 +8,7 @@ import { FileconvError } from '../../src/errors.js';
 import type { ByteRange, PutOptions, Storage, StoredObjectInfo } from '../../src/ports.js';
 import { checkByteRange, resolveByteRange } from './byte-range.js';
 import { checkContentType, checkMaxBytes, tooLargeError } from './limit-stream.js';
+import { createMemoryResumable } from './memory-resumable.js';
 import { assertStorageKey } from './storage-key.js';
 
 /** `get` streams in chunks of this size, like a file would, so consumers see real streaming. */
@@ -65,6 +66,7 @@ function chunked(bytes: Buffer): Buffer[] {
 }
 
 export type MemoryStorage = Storage & {
+  resumable: NonNullable<Storage['resumable']>;
   /** Drops every object. */
   clear(): void;
 };
@@ -74,6 +76,12 @@ export function createMemoryStorage(): MemoryStorage {
   const objects = new Map<string, StoredObject>();
 
   return {
+    resumable: createMemoryResumable((key, bytes, contentType) => {
+      const object = { bytes, contentType };
+      objects.set(key, object);
+      return info(object);
+    }),
+
     async put(key: string, body: Readable | Uint8Array, options: PutOptions = {}): Promise<StoredObjectInfo> {
       assertStorageKey(key);
       const maxBytes = checkMaxBytes(options.maxBytes);

@@ -89,6 +89,8 @@ const UPLOAD_POSTS = new Set([
   '/api/files/multipart',
   '/api/jobs/create',
   '/api/jobs/batch',
+  // tus creation: the upload's size is charged here, its PATCHes are ordinary requests.
+  '/api/tus',
 ]);
 /** The local upload PUT: `/api/files/<fileId>/content`, one non-empty segment for the id. */
 const LOCAL_UPLOAD_PUT = /^\/api\/files\/[^/]+\/content$/;

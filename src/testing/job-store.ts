@@ -104,6 +104,31 @@ export function testJobStore(name: string, factory: AdapterFactory<JobStore>): v
         expect(await store().getFile(file.id)).toEqual(uploaded);
       });
 
+      it("keeps a resumable upload's state as given, and drops it when an update leaves it out", async () => {
+        const state = { part: 'p-1', parts: [{ n: 1, etag: '"e1"' }], nested: { size: 5242880 } };
+        const file = sampleFile({ resumable: { offset: 0, state } });
+        await store().createFile(file);
+        expect(await store().getFile(file.id)).toEqual(file);
+        const moved = {
+          ...file,
+          version: 2,
+          resumable: { offset: 5242880, state: { ...state, part: 'p-2' } },
+        };
+        await store().updateFile(moved);
+        expect(await store().getFile(file.id)).toEqual(moved);
+        const { resumable: _done, ...rest } = moved;
+        const finished = {
+          ...rest,
+          version: 3,
+          status: 'uploaded' as const,
+          uploadedAt: '2026-01-01T00:02:00.000Z',
+        };
+        await store().updateFile(finished);
+        const stored = await store().getFile(file.id);
+        expect(stored).toEqual(finished);
+        expect(stored).not.toHaveProperty('resumable');
+      });
+
       it('refuses to update a missing file record with NOT_FOUND', async () => {
         await expect(store().updateFile(sampleFile({ version: 2 }))).rejects.toMatchObject({
           code: 'NOT_FOUND',

@@ -11,6 +11,7 @@ import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import type { Storage } from '../ports.js';
 import { type AdapterFactory, useFreshInstance } from './fresh-instance.js';
+import { testResumableStorage } from './storage-resumable.js';
 import { endlessStream, failingStream, patternStream, readAll, sha256 } from './streams.js';
 
 export interface StorageSuiteOptions {
@@ -212,6 +213,8 @@ export function testStorage(
         await expect(storage().delete(key)).rejects.toMatchObject({ code: 'INVALID_REQUEST' });
       });
     });
+
+    testResumableStorage(storage, largeBodyBytes);
 
     describe('optional capabilities', () => {
       it('localPath: the path of a plain file holding the bytes, null when missing', async ({ skip }) => {
