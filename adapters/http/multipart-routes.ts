@@ -47,6 +47,7 @@ export function multipartRoutes(ctx: RouteContext): Route[] {
     {
       method: 'POST',
       path: '/api/files/multipart',
+      idempotent: true,
       async handle(call) {
         const multipart = capability();
         const { client } = call;

@@ -105,6 +105,7 @@ export const OPERATIONS: readonly ApiOperation[] = [
     method: 'post',
     path: '/api/files/multipart',
     operationId: 'createMultipartUpload',
+    idempotent: true,
     tag: 'Flow A',
     summary: 'Get pre-signed part URLs for a large file (S3 storage)',
     description:
@@ -372,6 +373,7 @@ export const OPERATIONS: readonly ApiOperation[] = [
     method: 'post',
     path: '/api/tus',
     operationId: 'tusCreate',
+    idempotent: true,
     tag: 'tus',
     summary: 'Create a resumable upload (tus creation)',
     description:

@@ -141,6 +141,7 @@ export function tusRoutes(ctx: RouteContext): Route[] {
     {
       method: 'POST',
       path: '/api/tus',
+      idempotent: true,
       async handle(call) {
         tusCall(call);
         const { client, exchange } = call;
