@@ -17,7 +17,9 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { Upload } from 'tus-js-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createS3Storage } from '../../adapters/storage/s3.js';
 import { waitUntil } from '../../src/testing/fresh-instance.js';
+import { S3RVER_CREDENTIALS, type S3rverHandle, startS3rver } from '../helpers/s3rver.js';
 import { expectError, HTTP_ADAPTER, startServer } from './harness.js';
 import { createTusUpload, partialFiles, TUS, tusHead, tusPatch } from './tus-helpers.js';
 
@@ -56,6 +58,7 @@ async function sha256Of(file: string): Promise<string> {
 /** The server process: `listening <port>` on stdout once it listens. */
 function startServerProcess(
   dataDir: string,
+  s3: S3rverHandle | undefined,
 ): Promise<{ child: ChildProcess; port: number; stderr: () => string }> {
   const child = spawn(
     process.execPath,
@@ -63,6 +66,9 @@ function startServerProcess(
     {
       cwd: ROOT,
       stdio: ['ignore', 'pipe', 'pipe'],
+      env: s3
+        ? { ...process.env, FILECONV_TUS_S3_ENDPOINT: s3.endpoint, FILECONV_TUS_S3_BUCKET: s3.bucket }
+        : process.env,
     },
   );
   let stderr = '';
@@ -138,19 +144,24 @@ function tusUpload(file: string, options: ConstructorParameters<typeof Upload>[1
 
 // The server process serves through createNodeHandler whatever adapter the suite runs through:
 // once (in the `all` project, the Express run) is enough for 300 MB.
-describe.runIf(HTTP_ADAPTER === 'express')(
-  'tus-js-client: 300 MB, the connection cut at 60%, resumed',
-  () => {
+// On fs storage (a partial file renamed into place) and on S3 (s3rver: one multipart upload,
+// a tail object between requests), each in the server process, s3rver in this one.
+describe.runIf(HTTP_ADAPTER === 'express').each(['fs', 's3'] as const)(
+  'tus-js-client on %s storage: 300 MB, the connection cut at 60%, resumed',
+  (storageKind) => {
     let dir: string;
     let server: Awaited<ReturnType<typeof startServerProcess>> | undefined;
+    let s3: S3rverHandle | undefined;
 
     beforeAll(async () => {
       dir = await mkdtemp(join(tmpdir(), 'fileconv-tus-resume-'));
+      if (storageKind === 's3') s3 = await startS3rver();
     });
     afterAll(async () => {
       server?.child.kill('SIGTERM');
       if (server && server.child.exitCode === null)
         await new Promise((resolve) => server!.child.once('exit', resolve));
+      await s3?.stop();
       await rm(dir, { recursive: true, force: true });
     });
 
@@ -160,7 +171,7 @@ describe.runIf(HTTP_ADAPTER === 'express')(
       const source = join(dir, 'source.bin');
       const [sourceHash, started] = await Promise.all([
         writeSource(source, SIZE),
-        startServerProcess(join(dir, 'data')),
+        startServerProcess(join(dir, 'data'), s3),
       ]);
       server = started;
       const proxy = await cuttingProxy(server.port, CUT_AT);
@@ -228,10 +239,29 @@ describe.runIf(HTTP_ADAPTER === 'express')(
       const record = JSON.parse(await readFile(join(dir, 'data', 'jobs', 'files', `${fileId}.json`), 'utf8'));
       expect(record).toMatchObject({ status: 'uploaded', size: SIZE, key: `uploads/${fileId}` });
       expect(record.resumable).toBeUndefined();
-      const stored = join(dir, 'data', 'storage', 'uploads', fileId);
-      expect((await stat(stored)).size).toBe(SIZE);
-      expect(await sha256Of(stored)).toBe(sourceHash);
-      expect(await readdir(join(dir, 'data', 'storage', '.fileconv-resumable'))).toEqual([]);
+      if (s3) {
+        // Read back from the bucket with a client of this process, not the server's.
+        const bucket = createS3Storage({
+          bucket: s3.bucket,
+          endpoint: s3.endpoint,
+          forcePathStyle: true,
+          credentials: S3RVER_CREDENTIALS,
+        });
+        expect((await bucket.head(`uploads/${fileId}`))?.size).toBe(SIZE);
+        const hash = createHash('sha256');
+        for await (const chunk of await bucket.get(`uploads/${fileId}`)) hash.update(chunk as Buffer);
+        expect(hash.digest('hex')).toBe(sourceHash);
+        expect(await s3.pendingMultipartUploads()).toEqual([]);
+        const tails = s3.requests.filter((r) => r.method === 'PUT' && r.path.includes('.tus-tail-'));
+        for (const tail of tails)
+          expect(await bucket.head(decodeURIComponent(tail.path.split('/').slice(2).join('/')))).toBeNull();
+        await bucket.close?.();
+      } else {
+        const stored = join(dir, 'data', 'storage', 'uploads', fileId);
+        expect((await stat(stored)).size).toBe(SIZE);
+        expect(await sha256Of(stored)).toBe(sourceHash);
+        expect(await readdir(join(dir, 'data', 'storage', '.fileconv-resumable'))).toEqual([]);
+      }
       expect(peak - baseline, `RSS ${baseline} -> peak ${peak}`).toBeLessThan(RSS_GROWTH_LIMIT);
       expect(server.stderr()).not.toContain('server error');
       proxy.server.close();

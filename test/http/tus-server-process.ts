@@ -1,7 +1,8 @@
 /**
- * A fileconv HTTP service on fs storage in its own process, for the tus tests that measure the
- * server's memory honestly (test/http/tus-resume.test.ts): `node --import tsx
- * test/http/tus-server-process.ts <dataDir>` prints `listening <port>` once it listens.
+ * A fileconv HTTP service in its own process, for the tus tests that measure the server's memory
+ * honestly (test/http/tus-resume.test.ts): `node --import tsx test/http/tus-server-process.ts
+ * <dataDir>` prints `listening <port>` once it listens. Files go to fs storage under the data
+ * dir, or, with FILECONV_TUS_S3_ENDPOINT and FILECONV_TUS_S3_BUCKET, to that (s3rver) bucket.
  * The Free plan's upload limit is raised to 1 GB so a 300 MB upload fits.
  */
 import { createServer } from 'node:http';
@@ -11,12 +12,23 @@ import { createNodeHandler } from '../../adapters/http/node.js';
 import { createFsJobStore } from '../../adapters/jobs/fs.js';
 import { createMemoryQueue } from '../../adapters/queue/memory.js';
 import { createFsStorage } from '../../adapters/storage/fs.js';
+import { createS3Storage } from '../../adapters/storage/s3.js';
 import { createEngine, definePlans } from '../../src/index.js';
+import { S3RVER_CREDENTIALS } from '../helpers/s3rver.js';
 
 const dataDir = process.argv[2];
 if (!dataDir) throw new Error('usage: tus-server-process.ts <dataDir>');
+const s3Endpoint = process.env.FILECONV_TUS_S3_ENDPOINT;
+const storage = s3Endpoint
+  ? createS3Storage({
+      bucket: process.env.FILECONV_TUS_S3_BUCKET ?? 'fileconv-test',
+      endpoint: s3Endpoint,
+      forcePathStyle: true,
+      credentials: S3RVER_CREDENTIALS,
+    })
+  : createFsStorage({ dir: join(dataDir, 'storage'), fsync: false });
 const engine = createEngine({
-  storage: createFsStorage({ dir: join(dataDir, 'storage'), fsync: false }),
+  storage,
   jobs: createFsJobStore({ dir: join(dataDir, 'jobs'), fsync: false }),
   queue: createMemoryQueue(),
   converters: [],
