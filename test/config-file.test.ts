@@ -6,7 +6,7 @@
  * started from a config file alone applying its port, plans and CORS.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -16,6 +16,7 @@ import { chooseConfigFile, configJsonSchema } from '../adapters/preset/config-fi
 import { fileconvOptionsOf, resolveConfig } from '../adapters/preset/effective-config.js';
 import { DEFAULT_PLANS } from '../src/policy/plans.js';
 import { runCli } from './helpers/cli-process.js';
+import { readmeBlocks } from './helpers/readme-blocks.js';
 import { CLI_ARGS, exited } from './helpers/serve-process.js';
 
 const EXAMPLE = join(import.meta.dirname, '..', 'examples', 'config', 'fileconv.config.json');
@@ -249,6 +250,21 @@ describe('fileconv config check', () => {
     expect(printed.redis.url).toBe('redis://fileconv:REDACTED@redis.internal:6379');
     expect(run.stdout).not.toContain('hunter2');
     expect(printed.s3).toBeNull();
+  });
+
+  it("accepts the README's example file as it is printed there", async () => {
+    const block = readmeBlocks(readFileSync(join(import.meta.dirname, '..', 'README.md'), 'utf8')).find(
+      (candidate) => candidate.lang === 'json' && candidate.code.includes('"requiredForReady"'),
+    );
+    expect(block, "the README's config example").toBeDefined();
+    const run = await runCli(['config', 'check', '--config', await configFile(JSON.parse(block!.code))], {
+      env: { PORT: undefined, REDIS_URL: undefined, FILECONV_CONFIG: undefined },
+    });
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    const printed = JSON.parse(run.stdout);
+    expect(printed.server.port).toBe(8080);
+    expect(printed.workers.concurrency).toBe(4);
   });
 
   it('prints the validation error and exits 1', async () => {
