@@ -7,11 +7,12 @@
  * naming the file, the field's path and what was expected. Secrets never belong in it: the
  * signing and webhook secrets stay in environment variables.
  */
-import { access, readFile } from 'node:fs/promises';
+import { access } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { z } from 'zod';
 import { FileconvError } from '../../src/errors.js';
 import { definePlans, type PlanOverride, type PlanTable } from '../../src/policy/plans.js';
+import { readJsonFile } from './limits-config.js';
 
 /** The name picked up from the working directory when neither --config nor $FILECONV_CONFIG is given. */
 export const DEFAULT_CONFIG_FILE = 'fileconv.config.json';
@@ -189,23 +190,7 @@ function issueText(issue: z.core.$ZodIssue): string {
  */
 export async function loadConfigFile(path: string, engineNames: readonly string[]): Promise<ConfigFile> {
   const file = resolve(path);
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (cause) {
-    const reason = (cause as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : String(cause);
-    throw configError(file, `cannot be read (${reason}).`, cause);
-  }
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch (cause) {
-    throw configError(
-      file,
-      `not valid JSON (${cause instanceof Error ? cause.message : String(cause)}).`,
-      cause,
-    );
-  }
+  const raw = await readJsonFile(file, 'Config file');
   const parsed = configSchema(engineNames).safeParse(raw);
   if (!parsed.success) {
     throw configError(file, `${parsed.error.issues.slice(0, 5).map(issueText).join('; ')}.`, parsed.error);

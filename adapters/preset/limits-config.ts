@@ -17,26 +17,7 @@ import { definePlans, type PlanOverride, type PlanTable } from '../../src/policy
  */
 export async function loadPlansFile(path: string): Promise<PlanTable> {
   const file = resolve(path);
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (cause) {
-    const reason = (cause as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : String(cause);
-    throw new FileconvError('INVALID_OPTIONS', `Plans file ${file}: cannot be read (${reason}).`, {
-      cause,
-      details: { file },
-    });
-  }
-  let overrides: unknown;
-  try {
-    overrides = JSON.parse(text);
-  } catch (cause) {
-    throw new FileconvError(
-      'INVALID_OPTIONS',
-      `Plans file ${file}: not valid JSON (${cause instanceof Error ? cause.message : String(cause)}).`,
-      { cause, details: { file } },
-    );
-  }
+  const overrides = await readJsonFile(file, 'Plans file');
   if (overrides === null || typeof overrides !== 'object' || Array.isArray(overrides)) {
     throw new FileconvError(
       'INVALID_OPTIONS',
@@ -53,6 +34,32 @@ export async function loadPlansFile(path: string): Promise<PlanTable> {
       cause,
       details: { file, ...(cause instanceof FileconvError ? cause.details : {}) },
     });
+  }
+}
+
+/**
+ * The JSON value of a settings file (`what`: 'Plans file', 'Config file'); INVALID_OPTIONS
+ * naming the file when it cannot be read or is not JSON.
+ */
+export async function readJsonFile(file: string, what: string): Promise<unknown> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (cause) {
+    const reason = (cause as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : String(cause);
+    throw new FileconvError('INVALID_OPTIONS', `${what} ${file}: cannot be read (${reason}).`, {
+      cause,
+      details: { file },
+    });
+  }
+  try {
+    return JSON.parse(text);
+  } catch (cause) {
+    throw new FileconvError(
+      'INVALID_OPTIONS',
+      `${what} ${file}: not valid JSON (${cause instanceof Error ? cause.message : String(cause)}).`,
+      { cause, details: { file } },
+    );
   }
 }
 
