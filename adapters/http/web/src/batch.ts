@@ -328,7 +328,9 @@ export async function downloadZip(): Promise<void> {
       entries.push({ name: names[index]!, data });
     }
     saveBlob(makeZip(entries), 'fileconv-results.zip');
-    announce(`Zip of ${entries.length} results ready: fileconv-results.zip.`);
+    announce(
+      `Zip of ${entries.length} result${entries.length === 1 ? '' : 's'} ready: fileconv-results.zip.`,
+    );
   } catch (error) {
     const { message, code } = describeError(error);
     alertUser(`The zip could not be made: ${message} (${code}). Download the results one by one.`);

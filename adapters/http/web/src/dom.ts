@@ -13,7 +13,13 @@ export function h<K extends keyof HTMLElementTagNameMap>(
     if (value === undefined || value === false) continue;
     element.setAttribute(name, value === true ? '' : String(value));
   }
-  for (const child of children) if (child != null) element.append(child);
+  // A space between children, as markup written by hand has: the text reads "Done Download
+  // a.jpg", not "DoneDownload a.jpg" (flex and grid containers do not render it).
+  for (const child of children) {
+    if (child == null || child === '') continue;
+    if (element.childNodes.length > 0) element.append(' ');
+    element.append(child);
+  }
   return element;
 }
 
