@@ -140,6 +140,10 @@ describeWithEngine('chromium', existsSync(CHROMIUM), 'apt-get install chromium',
     const entries = await readZip(join(dir, 'all.zip'));
     expect([...entries.keys()]).toEqual(['fixture.webp']);
     expect(entries.get('fixture.webp')!.equals(bytes)).toBe(true);
+    // unzip checks every entry's CRC-32 (the page's own zip writer computes them).
+    expect(execFileSync('unzip', ['-t', join(dir, 'all.zip')], { encoding: 'utf8' })).toMatch(
+      /No errors detected/,
+    );
 
     await mkdir(join(SCREENSHOT, '..'), { recursive: true });
     await page.screenshot({ path: SCREENSHOT, fullPage: true });
