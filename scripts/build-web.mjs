@@ -1,5 +1,5 @@
 // Builds the web converter page's script: adapters/http/web/src/*.ts bundled and minified by
-// esbuild (tsup's own) into adapters/http/web/app.js, which web-routes.ts serves and tsup's
+// esbuild (a devDependency, the one tsup uses) into adapters/http/web/app.js, which web-routes.ts serves and tsup's
 // onSuccess copies into dist/. The built file is not committed (.gitignore): `npm run build`,
 // `prepare` (npm install / npm ci) and the tests' globalSetup make it from the sources.
 // An unchanged result is not rewritten: its mtime is compared with dist/'s (test/helpers/built-package.ts).
