@@ -164,6 +164,7 @@ describeWithEngine(
       await page.getByLabel('Choose files', { exact: true }).setInputFiles([...paths, broken]);
 
       for (const [name, target] of targets) await targetSelect(page, name).selectOption(target);
+      await targetSelect(page, 'broken.png').selectOption('webp');
       // "Use jpg for all png files" from the good PNG's item sets the fake PNG too.
       await fileItem(page, 'photo-png.png')
         .getByRole('button', { name: /^Use .+ for all .+ files$/ })

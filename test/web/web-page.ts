@@ -81,7 +81,9 @@ export async function openPage(
     if (message.type() === 'error') problems.push(`console: ${message.text()}`);
   });
   await page.goto(`${url}/`, { waitUntil: 'networkidle' });
-  await page.getByLabel('Choose files', { exact: true }).waitFor({ state: 'attached' });
+  // The file input may wait for the formats list before it takes files.
+  const chooseFiles = page.getByLabel('Choose files', { exact: true });
+  await expect.poll(() => chooseFiles.isEnabled(), { timeout: 20_000 }).toBe(true);
   return { context, page, problems };
 }
 
@@ -208,14 +210,15 @@ export async function chooserByKeyboard(page: Page, key = 'Enter'): Promise<File
   }
 }
 
-/** Picks `value` in the focused <select> with arrow keys (a closed select changes value on them). */
+/**
+ * Picks `value` in the focused <select> by keys: Home, then ArrowDown until it is chosen (a
+ * closed select changes its value on them), so the keys are used even when `value` was preset.
+ */
 export async function selectByArrows(page: Page, select: Locator, value: string): Promise<void> {
   const count = await select.locator('option').count();
-  for (const key of ['ArrowDown', 'ArrowUp']) {
-    for (let presses = 0; presses <= count; presses++) {
-      if ((await select.inputValue()) === value) return;
-      await page.keyboard.press(key);
-    }
+  await page.keyboard.press('Home');
+  for (let presses = 0; presses < count && (await select.inputValue()) !== value; presses++) {
+    await page.keyboard.press('ArrowDown');
   }
   expect(await select.inputValue()).toBe(value);
 }
