@@ -31,6 +31,7 @@ import {
   TEST_RESULTS,
   targetSelect,
   unexpectedProblems,
+  visibleText,
 } from './web-page.js';
 
 const SCREENSHOTS = join(TEST_RESULTS, 'web-a11y');
@@ -119,7 +120,7 @@ describeWithEngine(
       await audit(page, 'chosen');
 
       await convertAllButton(page).click();
-      await expect.poll(() => fileItem(page, long).textContent(), { timeout: 20_000 }).toMatch(/Converting/);
+      await expect.poll(() => visibleText(fileItem(page, long)), { timeout: 20_000 }).toMatch(/Converting/);
       await audit(page, 'converting');
 
       gate.open();

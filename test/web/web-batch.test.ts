@@ -39,6 +39,7 @@ import {
   tabTo,
   targetSelect,
   unexpectedProblems,
+  visibleText,
 } from './web-page.js';
 
 const ENGINES = ['soffice', 'ffmpeg', 'ffprobe', 'identify', 'pdfinfo'];
@@ -180,7 +181,7 @@ describeWithEngine(
         'broken.png': 'failed',
       });
       // Its reason, in its own item: a message and the error's code; no download link.
-      const reason = (await fileItem(page, 'broken.png').textContent()) ?? '';
+      const reason = await visibleText(fileItem(page, 'broken.png'));
       expect(reason).toMatch(/Failed: \S.*/);
       expect(reason).toMatch(/\b[A-Z][A-Z_]{3,}\b/);
       expect(await fileItem(page, 'broken.png').getByRole('link').count()).toBe(0);

@@ -7,6 +7,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { copyFile, readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import {
   type Browser,
@@ -92,6 +93,15 @@ export function unexpectedProblems(problems: string[], ...statuses: number[]): s
   return problems.filter((problem) => !statuses.some((status) => problem.includes(`status of ${status}`)));
 }
 
+/**
+ * The text a person sees in `locator`: blocks on lines of their own ("Done" apart from
+ * "Download x"), closed option panels left out; textContent runs them together and keeps those.
+ */
+export function visibleText(locator: Locator): Promise<string> {
+  // biome-ignore lint/performance/useDomNodeTextContent: the rendered text is the point here
+  return locator.innerText();
+}
+
 // ---- The contract's controls -----------------------------------------------------------------
 
 export const fileList = (page: Page): Locator => page.getByRole('list', { name: 'Files', exact: true });
@@ -150,7 +160,7 @@ export async function settledState(
   await expect
     .poll(
       async () => {
-        const text = (await item.textContent()) ?? '';
+        const text = await visibleText(item);
         if (/Failed/.test(text)) state = 'failed';
         else if (/\bDone\b/.test(text)) state = 'done';
         return state;
@@ -241,7 +251,7 @@ export function hasHorizontalScroll(page: Page): Promise<boolean> {
   );
 }
 
-const AXE_SOURCE = join(import.meta.dirname, '..', '..', 'node_modules', 'axe-core', 'axe.min.js');
+const AXE_SOURCE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 
 export interface AxeViolation {
   id: string;

@@ -27,6 +27,7 @@ import {
   planRegion,
   targetSelect,
   unexpectedProblems,
+  visibleText,
 } from './web-page.js';
 
 /** Everything the page keeps in localStorage, as one string. */
@@ -71,7 +72,7 @@ describeWithEngine('chromium', chromiumAvailable(), CHROMIUM_INSTALL, 'web page:
 
     // Every file leaves the working states: done, failed, or (stopped before it was sent) ready.
     const stateOf = async (name: string) => {
-      const text = (await fileItem(page, name).textContent()) ?? '';
+      const text = await visibleText(fileItem(page, name));
       if (/Failed/.test(text)) return 'failed';
       if (/\bDone\b/.test(text)) return 'done';
       return /Waiting|Uploading|Converting/.test(text) ? 'working' : 'stopped';
@@ -89,21 +90,23 @@ describeWithEngine('chromium', chromiumAvailable(), CHROMIUM_INSTALL, 'web page:
     const refused = names.filter((_, index) => states[index] !== 'done');
     // The quota message with its reset time: in the file's own reason, or in the page's alert.
     const resetTime = /\b00:00\b|12:00\s?AM|midnight/i;
-    const alerts = (await page.getByRole('alert').allTextContents()).join(' ');
+    const alerts = (await page.getByRole('alert').allInnerTexts()).join(' ');
     for (const name of refused) {
-      const said = `${await fileItem(page, name).textContent()} ${alerts}`;
+      const said = `${await visibleText(fileItem(page, name))} ${alerts}`;
       expect(said, name).toMatch(/quota|conversions per day/i);
       expect(said, name).toMatch(resetTime);
     }
     // The plan region has caught up: none left today.
-    await expect.poll(() => planRegion(page).textContent()).toMatch(/\b0 of 2 conversions left today/);
+    await expect.poll(() => visibleText(planRegion(page))).toMatch(/\b0 of 2 conversions left today/);
     expect(unexpectedProblems(opened.problems, 429)).toEqual([]);
   });
 
   it('shows Free and the conversions left; remembers an API key only when asked; never in a URL', async () => {
     const keys = createMemoryKeyStore();
     const { key } = await createApiKey(keys, { accountId: 'acct-web', plan: 'plus' });
-    const server = await startServer({ router: { webConverter: true, keys } });
+    const server = await startServer({
+      router: { webConverter: true, keys, counters: createMemoryCounterStore() },
+    });
     opened = await openPage(browser, server.url);
     const { page } = opened;
     const urls: string[] = [];
@@ -115,8 +118,8 @@ describeWithEngine('chromium', chromiumAvailable(), CHROMIUM_INSTALL, 'web page:
     });
 
     const plan = planRegion(page);
-    await expect.poll(() => plan.textContent()).toMatch(/\bFree\b/);
-    expect(await plan.textContent()).toMatch(/\b5 of 5 conversions left today/);
+    await expect.poll(() => visibleText(plan)).toMatch(/\bFree\b/);
+    expect(await visibleText(plan)).toMatch(/\b5 of 5 conversions left today/);
 
     const keyInput = page.getByLabel('API key', { exact: true });
     expect(await keyInput.getAttribute('type')).toBe('password');
@@ -128,25 +131,25 @@ describeWithEngine('chromium', chromiumAvailable(), CHROMIUM_INSTALL, 'web page:
     await keyInput.fill(key);
     await remember.setChecked(false);
     await useKey.click();
-    await expect.poll(() => plan.textContent()).toMatch(/\bPlus\b/);
-    expect(await plan.textContent()).toMatch(/\b100 of 100 conversions left today/);
+    await expect.poll(() => visibleText(plan)).toMatch(/\bPlus\b/);
+    expect(await visibleText(plan)).toMatch(/\b100 of 100 conversions left today/);
     expect(await localStorageText(page)).not.toContain(key);
     expect(authorized).toContain(`Bearer ${key}`);
 
     // Remembered: in localStorage, and still there on the next visit.
     await forgetKey.click();
-    await expect.poll(() => plan.textContent()).toMatch(/\bFree\b/);
+    await expect.poll(() => visibleText(plan)).toMatch(/\bFree\b/);
     await keyInput.fill(key);
     await remember.setChecked(true);
     await useKey.click();
     await expect.poll(() => localStorageText(page)).toContain(key);
     await page.reload({ waitUntil: 'networkidle' });
-    await expect.poll(() => plan.textContent()).toMatch(/\bPlus\b/);
+    await expect.poll(() => visibleText(plan)).toMatch(/\bPlus\b/);
 
     // Forgotten: gone from localStorage, and the page is back on Free.
     await forgetKey.click();
     await expect.poll(() => localStorageText(page)).not.toContain(key);
-    await expect.poll(() => plan.textContent()).toMatch(/\bFree\b/);
+    await expect.poll(() => visibleText(plan)).toMatch(/\bFree\b/);
 
     expect(urls.length).toBeGreaterThan(0);
     expect(urls.filter((url) => url.includes(key) || url.includes(encodeURIComponent(key)))).toEqual([]);
