@@ -1,3 +1,5 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { copyFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Plugin } from 'esbuild';
@@ -90,7 +92,12 @@ export default defineConfig({
       'adapters/converters/office/uno-bridge.py',
       'dist/adapters/converters/office/uno-bridge.py',
     );
-    // The web converter page's static files (adapters/http/web-routes.ts finds them here).
+    // The web converter page's files (adapters/http/web-routes.ts finds them here). Its script is
+    // built from adapters/http/web/src/ (scripts/build-web.mjs, not committed) by `npm run build`
+    // before tsup, so it is older than dist/ (helpers/built-package.ts); a bare `tsup` builds it here.
+    if (!existsSync('adapters/http/web/app.js')) {
+      execFileSync(process.execPath, ['scripts/build-web.mjs'], { stdio: 'inherit' });
+    }
     await mkdir('dist/adapters/http/web', { recursive: true });
     for (const asset of ['page.html', 'app.js', 'style.css']) {
       await copyFile(`adapters/http/web/${asset}`, `dist/adapters/http/web/${asset}`);

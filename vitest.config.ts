@@ -42,6 +42,8 @@ export default defineConfig({
         },
       })),
     ],
+    // The web page's script is built from its TypeScript sources (not committed): fresh for the tests.
+    globalSetup: ['./test/helpers/build-web-app.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     // Conversions are CPU-heavy and the machine has 2 cores: more forks only add contention.

@@ -1,8 +1,11 @@
 /**
  * The web converter in a real browser (Debian's chromium, driven by playwright-core) against a
- * real server: pick a PNG, convert it to WebP through Flow A, download the result and decode it;
- * the same by keyboard only; a file no converter reads is refused on the page without a request;
- * an API refusal is shown in words. A screenshot of a finished conversion is kept for review.
+ * real server, through the page's roles and accessible names (notes: web-contract): pick a PNG,
+ * convert it to WebP through Flow A, download the result and decode it, and the zip of all
+ * results; the same by keyboard only; a file no converter reads is refused on the page without a
+ * request while the others convert; an API refusal is shown in words with its code; a rate
+ * limit says when it resets; PDFs merged in an order set with the Move buttons. A screenshot of
+ * a finished conversion is kept for review.
  */
 
 import { execFileSync } from 'node:child_process';
@@ -18,6 +21,7 @@ import { createMemoryCounterStore } from '../../adapters/counters/memory.js';
 import { pdfOperations } from '../../adapters/pdf/index.js';
 import { describeWithEngine } from '../helpers/engines.js';
 import { tempDir } from '../helpers/temp.js';
+import { readZip } from '../helpers/zip.js';
 import { call, FIXTURES, movableClock, startServer, type TestServer } from '../http/harness.js';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -81,126 +85,150 @@ describeWithEngine('chromium', existsSync(CHROMIUM), 'apt-get install chromium',
     });
     await page.goto(`${server.url}/`);
     // The formats are loaded once the page says how many it can convert.
-    await expect.poll(() => page.textContent('#detected')).toMatch(/formats can be converted here/);
+    await expect.poll(() => page.getByRole('status').textContent()).toMatch(/formats can be converted here/);
     return { page, problems };
   }
 
-  /** The id of the focused element (a string expression: the tests compile without DOM types). */
-  const focusedId = (page: Page) => page.evaluate<string>('document.activeElement?.id ?? ""');
+  /** The accessible name of the focused element (a string expression: the tests compile without DOM types). */
+  const focusedName = (page: Page) =>
+    page.evaluate<string>(
+      '(() => { const e = document.activeElement; if (!e) return ""; const l = e.labels?.[0]; return (e.getAttribute("aria-label") ?? l?.textContent ?? e.textContent ?? "").trim(); })()',
+    );
 
-  /** Waits for the download link, downloads, and returns the bytes. */
-  async function downloadResult(page: Page, activate: () => Promise<void>): Promise<Buffer> {
-    await page.locator('#download').waitFor({ state: 'visible', timeout: 20_000 });
-    const [download] = await Promise.all([page.waitForEvent('download'), activate()]);
-    const path = await download.path();
-    return readFile(path);
+  /** Downloads through `activate` and returns the bytes. */
+  async function download(
+    page: Page,
+    activate: () => Promise<void>,
+  ): Promise<{ name: string; bytes: Buffer }> {
+    const [file] = await Promise.all([page.waitForEvent('download'), activate()]);
+    return { name: file.suggestedFilename(), bytes: await readFile(await file.path()) };
   }
 
-  it('converts a PNG to WebP: choose, pick the target, convert, download', async () => {
+  const item = (page: Page, name: string) =>
+    page.getByRole('list', { name: 'Files' }).getByRole('listitem').filter({ hasText: name });
+
+  it('converts a PNG to WebP: choose, pick the target, convert all, download it and the zip', async () => {
     const server = await startServer({ router: { webConverter: true } });
     const { page, problems } = await open(server);
-    await page.setInputFiles('#file', PNG);
-    await expect.poll(() => page.textContent('#detected')).toMatch(/fixture\.png: PNG image/);
+    await page.getByLabel('Choose files', { exact: true }).setInputFiles(PNG);
+    const row = item(page, 'fixture.png');
+    await expect.poll(() => row.textContent()).toMatch(/PNG image/);
+    await page.getByLabel('Convert fixture.png to').selectOption('webp');
     // Lossy targets are marked as such.
-    const webpOption = page.locator('#target option[value="webp"]');
-    expect(await webpOption.textContent()).toMatch(/WebP image \(lossy\)/);
-    await page.selectOption('#target', 'webp');
-    expect(await page.textContent('#lossy-note')).toMatch(/^Lossy/);
-    await page.click('#start');
+    expect(await row.textContent()).toMatch(/lossy/);
+    await page.getByRole('button', { name: 'Convert all' }).click();
 
-    const bytes = await downloadResult(page, () => page.click('#download'));
+    const link = page.getByRole('link', { name: 'Download fixture.webp' });
+    await link.waitFor({ timeout: 20_000 });
+    const { name, bytes } = await download(page, () => link.click());
+    expect(name).toBe('fixture.webp');
     const meta = await sharp(bytes).metadata();
     expect({ format: meta.format, width: meta.width, height: meta.height }).toEqual({
       format: 'webp',
       width: 64,
       height: 48,
     });
-    expect(await page.textContent('#status')).toMatch(/Done: fixture\.png converted to WebP image/);
-    expect(await page.getAttribute('#download', 'download')).toBe('fixture.webp');
+    expect(await row.textContent()).toMatch(/Done/);
+    expect(await page.getByRole('status').textContent()).toMatch(/Finished: 1 converted, 0 failed/);
+
+    // The zip is made in the browser from the results, each under its output name.
+    const zip = await download(page, () => page.getByRole('button', { name: 'Download all as zip' }).click());
+    const dir = await tempDir();
+    await writeFile(join(dir, 'all.zip'), zip.bytes);
+    const entries = await readZip(join(dir, 'all.zip'));
+    expect([...entries.keys()]).toEqual(['fixture.webp']);
+    expect(entries.get('fixture.webp')!.equals(bytes)).toBe(true);
 
     await mkdir(join(SCREENSHOT, '..'), { recursive: true });
     await page.screenshot({ path: SCREENSHOT, fullPage: true });
     expect(problems).toEqual([]);
   });
 
-  it('works by keyboard alone: Tab to the file input, Space, Tab, type, Enter', async () => {
+  it('works by keyboard alone: Tab to "Choose files", Space, Tab to the target, type, Convert all', async () => {
     const server = await startServer({ router: { webConverter: true } });
     const { page, problems } = await open(server);
-    // The file input is the first control on the page.
+    // "Choose files" is the first control on the page.
     await page.keyboard.press('Tab');
-    expect(await focusedId(page)).toBe('file');
+    expect(await focusedName(page)).toBe('Choose files');
     const chooser = await chooserByKeyboard(page);
     await chooser.setFiles(PNG);
-    await expect.poll(() => page.isVisible('#target')).toBe(true);
+    await page.getByLabel('Convert fixture.png to').waitFor();
 
-    await page.keyboard.press('Tab');
-    expect(await focusedId(page)).toBe('target');
+    // Tab on to the target (past "Choose a folder"), at most a few presses.
+    for (let i = 0; i < 5 && (await focusedName(page)) !== 'Convert fixture.png to'; i++) {
+      await page.keyboard.press('Tab');
+    }
+    expect(await focusedName(page)).toBe('Convert fixture.png to');
     // Type-ahead on a focused <select> picks the first option starting with the letters.
-    await page.keyboard.type('WebP');
-    expect(await page.inputValue('#target')).toBe('webp');
-    await page.keyboard.press('Tab');
-    expect(await focusedId(page)).toBe('start');
+    await page.keyboard.type('webp');
+    expect(await page.getByLabel('Convert fixture.png to').inputValue()).toBe('webp');
+    for (let i = 0; i < 8 && (await focusedName(page)) !== 'Convert all'; i++) {
+      await page.keyboard.press('Tab');
+    }
+    expect(await focusedName(page)).toBe('Convert all');
     await page.keyboard.press('Enter');
 
-    // The finished conversion moves focus to the download link; Enter follows it.
-    await page.locator('#download').waitFor({ state: 'visible', timeout: 20_000 });
-    await expect.poll(() => focusedId(page)).toBe('download');
-    const bytes = await downloadResult(page, () => page.keyboard.press('Enter'));
+    // Focus stays on "Convert all"; the result's link is the control just before it.
+    await page.getByRole('link', { name: 'Download fixture.webp' }).waitFor({ timeout: 20_000 });
+    expect(await focusedName(page)).toBe('Convert all');
+    await page.keyboard.press('Shift+Tab');
+    expect(await focusedName(page)).toBe('Download fixture.webp');
+    const { bytes } = await download(page, () => page.keyboard.press('Enter'));
     expect((await sharp(bytes).metadata()).format).toBe('webp');
-
-    // "Convert another file" by keyboard puts focus back on the file input.
-    await page.keyboard.press('Tab');
-    expect(await focusedId(page)).toBe('again');
-    await page.keyboard.press('Space');
-    expect(await focusedId(page)).toBe('file');
-    expect(await page.isVisible('#result')).toBe(false);
     expect(problems).toEqual([]);
   });
 
-  it('refuses a file no converter reads, in words, without sending anything', async () => {
+  it('refuses a file no converter reads, in words, without sending it, while the others convert', async () => {
     const server = await startServer({ router: { webConverter: true } });
     const { page, problems } = await open(server);
     const requests: string[] = [];
     page.on('request', (request) => requests.push(`${request.method()} ${request.url()}`));
-    await page.setInputFiles('#file', {
-      name: 'notes.xyz',
-      mimeType: 'application/octet-stream',
-      buffer: Buffer.from('not a format anyone reads'),
-    });
-    await page.locator('#error').waitFor({ state: 'visible' });
-    expect(await page.textContent('#error-message')).toBe('fileconv cannot read .xyz files.');
-    expect(await page.textContent('#error-advice')).toMatch(/Choose a file in a supported format/);
-    expect(await page.getAttribute('#error', 'role')).toBe('alert');
-    expect(await page.isDisabled('#start')).toBe(true);
-    expect(await page.isVisible('#target')).toBe(false);
-    // Submitting anyway (Enter in the form) sends nothing either.
-    await page.focus('#file');
-    await page.keyboard.press('Enter').catch(() => undefined);
-    await page.waitForTimeout(300);
+    await page.getByLabel('Choose files', { exact: true }).setInputFiles([
+      {
+        name: 'notes.xyz',
+        mimeType: 'application/octet-stream',
+        buffer: Buffer.from('not a format anyone reads'),
+      },
+      { name: 'fixture.png', mimeType: 'image/png', buffer: await readFile(PNG) },
+    ]);
+    const refused = item(page, 'notes.xyz');
+    await expect.poll(() => refused.textContent()).toMatch(/Failed: fileconv cannot read \.xyz files\./);
+    expect(await refused.textContent()).toMatch(/UNSUPPORTED_FORMAT/);
+    expect(await refused.getByRole('combobox').count()).toBe(0);
     expect(requests).toEqual([]);
+
+    await page.getByLabel('Convert fixture.png to').selectOption('webp');
+    await page.getByRole('button', { name: 'Convert all' }).click();
+    await page.getByRole('link', { name: 'Download fixture.webp' }).waitFor({ timeout: 20_000 });
+    // Nothing of notes.xyz was sent: only the PNG's grant, PUT and job.
+    expect(requests.filter((request) => /xyz/.test(request))).toEqual([]);
+    expect(await page.getByRole('status').textContent()).toMatch(/Finished: 1 converted, 1 failed/);
+    // Removing it by keyboard leaves the list with the PNG only.
+    await page.getByRole('button', { name: 'Remove notes.xyz' }).click();
+    expect(await page.getByRole('list', { name: 'Files' }).getByRole('listitem').count()).toBe(1);
     expect(problems).toEqual([]);
   });
 
-  it("shows an API refusal in words: the API's message and what to do", async () => {
+  it("shows an API refusal in words: the API's message, its code and what to do", async () => {
     // A Free plan that takes 100 bytes at most: the 64x48 PNG fixture is larger.
     const server = await startServer({ router: { webConverter: true }, maxFileBytes: 100 });
     const { page, problems } = await open(server);
-    await page.setInputFiles('#file', PNG);
-    await page.click('#start');
-    await page.locator('#error').waitFor({ state: 'visible' });
-    expect(await page.textContent('#error-message')).toMatch(/\S/);
-    expect(await page.textContent('#error-advice')).toBe(
-      'Choose a smaller file, or use an API key of a plan with a larger limit.',
+    await page.getByLabel('Choose files', { exact: true }).setInputFiles(PNG);
+    await page.getByRole('button', { name: 'Convert all' }).click();
+    const row = item(page, 'fixture.png');
+    await expect.poll(() => row.textContent(), { timeout: 20_000 }).toMatch(/Failed: \S/);
+    expect(await row.textContent()).toMatch(
+      /\(FILE_TOO_LARGE\) Choose a smaller file, or use an API key of a plan with a larger limit\./,
     );
-    expect(await page.isVisible('#result')).toBe(false);
-    // The controls come back so the user can choose another file.
-    expect(await page.isEnabled('#file')).toBe(true);
-    expect(await page.isEnabled('#start')).toBe(true);
+    expect(await page.getByRole('link', { name: /^Download/ }).count()).toBe(0);
+    // The user can try again (another target, a key): nothing is locked.
+    expect(await page.getByRole('button', { name: 'Convert all' }).isEnabled()).toBe(true);
+    expect(await page.getByLabel('Convert fixture.png to').isEnabled()).toBe(true);
     // The browser logs the 413 response itself; nothing else went wrong.
     expect(problems.filter((problem) => !/status of 413/.test(problem))).toEqual([]);
   });
 
-  it('says when to come back after a rate limit', async () => {
+  it('says when a rate limit resets, and what a paid plan would change', async () => {
     // A clock that stands still: fixed one-minute windows must not roll over mid-test.
     const clock = movableClock(Date.now());
     const counters = createMemoryCounterStore({ now: clock.now });
@@ -211,15 +239,17 @@ describeWithEngine('chromium', existsSync(CHROMIUM), 'apt-get install chromium',
       expect((await call(server, 'POST', '/api/files/get-upload-url', { json: body })).status).toBe(200);
     }
     const { page, problems } = await open(server);
-    await page.setInputFiles('#file', PNG);
-    await page.click('#start');
-    await page.locator('#error').waitFor({ state: 'visible' });
-    expect(await page.textContent('#error-message')).toMatch(/\S/);
-    expect(await page.textContent('#error-advice')).toMatch(/^Try again in \d+ seconds\.$/);
+    await page.getByLabel('Choose files', { exact: true }).setInputFiles(PNG);
+    await page.getByRole('button', { name: 'Convert all' }).click();
+    const alert = page.getByRole('alert');
+    await alert.waitFor();
+    expect(await alert.textContent()).toMatch(/The limit resets in \d+ seconds, at \d/);
+    expect(await alert.textContent()).toMatch(/paid plan/);
+    expect(await item(page, 'fixture.png').textContent()).toMatch(/RATE_LIMITED/);
     expect(problems.filter((problem) => !/status of 429/.test(problem))).toEqual([]);
   });
 
-  it('merges several PDFs dropped at once into one, in the order given', async () => {
+  it('merges PDFs in the order set with the Move buttons', async () => {
     const server = await startServer({
       router: { webConverter: true },
       engine: { converters: [createSharpConverter()], operations: pdfOperations() },
@@ -235,25 +265,26 @@ describeWithEngine('chromium', existsSync(CHROMIUM), 'apt-get install chromium',
       await writeFile(path, await doc.save());
       pdfs.push(path);
     }
-    await page.setInputFiles('#file', [pdfs[1]!, pdfs[0]!]);
-    await expect
-      .poll(() => page.textContent('#detected'))
-      .toMatch(/2 PDFs, .* merged in this order: second\.pdf, first\.pdf/);
-    expect(await page.locator('#target option').allTextContents()).toEqual([
-      'One PDF (merge, in this order)',
+    await page.getByLabel('Choose files', { exact: true }).setInputFiles([pdfs[0]!, pdfs[1]!]);
+    await page.getByLabel('PDF tool', { exact: true }).selectOption('merge');
+    const order = page.getByRole('list', { name: 'Merge order' });
+    expect(await order.getByRole('listitem').allTextContents()).toEqual([
+      expect.stringContaining('first.pdf'),
+      expect.stringContaining('second.pdf'),
     ]);
-    await page.click('#start');
-    const bytes = await downloadResult(page, () => page.click('#download'));
+    await page.getByRole('button', { name: 'Move second.pdf up' }).click();
+    expect(await order.getByRole('listitem').allTextContents()).toEqual([
+      expect.stringContaining('second.pdf'),
+      expect.stringContaining('first.pdf'),
+    ]);
+    await page.getByRole('button', { name: 'Run merge' }).click();
+    const link = page.getByRole('link', { name: /^Download .*\.pdf$/ });
+    await link.waitFor({ timeout: 20_000 });
+    const { bytes } = await download(page, () => link.click());
     const merged = join(dir, 'merged.pdf');
     await writeFile(merged, bytes);
     const text = execFileSync('pdftotext', ['-layout', merged, '-'], { encoding: 'utf8' });
     expect(text.match(/(first|second) page/g)).toEqual(['second page', 'first page']);
-    expect(await page.textContent('#status')).toMatch(/Done: 2 PDFs merged into second-merged\.pdf/);
-    // A PNG among them is refused on the page, before anything is sent.
-    await page.click('#again');
-    await page.setInputFiles('#file', [pdfs[0]!, PNG]);
-    await expect.poll(() => page.textContent('#error-message')).toMatch(/fixture\.png is not a PDF/);
-    expect(await page.isEnabled('#start')).toBe(false);
     expect(problems).toEqual([]);
   });
 });
