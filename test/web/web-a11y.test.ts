@@ -1,7 +1,7 @@
 /**
  * Issue 19, "Done when": the web page is accessible and fits a phone in every state. axe-core
  * finds no serious or critical violation, and at 390 px wide nothing scrolls sideways, with the
- * page empty, with files chosen, while converting, when done and after an error. A screenshot
+ * page empty, with files chosen, with an invalid option, while converting, when done and after an error. A screenshot
  * of each state at 1280 and 390 px is kept in test-results/ for review.
  *
  * "Converting" is held still by a converter that waits on a gate the test opens (sharp behind
@@ -17,6 +17,7 @@ import { describeWithEngine } from '../helpers/engines.js';
 import { tempDir } from '../helpers/temp.js';
 import { FIXTURES, startServer, type TestServer } from '../http/harness.js';
 import {
+  accessibleDescription,
   CHROMIUM_INSTALL,
   chromiumAvailable,
   convertAllButton,
@@ -26,7 +27,9 @@ import {
   launchChromium,
   type OpenedPage,
   openPage,
+  optionField,
   seriousAxeViolations,
+  setOptions,
   settledState,
   TEST_RESULTS,
   targetSelect,
@@ -118,6 +121,18 @@ describeWithEngine(
         .setInputFiles(await copyAs(join(FIXTURES, 'fixture.png'), dir, long));
       await targetSelect(page, long).selectOption('webp');
       await audit(page, 'chosen');
+
+      // An option out of its schema's range is marked invalid, says why, and holds "Convert all".
+      await setOptions(page, long, { Quality: 500 });
+      const quality = optionField(page, long, 'Quality');
+      expect([await quality.getAttribute('min'), await quality.getAttribute('max')]).toEqual(['1', '100']);
+      expect(await quality.getAttribute('aria-invalid')).toBe('true');
+      expect(await accessibleDescription(quality)).toMatch(/\b100\b/);
+      expect(await convertAllButton(page).isDisabled()).toBe(true);
+      await audit(page, 'invalid');
+      await quality.fill('');
+      expect(await quality.getAttribute('aria-invalid')).not.toBe('true');
+      expect(await convertAllButton(page).isEnabled()).toBe(true);
 
       await convertAllButton(page).click();
       await expect.poll(() => visibleText(fileItem(page, long)), { timeout: 20_000 }).toMatch(/Converting/);

@@ -163,6 +163,8 @@ describeWithEngine(
       const broken = join(dir, 'broken.png');
       await writeFile(broken, 'This is text, not a picture.\n');
       await page.getByLabel('Choose files', { exact: true }).setInputFiles([...paths, broken]);
+      // Nothing to download yet.
+      expect(await downloadAllButton(page).isDisabled()).toBe(true);
 
       for (const [name, target] of targets) await targetSelect(page, name).selectOption(target);
       await targetSelect(page, 'broken.png').selectOption('webp');
@@ -186,6 +188,8 @@ describeWithEngine(
       expect(reason).toMatch(/\b[A-Z][A-Z_]{3,}\b/);
       expect(await fileItem(page, 'broken.png').getByRole('link').count()).toBe(0);
       for (const output of EXPECTED_OUTPUTS) await downloadLink(page, output).waitFor();
+      // The live region sums it up: five converted, one failed.
+      await expect.poll(() => visibleText(page.getByRole('status'))).toMatch(/\b5\b.*\b1\b/s);
 
       // One result downloaded on its own, then all of them as a zip.
       const single = await download(page, () => downloadLink(page, 'photo-png.jpg').click());

@@ -181,6 +181,20 @@ export async function download(
   return { bytes: await readFile(path), name: event.suggestedFilename(), path };
 }
 
+/** The text of the elements that describe `locator` (aria-describedby), e.g. a field's error. */
+export function accessibleDescription(locator: Locator): Promise<string> {
+  return locator.evaluate((element) => {
+    type Node = { textContent: string | null; getAttribute(name: string): string | null };
+    const doc = (globalThis as unknown as { document: { getElementById(id: string): Node | null } }).document;
+    const ids = (element as unknown as Node).getAttribute('aria-describedby') ?? '';
+    return ids
+      .split(/\s+/)
+      .map((id) => doc.getElementById(id)?.textContent ?? '')
+      .join(' ')
+      .trim();
+  });
+}
+
 // ---- Keyboard -------------------------------------------------------------------------------
 
 /** Whether `locator` holds the focus (a typed function: these tests compile without DOM types). */
