@@ -218,7 +218,7 @@ describeWithEngine('chromium', existsSync(CHROMIUM), 'apt-get install chromium',
     const row = item(page, 'fixture.png');
     await expect.poll(() => row.textContent(), { timeout: 20_000 }).toMatch(/Failed: \S/);
     expect(await row.textContent()).toMatch(
-      /\(FILE_TOO_LARGE\) Choose a smaller file, or use an API key of a plan with a larger limit\./,
+      /Error code FILE_TOO_LARGE\. Choose a smaller file, or use an API key of a plan with a larger limit\./,
     );
     expect(await page.getByRole('link', { name: /^Download/ }).count()).toBe(0);
     // The user can try again (another target, a key): nothing is locked.

@@ -5,7 +5,7 @@
  * queue: every next request would be refused the same way).
  */
 import { ApiError, type Format, fetchResult, type Job, runJob, type Target, uploadFile } from './api.js';
-import { alertUser, announce, byId, formatBytes, h, newId, saveBlob } from './dom.js';
+import { alertUser, announce, appendSpaced, byId, formatBytes, h, newId, saveBlob } from './dom.js';
 import { describeError, isLimit } from './messages.js';
 import { refreshUsage, reportLimit } from './plan.js';
 import { type OptionFields, optionFields } from './schema-form.js';
@@ -92,7 +92,7 @@ function setState(item: Item, state: State, text: string): void {
 function showFailure(item: Item, error: unknown): void {
   const { message, code, advice } = describeError(error);
   setState(item, 'failed', `Failed: ${message}`);
-  item.outcome.replaceChildren(h('p', { class: 'reason' }, `${message} (${code}) ${advice}`.trim()));
+  item.outcome.replaceChildren(h('p', { class: 'reason' }, `Error code ${code}. ${advice}`.trim()));
 }
 
 function contentTypeOf(item: Item): string {
@@ -228,7 +228,7 @@ function buildItem(file: File): Item {
     h('span', { class: 'format' }, format ? format.label : 'unknown format'),
     h('span', { class: 'size' }, formatBytes(file.size)),
   );
-  li.append(header);
+  appendSpaced(li, header);
   const readable = format && format.targets.length > 0;
   if (!readable || file.size === 0) {
     const dot = file.name.lastIndexOf('.');
@@ -239,7 +239,7 @@ function buildItem(file: File): Item {
         : format
           ? `fileconv cannot convert ${what} on this server.`
           : `fileconv cannot read ${what}.`;
-    li.append(stateText, outcome, removeButton);
+    appendSpaced(li, stateText, outcome, removeButton);
     showFailure(item, new ApiError(file.size === 0 ? 'CORRUPT_INPUT' : 'UNSUPPORTED_FORMAT', message));
     item.state = 'unreadable';
     removeButton.disabled = false;
@@ -278,7 +278,8 @@ function buildItem(file: File): Item {
       toggle.setAttribute('aria-expanded', String(open));
       panel.hidden = !open;
     });
-    li.append(
+    appendSpaced(
+      li,
       h('div', { class: 'target' }, h('label', { for: selectId }, `Convert ${file.name} to`), select, lossy),
       h('div', { class: 'actions' }, useForAll, toggle, removeButton),
       panel,

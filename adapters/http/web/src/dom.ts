@@ -13,14 +13,20 @@ export function h<K extends keyof HTMLElementTagNameMap>(
     if (value === undefined || value === false) continue;
     element.setAttribute(name, value === true ? '' : String(value));
   }
-  // A space between children, as markup written by hand has: the text reads "Done Download
-  // a.jpg", not "DoneDownload a.jpg" (flex and grid containers do not render it).
+  appendSpaced(element, ...children);
+  return element;
+}
+
+/**
+ * Appends with a space between children, as markup written by hand has: the text reads "Done
+ * Download a.jpg", not "DoneDownload a.jpg" (flex and grid containers do not render the space).
+ */
+export function appendSpaced(parent: Element, ...children: (Node | string | null | undefined)[]): void {
   for (const child of children) {
     if (child == null || child === '') continue;
-    if (element.childNodes.length > 0) element.append(' ');
-    element.append(child);
+    if (parent.childNodes.length > 0) parent.append(' ');
+    parent.append(child);
   }
-  return element;
 }
 
 export function byId<T extends HTMLElement>(id: string): T {

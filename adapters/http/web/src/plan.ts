@@ -51,6 +51,10 @@ export async function refreshUsage(): Promise<void> {
     if (conversions?.limit != null && conversions.remaining != null) {
       left.textContent = `${conversions.remaining} of ${conversions.limit} conversions left today`;
       reset.textContent = conversions.resetAt ? `Resets ${whenResets(new Date(conversions.resetAt))}` : '';
+    } else if (usage.plan.conversionsPerDay != null) {
+      // A server without usage counters enforces no quota: say the plan's allowance, not a count.
+      left.textContent = `${usage.plan.conversionsPerDay} conversions a day on this plan (not counted by this server)`;
+      reset.textContent = '';
     } else {
       left.textContent = 'No daily conversion limit';
       reset.textContent = '';
