@@ -2,7 +2,8 @@
  * Issue 19, "Done when": the web page is accessible and fits a phone in every state. axe-core
  * finds no serious or critical violation, and at 390 px wide nothing scrolls sideways, with the
  * page empty, with files chosen, with an invalid option, while converting, when done and after an error. A screenshot
- * of each state at 1280 and 390 px is kept in test-results/ for review.
+ * of each state at 1280 and 390 px (and 390 px in dark mode, audited too) is kept in
+ * test-results/web-a11y/ for review.
  *
  * "Converting" is held still by a converter that waits on a gate the test opens (sharp behind
  * it), so the state is checked while it lasts rather than raced.
@@ -103,8 +104,18 @@ describeWithEngine(
         found[`axe at ${width}`] = await seriousAxeViolations(page);
         if (width === 390) found['sideways scroll at 390'] = await hasHorizontalScroll(page);
       }
+      // Dark mode (prefers-color-scheme) has colours of its own: their contrast is checked too.
+      await page.emulateMedia({ colorScheme: 'dark' });
+      await page.screenshot({ path: join(SCREENSHOTS, `${state}-390-dark.png`), fullPage: true });
+      found['axe in dark mode at 390'] = await seriousAxeViolations(page);
+      await page.emulateMedia({ colorScheme: 'light' });
       await page.setViewportSize({ width: 1280, height: 800 });
-      expect(found, state).toEqual({ 'axe at 1280': [], 'axe at 390': [], 'sideways scroll at 390': false });
+      expect(found, state).toEqual({
+        'axe at 1280': [],
+        'axe at 390': [],
+        'sideways scroll at 390': false,
+        'axe in dark mode at 390': [],
+      });
     }
 
     it('has no serious or critical axe violation and no sideways scroll at 390 px, in every state', async () => {

@@ -36,6 +36,7 @@ import {
   selectByArrows,
   setOptions,
   settledState,
+  showsFocus,
   tabTo,
   targetSelect,
   unexpectedProblems,
@@ -233,6 +234,7 @@ describeWithEngine(
       expect(await targetSelect(page, 'photo-png.png').inputValue()).toBe('jpg');
 
       await tabTo(page, convertAllButton(page), { max: 120 });
+      expect(await showsFocus(convertAllButton(page)), 'a visible focus on "Convert all"').toBe(true);
       await page.keyboard.press('Space');
       for (const name of targets.keys()) expect(await settledState(page, name), name).toBe('done');
       const zipButton = downloadAllButton(page);

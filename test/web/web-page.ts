@@ -215,6 +215,19 @@ export async function tabTo(page: Page, locator: Locator, options: { back?: bool
   throw new Error(`${key} never reached ${String(locator)}`);
 }
 
+/** Whether the focused `locator` shows its focus: an outline or a box shadow (":focus-visible"). */
+export function showsFocus(locator: Locator): Promise<boolean> {
+  return locator.evaluate((element) => {
+    const style = (
+      globalThis as unknown as {
+        getComputedStyle(node: unknown): { outlineStyle: string; outlineWidth: string; boxShadow: string };
+      }
+    ).getComputedStyle(element);
+    const outline = style.outlineStyle !== 'none' && Number.parseFloat(style.outlineWidth) > 0;
+    return outline || style.boxShadow !== 'none';
+  });
+}
+
 /**
  * Enter on the focused file input (or its "Choose files" control) opens the file chooser. On a
  * loaded machine headless Chromium has been seen to drop the first press, so it is tried up to
