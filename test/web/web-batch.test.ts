@@ -3,8 +3,8 @@
  * a real service with real engines (sharp, LibreOffice, ffmpeg). Three images to JPEG at quality
  * 60 and width 800 (set in each file's options group), a Word document to PDF and a WAV to MP3,
  * then "Download all as zip"; every zip entry is checked on its own by another tool (ImageMagick's
- * identify, pdfinfo, ffprobe). A PNG that is really text fails alone, its reason in its own list
- * item, while the others complete. The same batch again by keyboard alone.
+ * identify, pdfinfo, ffprobe). A PNG that is really text, dropped on the page, fails alone, its
+ * reason in its own list item, while the others complete. The same batch again by keyboard alone.
  */
 import { execFileSync } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
@@ -27,7 +27,9 @@ import {
   download,
   downloadAllButton,
   downloadLink,
+  dropFiles,
   fileItem,
+  fileList,
   launchChromium,
   type OpenedPage,
   openPage,
@@ -161,9 +163,13 @@ describeWithEngine(
       const page = await open();
       const dir = await tempDir();
       const { paths, targets } = await batchFiles(dir);
-      const broken = join(dir, 'broken.png');
-      await writeFile(broken, 'This is text, not a picture.\n');
-      await page.getByLabel('Choose files', { exact: true }).setInputFiles([...paths, broken]);
+      await page.getByLabel('Choose files', { exact: true }).setInputFiles(paths);
+      // The fake PNG is dropped on the page (anywhere: here its heading) and joins the list.
+      await dropFiles(page.getByRole('heading', { level: 1 }), [
+        { name: 'broken.png', type: 'image/png', text: 'This is text, not a picture.\n' },
+      ]);
+      await fileItem(page, 'broken.png').waitFor();
+      expect(await fileList(page).getByRole('listitem').count()).toBe(paths.length + 1);
       // Nothing to download yet.
       expect(await downloadAllButton(page).isDisabled()).toBe(true);
 

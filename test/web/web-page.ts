@@ -262,6 +262,26 @@ export async function selectByArrows(page: Page, select: Locator, value: string)
 
 // ---- Files ----------------------------------------------------------------------------------
 
+/**
+ * Drops files on `target` as a person dragging them from their desktop would: dragenter,
+ * dragover and drop events carrying a DataTransfer of the files (built in the page).
+ */
+export async function dropFiles(
+  target: Locator,
+  files: Array<{ name: string; type: string; text: string }>,
+): Promise<void> {
+  const dataTransfer = await target.page().evaluateHandle((list) => {
+    const scope = globalThis as unknown as {
+      DataTransfer: new () => { items: { add(file: unknown): void } };
+      File: new (parts: string[], name: string, options: { type: string }) => unknown;
+    };
+    const transfer = new scope.DataTransfer();
+    for (const file of list) transfer.items.add(new scope.File([file.text], file.name, { type: file.type }));
+    return transfer;
+  }, files);
+  for (const type of ['dragenter', 'dragover', 'drop']) await target.dispatchEvent(type, { dataTransfer });
+}
+
 /** Copies a fixture under another name into `dir` (distinct names give distinct output names). */
 export async function copyAs(source: string, dir: string, name: string): Promise<string> {
   const path = join(dir, name);
