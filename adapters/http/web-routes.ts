@@ -1,7 +1,8 @@
 /**
  * The web converter: one page (GET /) with its stylesheet and script (GET /web/style.css,
- * GET /web/app.js), plain static files that drive Flow A from the browser. No framework, no
- * build step, no third-party origin: the page works on an offline machine and under a strict CSP.
+ * GET /web/app.js) that drive Flow A and the PDF tools from the browser. The script is bundled
+ * from TypeScript (web/src/, by scripts/build-web.mjs at build, install and test time); no
+ * framework, no third-party origin: the page works on an offline machine and under a strict CSP.
  */
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';

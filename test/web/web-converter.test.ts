@@ -249,6 +249,72 @@ describeWithEngine('chromium', existsSync(CHROMIUM), 'apt-get install chromium',
     expect(problems.filter((problem) => !/status of 429/.test(problem))).toEqual([]);
   });
 
+  it("checks a conversion's options against its schema before sending, and sends them", async () => {
+    const server = await startServer({ router: { webConverter: true } });
+    const { page, problems } = await open(server);
+    const requests: string[] = [];
+    page.on('request', (request) => {
+      if (request.method() === 'POST') requests.push(request.postData() ?? '');
+    });
+    await page.getByLabel('Choose files', { exact: true }).setInputFiles(PNG);
+    await page.getByLabel('Convert fixture.png to').selectOption('jpg');
+    const toggle = page.getByRole('button', { name: 'Options for fixture.png' });
+    expect(await toggle.getAttribute('aria-expanded')).toBe('false');
+    await toggle.click();
+    expect(await toggle.getAttribute('aria-expanded')).toBe('true');
+    const group = page.getByRole('group', { name: 'Options for fixture.png' });
+    const width = group.getByLabel('Width', { exact: true });
+    const quality = group.getByLabel('Quality', { exact: true });
+    // The schema's bounds and default, as the browser sees them.
+    expect(await quality.getAttribute('max')).toBe('100');
+    expect(await quality.getAttribute('placeholder')).toMatch(/^\d+$/);
+    await quality.fill('500');
+    expect(await quality.getAttribute('aria-invalid')).toBe('true');
+    expect(await group.textContent()).toMatch(/Enter 100 or less\./);
+    const convertAll = page.getByRole('button', { name: 'Convert all' });
+    expect(await convertAll.isDisabled()).toBe(true);
+    await quality.fill('40');
+    await width.fill('32');
+    expect(await quality.getAttribute('aria-invalid')).toBeNull();
+    await convertAll.click();
+    const link = page.getByRole('link', { name: 'Download fixture.jpg' });
+    await link.waitFor({ timeout: 20_000 });
+    const { bytes } = await download(page, () => link.click());
+    const meta = await sharp(bytes).metadata();
+    expect({ format: meta.format, width: meta.width }).toEqual({ format: 'jpeg', width: 32 });
+    const create = requests.find((body) => body.includes('targetFormat'));
+    expect(JSON.parse(create!).options).toEqual({ width: 32, quality: 40 });
+    expect(problems).toEqual([]);
+  });
+
+  it('splits a PDF by page ranges, refusing a malformed range on the page', async () => {
+    const server = await startServer({
+      router: { webConverter: true },
+      engine: { converters: [createSharpConverter()], operations: pdfOperations() },
+    });
+    const { page, problems } = await open(server);
+    const dir = await tempDir();
+    const doc = await PDFDocument.create();
+    const font = await doc.embedFont(StandardFonts.Helvetica);
+    for (const n of [1, 2, 3])
+      doc.addPage([300, 200]).drawText(`page ${n}`, { x: 20, y: 100, size: 14, font });
+    const path = join(dir, 'three.pdf');
+    await writeFile(path, await doc.save());
+    await page.getByLabel('Choose files', { exact: true }).setInputFiles(path);
+    await page.getByLabel('PDF tool', { exact: true }).selectOption('split');
+    const ranges = page.getByLabel('Page ranges', { exact: true });
+    await ranges.fill('2-x');
+    await page.getByRole('button', { name: 'Run split' }).click();
+    expect(await ranges.getAttribute('aria-invalid')).toBe('true');
+    await ranges.fill('2-3');
+    await page.getByRole('button', { name: 'Run split' }).click();
+    const link = page.getByRole('link', { name: /^Download .*\.pdf$/ });
+    await link.waitFor({ timeout: 20_000 });
+    const { bytes } = await download(page, () => link.click());
+    expect((await PDFDocument.load(bytes)).getPageCount()).toBe(2);
+    expect(problems).toEqual([]);
+  });
+
   it('merges PDFs in the order set with the Move buttons', async () => {
     const server = await startServer({
       router: { webConverter: true },

@@ -94,6 +94,9 @@ function apiRoot(): string {
 const root = apiRoot();
 let apiKey = '';
 
+/** The API's address: keys are stored per API, so a link with another ?api= never gets one. */
+export const apiAddress = root;
+
 export function setApiKey(key: string): void {
   apiKey = key;
 }

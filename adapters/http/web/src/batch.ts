@@ -74,7 +74,9 @@ function defaultTarget(format: Format): string {
   const sibling = items.find((item) => item.format === format && item.select)?.select?.value;
   if (sibling) return sibling;
   const names = format.targets.map((target) => target.format);
-  return USUAL[format.family]?.find((name) => names.includes(name)) ?? names[0] ?? '';
+  // Never the file's own format first (a JPEG photo to JPEG is rarely what was meant).
+  const usual = USUAL[format.family]?.find((name) => name !== format.name && names.includes(name));
+  return usual ?? names.find((name) => name !== format.name) ?? names[0] ?? '';
 }
 
 function targetOf(item: Item): Target | undefined {

@@ -3,11 +3,12 @@
  * API key. The key is kept in localStorage only when "Remember this key on this device" is
  * checked, else in sessionStorage (gone with the tab); it is sent in Authorization only.
  */
-import { type ApiError, getJson, setApiKey, type Usage } from './api.js';
+import { type ApiError, apiAddress, getJson, setApiKey, type Usage } from './api.js';
 import { alertUser, byId } from './dom.js';
 import { describeError, limitMessage, whenResets } from './messages.js';
 
-const STORAGE_KEY = 'fileconv.apiKey';
+// Per API: a page opened with another ?api= (a crafted link) finds no key to send there.
+const STORAGE_KEY = `fileconv.apiKey ${apiAddress}`;
 
 function storages(): Storage[] {
   // Storage can be off (privacy settings): the key then lives in memory only.
