@@ -96,6 +96,8 @@ describeWithEngine('chromium', chromiumAvailable(), CHROMIUM_INSTALL, 'web page:
       expect(said, name).toMatch(/quota|conversions per day/i);
       expect(said, name).toMatch(resetTime);
     }
+    // And what a plan would change (the contract's 429 message).
+    expect(alerts).toMatch(/\bplan\b/i);
     // The plan region has caught up: none left today.
     await expect.poll(() => visibleText(planRegion(page))).toMatch(/\b0 of 2 conversions left today/);
     expect(unexpectedProblems(opened.problems, 429)).toEqual([]);
