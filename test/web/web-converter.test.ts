@@ -11,6 +11,8 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { type Browser, type BrowserContext, chromium, type FileChooser, type Page } from 'playwright-core';
@@ -138,6 +140,10 @@ describeWithEngine('chromium', existsSync(CHROMIUM), 'apt-get install chromium',
     const entries = await readZip(join(dir, 'all.zip'));
     expect([...entries.keys()]).toEqual(['fixture.webp']);
     expect(entries.get('fixture.webp')!.equals(bytes)).toBe(true);
+    // unzip checks every entry's CRC-32 (the page's own zip writer computes them).
+    expect(execFileSync('unzip', ['-t', join(dir, 'all.zip')], { encoding: 'utf8' })).toMatch(
+      /No errors detected/,
+    );
 
     await mkdir(join(SCREENSHOT, '..'), { recursive: true });
     await page.screenshot({ path: SCREENSHOT, fullPage: true });
@@ -313,6 +319,50 @@ describeWithEngine('chromium', existsSync(CHROMIUM), 'apt-get install chromium',
     const { bytes } = await download(page, () => link.click());
     expect((await PDFDocument.load(bytes)).getPageCount()).toBe(2);
     expect(problems).toEqual([]);
+  });
+
+  it('works from another origin than the API (?api=), through CORS', async () => {
+    // The page's three files on a plain static server of their own (another port: another origin).
+    const web = join(import.meta.dirname, '..', '..', 'adapters', 'http', 'web');
+    const types: Record<string, string> = { js: 'text/javascript', css: 'text/css', html: 'text/html' };
+    const statics = createServer(async (request, response) => {
+      const path = new URL(request.url ?? '/', 'http://x').pathname;
+      const file = path === '/' ? 'page.html' : path.replace(/^\/web\//, '');
+      try {
+        const body = await readFile(join(web, file));
+        response.writeHead(200, { 'content-type': types[file.split('.').pop()!] ?? 'text/plain' }).end(body);
+      } catch {
+        response.writeHead(404).end();
+      }
+    });
+    await new Promise<void>((done) => statics.listen(0, '127.0.0.1', done));
+    const pageOrigin = `http://127.0.0.1:${(statics.address() as AddressInfo).port}`;
+    try {
+      const server = await startServer({ router: { cors: { origins: [pageOrigin] } } });
+      context = await browser.newContext({ acceptDownloads: true });
+      const page = await context.newPage();
+      const problems: string[] = [];
+      page.on('pageerror', (error) => problems.push(`pageerror: ${error.message}`));
+      await page.goto(`${pageOrigin}/?api=${encodeURIComponent(server.url)}`);
+      await expect
+        .poll(() => page.getByRole('status').textContent())
+        .toMatch(/formats can be converted here/);
+      await page.getByLabel('Choose files', { exact: true }).setInputFiles(PNG);
+      await page.getByLabel('Convert fixture.png to').selectOption('webp');
+      await page.getByRole('button', { name: 'Convert all' }).click();
+      await page.getByRole('link', { name: 'Download fixture.webp' }).waitFor({ timeout: 20_000 });
+      // The zip fetches the result across origins too.
+      const zip = await download(page, () =>
+        page.getByRole('button', { name: 'Download all as zip' }).click(),
+      );
+      const dir = await tempDir();
+      await writeFile(join(dir, 'all.zip'), zip.bytes);
+      const entries = await readZip(join(dir, 'all.zip'));
+      expect((await sharp(entries.get('fixture.webp')!).metadata()).format).toBe('webp');
+      expect(problems).toEqual([]);
+    } finally {
+      await new Promise((done) => statics.close(done));
+    }
   });
 
   it('merges PDFs in the order set with the Move buttons', async () => {
