@@ -215,6 +215,29 @@ describeWithEngine('chromium', existsSync(CHROMIUM), 'apt-get install chromium',
     expect(problems).toEqual([]);
   });
 
+  it('takes the format the API detects when the name lies, and converts on the next try', async () => {
+    const server = await startServer({ router: { webConverter: true } });
+    const { page, problems } = await open(server);
+    const jpeg = await readFile(join(FIXTURES, 'fixture.jpg'));
+    await page
+      .getByLabel('Choose files', { exact: true })
+      .setInputFiles({ name: 'photo.png', mimeType: 'image/png', buffer: jpeg });
+    const row = item(page, 'photo.png');
+    await expect.poll(() => row.textContent()).toMatch(/PNG image/);
+    await page.getByLabel('Convert photo.png to').selectOption('webp');
+    await page.getByRole('button', { name: 'Convert all' }).click();
+    await expect.poll(() => row.textContent(), { timeout: 20_000 }).toMatch(/Failed: /);
+    expect(await row.textContent()).toMatch(/CONTENT_MISMATCH/);
+    expect(await row.textContent()).toMatch(/JPEG image \(by its content\)/);
+    await page.getByLabel('Convert photo.png to').selectOption('webp');
+    await page.getByRole('button', { name: 'Convert all' }).click();
+    const link = page.getByRole('link', { name: /^Download .*\.webp$/ });
+    await link.waitFor({ timeout: 20_000 });
+    const { bytes } = await download(page, () => link.click());
+    expect((await sharp(bytes).metadata()).format).toBe('webp');
+    expect(problems.filter((problem) => !/status of 422/.test(problem))).toEqual([]);
+  });
+
   it("shows an API refusal in words: the API's message, its code and what to do", async () => {
     // A Free plan that takes 100 bytes at most: the 64x48 PNG fixture is larger.
     const server = await startServer({ router: { webConverter: true }, maxFileBytes: 100 });

@@ -26,6 +26,9 @@ export interface Item {
   stateText: HTMLElement;
   outcome: HTMLElement;
   removeButton: HTMLButtonElement;
+  formatText: HTMLElement;
+  /** Re-reads the chosen target (options, labels) after the select changed. */
+  retarget?: () => void;
 }
 
 export const items: Item[] = [];
@@ -139,6 +142,7 @@ async function convert(item: Item): Promise<void> {
     );
   } catch (error) {
     showFailure(item, error);
+    correctFormat(item, error);
     if (isLimit(error)) {
       // Every next request would be refused the same way: stop the queue, keep those files ready.
       for (const waiting of queue) setState(waiting, 'ready', 'Ready');
@@ -146,6 +150,25 @@ async function convert(item: Item): Promise<void> {
       reportLimit(error);
     }
   }
+}
+
+/**
+ * The API tells the truth on upload: a file whose content is another format than its name says
+ * (a JPEG named .png) is refused with CONTENT_MISMATCH and the detected format; the item then
+ * takes that format and its targets, so "Convert all" tries again with what the file really is.
+ */
+function correctFormat(item: Item, error: unknown): void {
+  if (!(error instanceof ApiError) || error.code !== 'CONTENT_MISMATCH') return;
+  const truth = formats.find((format) => format.name === error.details.detected);
+  if (!truth || truth === item.format || truth.targets.length === 0 || !item.select) return;
+  item.format = truth;
+  item.formatText.textContent = `${truth.label} (by its content)`;
+  item.select.replaceChildren(...truth.targets.map((target) => new Option(target.format, target.format)));
+  item.select.value = defaultTarget(truth);
+  item.retarget?.();
+  item.outcome.append(
+    h('p', { class: 'hint' }, `Its content is ${truth.label}: pick a target for it and convert again.`),
+  );
 }
 
 function pump(): void {
@@ -222,12 +245,13 @@ function buildItem(file: File): Item {
   const stateText = h('span', { class: 'state' });
   const outcome = h('div', { class: 'outcome' });
   const removeButton = h('button', { type: 'button', class: 'link-button' }, `Remove ${file.name}`);
-  const item: Item = { file, format, state: 'ready', li, stateText, outcome, removeButton };
+  const formatText = h('span', { class: 'format' }, format ? format.label : 'unknown format');
+  const item: Item = { file, format, state: 'ready', li, stateText, outcome, removeButton, formatText };
   const header = h(
     'div',
     { class: 'file-head' },
     h('span', { class: 'name' }, file.name),
-    h('span', { class: 'format' }, format ? format.label : 'unknown format'),
+    formatText,
     h('span', { class: 'size' }, formatBytes(file.size)),
   );
   appendSpaced(li, header);
@@ -265,15 +289,16 @@ function buildItem(file: File): Item {
       buildOptions(item, panel);
       updateButtons();
     };
+    item.retarget = onTarget;
     select.addEventListener('change', onTarget);
     useForAll.addEventListener('click', () => {
       for (const other of items) {
-        if (other.format !== format || !other.select || other.select.disabled) continue;
+        if (other.format !== item.format || !other.select || other.select.disabled) continue;
         if (other.select.value === select.value) continue;
         other.select.value = select.value;
         other.select.dispatchEvent(new Event('change'));
       }
-      announce(`${select.value} chosen for every ${format.name} file.`);
+      announce(`${select.value} chosen for every ${item.format?.name} file.`);
     });
     toggle.addEventListener('click', () => {
       const open = toggle.getAttribute('aria-expanded') !== 'true';
