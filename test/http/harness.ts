@@ -59,6 +59,12 @@ export interface StartOptions {
    * (records, upload and result expiry); `router.now` / `engine.now` still override it.
    */
   clock?: MovableClock;
+  /**
+   * One server for a whole test file (started in beforeAll, e.g. beside a browser): not stopped
+   * after each test; the caller's `stop()` closes it and removes its dirs, and the caller checks
+   * `serverErrors` itself.
+   */
+  perFile?: boolean;
 }
 
 /** A clock that stands still until a test moves it. */
@@ -142,7 +148,7 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
   let root = options.root;
   if (!root) {
     root = await mkdtemp(join(tmpdir(), 'fileconv-http-'));
-    roots.push(root);
+    if (!options.perFile) roots.push(root);
   }
   const dirs = { storage: join(root, 'storage'), jobs: join(root, 'jobs'), temp: join(root, 'temp') };
   await mkdir(dirs.temp, { recursive: true });
@@ -204,6 +210,7 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
         await closed;
         clearTimeout(cut);
         await engine.close({ graceMs: 5_000 });
+        if (options.perFile && !options.root) await rm(root, { recursive: true, force: true });
       })();
       return stopped;
     },
@@ -215,7 +222,7 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
     tempLeftovers: () => readdir(dirs.temp),
     bytesReceived: () => [...sockets].reduce((sum, socket) => sum + socket.bytesRead, 0),
   };
-  servers.push(handle);
+  if (!options.perFile) servers.push(handle);
   return handle;
 }
 
