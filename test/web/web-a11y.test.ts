@@ -11,12 +11,12 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSharpConverter } from '../../adapters/converters/sharp.js';
 import type { Converter } from '../../src/index.js';
 import { describeWithEngine } from '../helpers/engines.js';
 import { tempDir } from '../helpers/temp.js';
-import { FIXTURES, startServer, type TestServer } from '../http/harness.js';
+import { FIXTURES, HTTP_ADAPTER, startServer, type TestServer } from '../http/harness.js';
 import {
   accessibleDescription,
   CHROMIUM_INSTALL,
@@ -61,107 +61,112 @@ function gatedSharp(): { converter: Converter; open: () => void } {
   };
 }
 
-describeWithEngine(
-  'chromium',
-  chromiumAvailable(),
-  CHROMIUM_INSTALL,
-  'web page: accessibility and layout',
-  () => {
-    let browser: Browser;
-    let server: TestServer;
-    let gate: ReturnType<typeof gatedSharp>;
-    let opened: OpenedPage | undefined;
+// The page's flows through one HTTP adapter (the `all` project's Express): the page and its API
+// calls are the same through every adapter, which web-converter.test.ts covers; these heavy runs
+// (LibreOffice, ffmpeg, axe) once keep CI's time down.
+describe.runIf(HTTP_ADAPTER === 'express')('through one adapter', () => {
+  describeWithEngine(
+    'chromium',
+    chromiumAvailable(),
+    CHROMIUM_INSTALL,
+    'web page: accessibility and layout',
+    () => {
+      let browser: Browser;
+      let server: TestServer;
+      let gate: ReturnType<typeof gatedSharp>;
+      let opened: OpenedPage | undefined;
 
-    beforeAll(async () => {
-      gate = gatedSharp();
-      [browser, server] = await Promise.all([
-        launchChromium(),
-        mkdir(SCREENSHOTS, { recursive: true }).then(() =>
-          startServer({
-            perFile: true,
-            router: { webConverter: true },
-            engine: { converters: [gate.converter] },
-          }),
-        ),
-      ]);
-    });
-    afterAll(async () => {
-      await opened?.context.close();
-      await browser?.close();
-      await server?.stop();
-      expect(server?.serverErrors ?? [], 'errors the router reported as 5xx').toEqual([]);
-    });
-
-    /**
-     * The page as it is now, at each width: axe's serious and critical violations, and whether it
-     * scrolls sideways at 390 px. A screenshot of each. Back at 1280 px afterwards.
-     */
-    async function audit(page: Page, state: string) {
-      const found: Record<string, unknown> = {};
-      for (const width of WIDTHS) {
-        await page.setViewportSize({ width, height: 800 });
-        await page.screenshot({ path: join(SCREENSHOTS, `${state}-${width}.png`), fullPage: true });
-        found[`axe at ${width}`] = await seriousAxeViolations(page);
-        if (width === 390) found['sideways scroll at 390'] = await hasHorizontalScroll(page);
-      }
-      // Dark mode (prefers-color-scheme) has colours of its own: their contrast is checked too.
-      await page.emulateMedia({ colorScheme: 'dark' });
-      await page.screenshot({ path: join(SCREENSHOTS, `${state}-390-dark.png`), fullPage: true });
-      found['axe in dark mode at 390'] = await seriousAxeViolations(page);
-      await page.emulateMedia({ colorScheme: 'light' });
-      await page.setViewportSize({ width: 1280, height: 800 });
-      expect(found, state).toEqual({
-        'axe at 1280': [],
-        'axe at 390': [],
-        'sideways scroll at 390': false,
-        'axe in dark mode at 390': [],
+      beforeAll(async () => {
+        gate = gatedSharp();
+        [browser, server] = await Promise.all([
+          launchChromium(),
+          mkdir(SCREENSHOTS, { recursive: true }).then(() =>
+            startServer({
+              perFile: true,
+              router: { webConverter: true },
+              engine: { converters: [gate.converter] },
+            }),
+          ),
+        ]);
       });
-    }
+      afterAll(async () => {
+        await opened?.context.close();
+        await browser?.close();
+        await server?.stop();
+        expect(server?.serverErrors ?? [], 'errors the router reported as 5xx').toEqual([]);
+      });
 
-    it('has no serious or critical axe violation and no sideways scroll at 390 px, in every state', async () => {
-      // The page's CSP allows only its own scripts: axe is injected around it.
-      opened = await openPage(browser, server.url, { bypassCSP: true });
-      const { page } = opened;
-      await audit(page, 'empty');
+      /**
+       * The page as it is now, at each width: axe's serious and critical violations, and whether it
+       * scrolls sideways at 390 px. A screenshot of each. Back at 1280 px afterwards.
+       */
+      async function audit(page: Page, state: string) {
+        const found: Record<string, unknown> = {};
+        for (const width of WIDTHS) {
+          await page.setViewportSize({ width, height: 800 });
+          await page.screenshot({ path: join(SCREENSHOTS, `${state}-${width}.png`), fullPage: true });
+          found[`axe at ${width}`] = await seriousAxeViolations(page);
+          if (width === 390) found['sideways scroll at 390'] = await hasHorizontalScroll(page);
+        }
+        // Dark mode (prefers-color-scheme) has colours of its own: their contrast is checked too.
+        await page.emulateMedia({ colorScheme: 'dark' });
+        await page.screenshot({ path: join(SCREENSHOTS, `${state}-390-dark.png`), fullPage: true });
+        found['axe in dark mode at 390'] = await seriousAxeViolations(page);
+        await page.emulateMedia({ colorScheme: 'light' });
+        await page.setViewportSize({ width: 1280, height: 800 });
+        expect(found, state).toEqual({
+          'axe at 1280': [],
+          'axe at 390': [],
+          'sideways scroll at 390': false,
+          'axe in dark mode at 390': [],
+        });
+      }
 
-      // A long file name must wrap, not widen the page.
-      const dir = await tempDir();
-      const long = 'holiday-photo-from-the-seaside-with-a-rather-long-name-2026-08-14.png';
-      await page
-        .getByLabel('Choose files', { exact: true })
-        .setInputFiles(await copyAs(join(FIXTURES, 'fixture.png'), dir, long));
-      await targetSelect(page, long).selectOption('webp');
-      await audit(page, 'chosen');
+      it('has no serious or critical axe violation and no sideways scroll at 390 px, in every state', async () => {
+        // The page's CSP allows only its own scripts: axe is injected around it.
+        opened = await openPage(browser, server.url, { bypassCSP: true });
+        const { page } = opened;
+        await audit(page, 'empty');
 
-      // An option out of its schema's range is marked invalid, says why, and holds "Convert all".
-      await setOptions(page, long, { Quality: 500 });
-      const quality = optionField(page, long, 'Quality');
-      expect([await quality.getAttribute('min'), await quality.getAttribute('max')]).toEqual(['1', '100']);
-      expect(await quality.getAttribute('aria-invalid')).toBe('true');
-      expect(await accessibleDescription(quality)).toMatch(/\b100\b/);
-      expect(await convertAllButton(page).isDisabled()).toBe(true);
-      await audit(page, 'invalid');
-      await quality.fill('');
-      expect(await quality.getAttribute('aria-invalid')).not.toBe('true');
-      expect(await convertAllButton(page).isEnabled()).toBe(true);
+        // A long file name must wrap, not widen the page.
+        const dir = await tempDir();
+        const long = 'holiday-photo-from-the-seaside-with-a-rather-long-name-2026-08-14.png';
+        await page
+          .getByLabel('Choose files', { exact: true })
+          .setInputFiles(await copyAs(join(FIXTURES, 'fixture.png'), dir, long));
+        await targetSelect(page, long).selectOption('webp');
+        await audit(page, 'chosen');
 
-      await convertAllButton(page).click();
-      await expect.poll(() => visibleText(fileItem(page, long)), { timeout: 20_000 }).toMatch(/Converting/);
-      await audit(page, 'converting');
+        // An option out of its schema's range is marked invalid, says why, and holds "Convert all".
+        await setOptions(page, long, { Quality: 500 });
+        const quality = optionField(page, long, 'Quality');
+        expect([await quality.getAttribute('min'), await quality.getAttribute('max')]).toEqual(['1', '100']);
+        expect(await quality.getAttribute('aria-invalid')).toBe('true');
+        expect(await accessibleDescription(quality)).toMatch(/\b100\b/);
+        expect(await convertAllButton(page).isDisabled()).toBe(true);
+        await audit(page, 'invalid');
+        await quality.fill('');
+        expect(await quality.getAttribute('aria-invalid')).not.toBe('true');
+        expect(await convertAllButton(page).isEnabled()).toBe(true);
 
-      gate.open();
-      expect(await settledState(page, long, 30_000)).toBe('done');
-      await audit(page, 'done');
+        await convertAllButton(page).click();
+        await expect.poll(() => visibleText(fileItem(page, long)), { timeout: 20_000 }).toMatch(/Converting/);
+        await audit(page, 'converting');
 
-      // A PNG that is really text fails with its reason.
-      const broken = join(dir, 'broken.png');
-      await writeFile(broken, 'This is text, not a picture.\n');
-      await page.getByLabel('Choose files', { exact: true }).setInputFiles(broken);
-      await targetSelect(page, 'broken.png').selectOption('webp');
-      await convertAllButton(page).click();
-      expect(await settledState(page, 'broken.png', 30_000)).toBe('failed');
-      await audit(page, 'error');
-      expect(unexpectedProblems(opened.problems, 400, 415, 422)).toEqual([]);
-    }, 120_000);
-  },
-);
+        gate.open();
+        expect(await settledState(page, long, 30_000)).toBe('done');
+        await audit(page, 'done');
+
+        // A PNG that is really text fails with its reason.
+        const broken = join(dir, 'broken.png');
+        await writeFile(broken, 'This is text, not a picture.\n');
+        await page.getByLabel('Choose files', { exact: true }).setInputFiles(broken);
+        await targetSelect(page, 'broken.png').selectOption('webp');
+        await convertAllButton(page).click();
+        expect(await settledState(page, 'broken.png', 30_000)).toBe('failed');
+        await audit(page, 'error');
+        expect(unexpectedProblems(opened.problems, 400, 415, 422)).toEqual([]);
+      }, 120_000);
+    },
+  );
+});
