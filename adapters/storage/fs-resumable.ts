@@ -6,17 +6,12 @@
  * returned is what was written, synced once per append (not per chunk) when the storage syncs,
  * so the offset the engine commits never exceeds the bytes on disk.
  */
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { mkdir, open, unlink } from 'node:fs/promises';
 import path from 'node:path';
-import type { Readable } from 'node:stream';
 import { FileconvError } from '../../src/errors.js';
-import type {
-  ResumableAppendOptions,
-  ResumableState,
-  ResumableUploads,
-  StoredObjectInfo,
-} from '../../src/ports.js';
+import type { ResumableState, ResumableUploads, StoredObjectInfo } from '../../src/ports.js';
+import { assertChecksum, readAppendBody } from './resumable-body.js';
 
 /** The hidden directory of partial files, under the storage root (a reserved `.fileconv` name). */
 export const RESUMABLE_DIR = '.fileconv-resumable';
@@ -49,11 +44,6 @@ function partState(key: string, state: ResumableState): PartState {
     });
   }
   return typeof contentType === 'string' ? { part, contentType } : { part };
-}
-
-/** A failure writing to disk, told apart from the body ending early (which is not an error). */
-class WriteFailure {
-  constructor(readonly error: unknown) {}
 }
 
 export function createFsResumable(host: FsResumableHost): ResumableUploads {
@@ -92,28 +82,30 @@ export function createFsResumable(host: FsResumableHost): ResumableUploads {
           );
         }
         if (onDisk > options.offset) await handle.truncate(options.offset);
-        const written = await writeBody(handle, body, options, key);
-        if (options.checksum && !written.complete) {
-          // All or nothing: bytes whose digest nobody can check are not kept.
+        let position = options.offset;
+        const read = await readAppendBody(body, options, key, async (bytes) => {
+          let done = 0;
+          while (done < bytes.length) {
+            const { bytesWritten } = await handle.write(bytes, done, bytes.length - done, position + done);
+            done += bytesWritten;
+          }
+          position += bytes.length;
+        }).catch(async (error: unknown) => {
+          // A byte too many or a failed write: none of this append is kept (best effort: the
+          // next append cuts the file back to the committed offset anyway).
+          await handle.truncate(options.offset).catch(() => {});
+          throw error;
+        });
+        if (options.checksum && (read.endedEarly || !read.digest?.equals(options.checksum.digest))) {
+          // All or nothing: bytes whose digest nobody can check, or that do not match it, go.
           await handle.truncate(options.offset);
-          return { state, offset: options.offset };
+          if (read.endedEarly) return { state, offset: options.offset };
+          assertChecksum(options, read, key);
         }
-        if (options.checksum && !written.digest!.equals(options.checksum.digest)) {
-          await handle.truncate(options.offset);
-          throw new FileconvError(
-            'CHECKSUM_MISMATCH',
-            'The bytes do not match their Upload-Checksum: none were kept.',
-            {
-              details: { algorithm: options.checksum.algorithm },
-            },
-          );
-        }
+        const offset = options.offset + read.received;
         // The offset the engine commits never runs ahead of the bytes a power cut would leave.
-        if (host.fsync && written.offset > options.offset) await handle.datasync();
-        return { state, offset: written.offset };
-      } catch (error) {
-        if (error instanceof WriteFailure) throw error.error;
-        throw error;
+        if (host.fsync && offset > options.offset) await handle.datasync();
+        return { state, offset };
       } finally {
         await handle.close();
       }
@@ -130,57 +122,4 @@ export function createFsResumable(host: FsResumableHost): ResumableUploads {
       });
     },
   };
-}
-
-type Handle = Awaited<ReturnType<typeof open>>;
-
-/**
- * Writes `body` at `options.offset`, chunk by chunk as it arrives (memory stays one chunk). Bytes
- * past `options.size` cut the file back to the offset and refuse the append (FILE_TOO_LARGE).
- * A body that fails or is aborted ends the write: `complete` false, what arrived kept.
- */
-async function writeBody(
-  handle: Handle,
-  body: Readable,
-  options: ResumableAppendOptions,
-  key: string,
-): Promise<{ offset: number; complete: boolean; digest?: Buffer }> {
-  const hash = options.checksum ? createHash(options.checksum.algorithm) : undefined;
-  let position = options.offset;
-  const stop = () => body.destroy();
-  options.signal?.addEventListener('abort', stop, { once: true });
-  try {
-    if (options.signal?.aborted) body.destroy();
-    for await (const chunk of body) {
-      const bytes: Buffer = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
-      if (position + bytes.length > options.size) {
-        body.destroy();
-        await handle.truncate(options.offset);
-        throw new FileconvError('FILE_TOO_LARGE', `More bytes than the upload's ${options.size} were sent.`, {
-          details: { key, size: options.size },
-        });
-      }
-      try {
-        let done = 0;
-        while (done < bytes.length) {
-          const { bytesWritten } = await handle.write(bytes, done, bytes.length - done, position + done);
-          done += bytesWritten;
-        }
-      } catch (error) {
-        body.destroy();
-        throw new WriteFailure(error);
-      }
-      position += bytes.length;
-      hash?.update(bytes);
-    }
-  } catch (error) {
-    if (error instanceof FileconvError || error instanceof WriteFailure) throw error;
-    // The body ended early (a dropped client, a newer append stopping this one): keep what arrived.
-    return { offset: position, complete: false };
-  } finally {
-    options.signal?.removeEventListener('abort', stop);
-  }
-  return hash
-    ? { offset: position, complete: true, digest: hash.digest() }
-    : { offset: position, complete: true };
 }

@@ -3,9 +3,10 @@
  * random id, cut back to the offset the engine gives before an append, so bytes of an append
  * that was never committed are never counted. Same rules as the fs storage's partial files.
  */
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { FileconvError } from '../../src/errors.js';
 import type { ResumableState, ResumableUploads, StoredObjectInfo } from '../../src/ports.js';
+import { assertChecksum, readAppendBody } from './resumable-body.js';
 import { assertStorageKey } from './storage-key.js';
 
 interface Part {
@@ -41,49 +42,16 @@ export function createMemoryResumable(
         throw new FileconvError('INTERNAL', `The upload of "${key}" holds fewer bytes than committed.`);
       }
       const chunks: Buffer[] = [];
-      let position = options.offset;
-      let complete = true;
-      const hash = options.checksum ? createHash(options.checksum.algorithm) : undefined;
-      const stop = () => body.destroy();
-      options.signal?.addEventListener('abort', stop, { once: true });
-      try {
-        if (options.signal?.aborted) body.destroy();
-        for await (const chunk of body) {
-          const bytes: Buffer = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
-          if (position + bytes.length > options.size) {
-            body.destroy();
-            throw new FileconvError(
-              'FILE_TOO_LARGE',
-              `More bytes than the upload's ${options.size} were sent.`,
-              {
-                details: { key, size: options.size },
-              },
-            );
-          }
-          chunks.push(Buffer.from(bytes));
-          hash?.update(bytes);
-          position += bytes.length;
-        }
-      } catch (error) {
-        if (error instanceof FileconvError) throw error;
-        complete = false; // the body ended early: keep what arrived
-      } finally {
-        options.signal?.removeEventListener('abort', stop);
-      }
+      const read = await readAppendBody(body, options, key, async (bytes) => {
+        chunks.push(Buffer.from(bytes));
+      });
       if (options.checksum) {
-        if (!complete) return { state, offset: options.offset };
-        if (!hash!.digest().equals(options.checksum.digest)) {
-          throw new FileconvError(
-            'CHECKSUM_MISMATCH',
-            'The bytes do not match their Upload-Checksum: none were kept.',
-            {
-              details: { algorithm: options.checksum.algorithm },
-            },
-          );
-        }
+        // All or nothing: bytes whose digest nobody can check are not kept.
+        if (read.endedEarly) return { state, offset: options.offset };
+        assertChecksum(options, read, key);
       }
       part.bytes = Buffer.concat([part.bytes.subarray(0, options.offset), ...chunks]);
-      return { state, offset: position };
+      return { state, offset: options.offset + read.received };
     },
 
     async complete(key, state) {

@@ -4,10 +4,11 @@
  * through progress), the bytes past the last whole part stored as a new tail object. The file's
  * last part waits for the body's end, so a byte too many refuses the append before it is stored.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { FileconvError } from '../../src/errors.js';
 import type { ResumableAppendOptions, ResumableState } from '../../src/ports.js';
+import { assertChecksum, readAppendBody } from './resumable-body.js';
 import { isS3NoSuchUpload, isS3NotFound } from './s3-errors.js';
 import type { S3StorageAccess } from './s3-resumable.js';
 import { type S3Part, type S3ResumableState, type S3Tail, storedBytes } from './s3-resumable-state.js';
@@ -36,13 +37,10 @@ export async function appendBody(
   });
   const { partSize, size } = state;
   const start = storedBytes(state);
-  const allowed = size - start;
-  const hash = options.checksum ? createHash(options.checksum.algorithm) : undefined;
   const parts: S3Part[] = [...state.parts];
   /** The part being filled: the old tail's bytes first, then the body's. */
   let buffer: Buffer | undefined;
   let filled = 0;
-  let received = 0;
   /**
    * The tail this append read, once a part or a newer tail holds its bytes. It is deleted only
    * once a state without it is committed: after a progress() call, or by the next append (the
@@ -153,18 +151,7 @@ export async function appendBody(
 
   /** Takes one chunk of the body; uploads every part it fills except the file's last one. */
   async function take(chunk: Buffer): Promise<void> {
-    if (received + chunk.length > allowed) {
-      throw new FileconvError(
-        'FILE_TOO_LARGE',
-        `The upload of "${key}" is larger than its declared ${size} bytes.`,
-        {
-          details: { key, maxBytes: size },
-        },
-      );
-    }
     buffer ??= await startPart();
-    received += chunk.length;
-    hash?.update(chunk);
     let at = 0;
     while (at < chunk.length) {
       const count = Math.min(chunk.length - at, partSize - filled);
@@ -175,7 +162,7 @@ export async function appendBody(
       // The file's last part waits for the body's end: a byte past the size must refuse it all.
       if (filled === partSize && partStart + partSize < size) {
         await uploadPart(buffer.subarray(0, filled));
-        if (!hash && options.progress) {
+        if (!options.checksum && options.progress) {
           await options.progress(snapshot(undefined, undefined), parts.length * partSize);
           // Committed: no state that can still win needs the old tail.
           if (staleTail) await deleteTailQuietly(staleTail.id);
@@ -188,46 +175,14 @@ export async function appendBody(
   // The tail the given state's own append left behind: only older states name it.
   if (state.retired) await deleteTailQuietly(state.retired);
 
-  let ownFailure: { error: unknown } | undefined;
-  let endedEarly = false;
-  const stopReading = () => body.destroy();
-  options.signal?.addEventListener('abort', stopReading, { once: true });
-  try {
-    if (options.signal?.aborted) body.destroy();
-    for await (const chunk of body) {
-      const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
-      if (bytes.length === 0) continue;
-      try {
-        await take(bytes);
-      } catch (error) {
-        ownFailure = { error };
-        throw error;
-      }
-    }
-  } catch {
-    if (ownFailure) throw ownFailure.error;
-    // The body broke off (the client went away, or the signal stopped it): keep what arrived.
-    endedEarly = true;
-  } finally {
-    options.signal?.removeEventListener('abort', stopReading);
-  }
-
-  if (received === 0) return { state: given, offset: start };
-  if (hash && options.checksum) {
+  const read = await readAppendBody(body, { ...options, offset: start }, key, take);
+  if (read.received === 0) return { state: given, offset: start };
+  if (options.checksum) {
     // All or nothing: none of the parts written here is recorded, and the old tail is untouched.
-    if (endedEarly) return { state: given, offset: start };
-    const digest = hash.digest();
-    if (!digest.equals(options.checksum.digest)) {
-      throw new FileconvError(
-        'CHECKSUM_MISMATCH',
-        `The bytes appended to "${key}" do not match their ${options.checksum.algorithm} checksum: none were kept.`,
-        {
-          details: { key, algorithm: options.checksum.algorithm },
-        },
-      );
-    }
+    if (read.endedEarly) return { state: given, offset: start };
+    assertChecksum(options, read, key);
   }
-  const offset = start + received;
+  const offset = start + read.received;
   let tail: S3Tail | undefined;
   if (buffer && filled > 0) {
     if (offset === size) {

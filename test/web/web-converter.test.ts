@@ -9,13 +9,12 @@
  */
 
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
-import { type Browser, type BrowserContext, chromium, type FileChooser, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, FileChooser, Page } from 'playwright-core';
 import sharp from 'sharp';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { createSharpConverter } from '../../adapters/converters/sharp.js';
@@ -25,8 +24,8 @@ import { describeWithEngine } from '../helpers/engines.js';
 import { tempDir } from '../helpers/temp.js';
 import { readZip } from '../helpers/zip.js';
 import { call, FIXTURES, movableClock, startServer, type TestServer } from '../http/harness.js';
+import { CHROMIUM_INSTALL, chromiumAvailable, launchChromium } from './web-page.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 const SCREENSHOT = join(import.meta.dirname, '..', '..', 'test-results', 'web-converter.png');
 const PNG = join(FIXTURES, 'fixture.png');
 
@@ -49,24 +48,12 @@ async function chooserByKeyboard(page: Page): Promise<FileChooser> {
   }
 }
 
-describeWithEngine('chromium', existsSync(CHROMIUM), 'apt-get install chromium', 'web converter page', () => {
+describeWithEngine('chromium', chromiumAvailable(), CHROMIUM_INSTALL, 'web converter page', () => {
   let browser: Browser;
   let context: BrowserContext | undefined;
 
   beforeAll(async () => {
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--headless',
-        '--no-sandbox', // as root, chromium's sandbox refuses to start
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    browser = await launchChromium();
   });
   afterEach(async () => {
     await context?.close();
