@@ -1,4 +1,4 @@
-import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -93,7 +93,10 @@ describe('createFsStorage', () => {
     await mkdir(path.join(dir, '.fileconv-tmp'), { recursive: true });
     const stale = path.join(dir, '.fileconv-tmp', 'left-by-a-crash.data');
     await writeFile(stale, 'partial');
-    const sweeping = createFsStorage({ dir, staleTempAfterMs: 0 });
+    // Dated an hour back: a file written this millisecond can carry an mtime a fraction past Date.now().
+    const hourAgo = new Date(Date.now() - 3_600_000);
+    await utimes(stale, hourAgo, hourAgo);
+    const sweeping = createFsStorage({ dir, staleTempAfterMs: 60_000 });
     await sweeping.put('a/new.bin', Buffer.from('x'));
     expect(await listFiles(dir)).toEqual(['a/new.bin']);
   });
