@@ -14,10 +14,15 @@ export interface CliRun {
 /** Runs `fileconv <args>` to its end; `env` is added to this process's environment. */
 export function runCli(
   args: readonly string[],
-  options: { env?: Record<string, string | undefined>; cwd?: string | undefined } = {},
+  options: {
+    env?: Record<string, string | undefined>;
+    cwd?: string | undefined;
+    /** Node arguments that run the CLI (default: its sources through tsx). */
+    cli?: readonly string[];
+  } = {},
 ): Promise<CliRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...CLI, ...args], {
+    const child = spawn(process.execPath, [...(options.cli ?? CLI), ...args], {
       cwd: options.cwd,
       env: { ...process.env, ...options.env },
       stdio: ['ignore', 'pipe', 'pipe'],

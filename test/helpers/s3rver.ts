@@ -68,6 +68,8 @@ export interface S3rverOptions {
   verifyPresignedSignatures?: boolean;
   /** Implement AbortMultipartUpload, which s3rver lacks, and NoSuchUpload for unknown upload ids. Default true. */
   abortMultipartUploads?: boolean;
+  /** Keep every request in `requests`. Default true; a long soak turns it off. */
+  recordRequests?: boolean;
 }
 
 export interface RecordedRequest {
@@ -188,6 +190,7 @@ export async function startS3rver(options: S3rverOptions = {}): Promise<S3rverHa
   const buckets = options.buckets ?? ['fileconv-test'];
   const verify = options.verifyPresignedSignatures ?? true;
   const abort = options.abortMultipartUploads ?? true;
+  const record = options.recordRequests ?? true;
   const directory = await mkdtemp(path.join(tmpdir(), 'fileconv-s3rver-'));
   const requests: RecordedRequest[] = [];
   // Where s3rver keeps a bucket's multipart uploads: <dir>/<bucket>/._S3rver_uploads/<uploadId>/.
@@ -196,7 +199,7 @@ export async function startS3rver(options: S3rverOptions = {}): Promise<S3rverHa
   const front: KoaMiddleware = async (ctx, next) => {
     const url = ctx.req.url ?? '/';
     const [rawPath = '/', query = ''] = url.split('?', 2);
-    requests.push({ method: ctx.method, path: rawPath, query });
+    if (record) requests.push({ method: ctx.method, path: rawPath, query });
     const search = new URLSearchParams(query);
     if (verify && search.has('X-Amz-Signature')) {
       const problem = presignedSignatureProblem(ctx.method, url, ctx.req.headers, {

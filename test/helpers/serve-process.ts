@@ -27,16 +27,14 @@ const KEPT_STDOUT = 4 * 1024 * 1024;
 export function startServeProcess(
   args: readonly string[],
   env: NodeJS.ProcessEnv = process.env,
+  /** Node arguments that run the CLI: its sources through tsx (default), or the built bin/fileconv.js. */
+  cli: readonly string[] = CLI_ARGS,
 ): Promise<ServeProcess> {
-  const child = spawn(
-    process.execPath,
-    [...CLI_ARGS, 'serve', ...args, '--port', '0', '--host', '127.0.0.1'],
-    {
-      cwd: ROOT,
-      env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
+  const child = spawn(process.execPath, [...cli, 'serve', ...args, '--port', '0', '--host', '127.0.0.1'], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   return new Promise((resolve, reject) => {
@@ -75,8 +73,9 @@ export function startCliProcess(
   args: readonly string[],
   env: NodeJS.ProcessEnv = process.env,
   stderr: 'inherit' | 'ignore' = 'inherit',
+  cli: readonly string[] = CLI_ARGS,
 ): ChildProcess {
-  return spawn(process.execPath, [...CLI_ARGS, ...args], {
+  return spawn(process.execPath, [...cli, ...args], {
     cwd: ROOT,
     env,
     stdio: ['ignore', 'ignore', stderr],

@@ -1,0 +1,218 @@
+/**
+ * What must hold at the end of a soak, each check with what it found. `kind` says what a check
+ * is about; the test's 60-second soak asserts the counts, states and leaks and only prints the
+ * timing and memory ones (a short run on a shared machine proves nothing about those).
+ */
+import { SERVICE_FAULT_CODES } from '../src/policy/refunds.js';
+import { statusOfCode } from './client.js';
+import type { FaultRecord } from './faults.js';
+import type { Attempt, Ledger } from './ledger.js';
+import type { Probe, Sample } from './monitor.js';
+
+export interface Check {
+  name: string;
+  kind: 'counts' | 'states' | 'leaks' | 'timing' | 'memory';
+  ok: boolean;
+  detail: string;
+}
+
+export interface CheckInput {
+  ledger: Ledger;
+  faults: readonly FaultRecord[];
+  probes: readonly Probe[];
+  /** After warm-up, before load; and after the drain, once idle. */
+  baseline: Sample;
+  final: Sample;
+  /** Samples taken while the clients ran. */
+  loadSamples: readonly Sample[];
+  /** Per client: conversions /api/usage counts against expected charges. */
+  usage: { client: string; used: number; expected: number }[];
+  /** Engine processes still running after the service stopped. */
+  survivors: string[];
+  /** Nodes that exited while they should have run. */
+  unexpectedExits: string[];
+}
+
+const FAULT_STATUSES = new Set([500, 503, 504, 507]);
+/** Server-side codes a fault may end in; INTERNAL never (that is a bug). */
+const FAULT_CODES = new Set([...SERVICE_FAULT_CODES, 'NO_SPACE'].filter((code) => code !== 'INTERNAL'));
+
+const sample = <T>(list: readonly T[], count = 5) => list.slice(0, count);
+const describe = (attempt: Attempt) =>
+  `${attempt.label} flow ${attempt.flow}: ${attempt.outcome} ${attempt.status ?? ''} ${attempt.code ?? ''} ${attempt.problem ?? ''}`.trim();
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted.length === 0 ? 0 : sorted[Math.floor(sorted.length / 2)]!;
+};
+
+export function runChecks(input: CheckInput): Check[] {
+  const { ledger } = input;
+  const checks: Check[] = [];
+  const add = (name: string, kind: Check['kind'], problems: string[], okDetail: string) =>
+    checks.push({
+      name,
+      kind,
+      ok: problems.length === 0,
+      detail: problems.length ? sample(problems).join('; ') : okDetail,
+    });
+
+  const jobs = [...ledger.jobs.values()];
+  add(
+    'every acknowledged job reached a terminal state (none lost, none stuck)',
+    'states',
+    jobs
+      .filter((job) => job.final === null || job.final.code === 'NOT_FOUND')
+      .map((job) => `${job.jobId}: ${job.final ? `lost (${job.final.code})` : 'still queued or processing'}`),
+    `${jobs.length} jobs: ${jobs.filter((job) => job.final?.status === 'completed').length} completed, ${jobs.filter((job) => job.final?.status === 'failed').length} failed`,
+  );
+
+  const good = ledger.attempts.filter((attempt) => !attempt.bad);
+  const bad = ledger.attempts.filter((attempt) => attempt.bad);
+  add(
+    'good inputs: every failure is a service fault with a stable code (never an input error, never INTERNAL)',
+    'counts',
+    good
+      .filter((attempt) => attempt.outcome === 'failed' || attempt.outcome === 'refused')
+      .filter((attempt) => !FAULT_CODES.has(attempt.code ?? '') || !FAULT_STATUSES.has(attempt.status ?? 0))
+      .map(describe),
+    `${good.length} attempts, ${good.filter((attempt) => attempt.outcome === 'completed').length} completed and checked`,
+  );
+  add(
+    'good inputs: every result downloaded is what it claims (file-type), no request lost past its retries',
+    'counts',
+    good.filter((attempt) => attempt.outcome === 'broken').map(describe),
+    'none broken',
+  );
+  add(
+    'bad inputs: refused with a 4xx code, never a 5xx',
+    'counts',
+    bad
+      .filter((attempt) => attempt.outcome === 'broken' || (attempt.status ?? 0) >= 500)
+      .filter((attempt) => !FAULT_CODES.has(attempt.code ?? '') || attempt.code === 'CONVERSION_FAILED')
+      .map(describe),
+    `${bad.length} bad inputs: ${bad.filter((attempt) => (attempt.status ?? 0) >= 400 && (attempt.status ?? 0) < 500).length} refused with 4xx`,
+  );
+  add(
+    '5xx answers carry a stable fault code, and 503/507 a Retry-After',
+    'counts',
+    ledger.serverErrors
+      .filter(
+        (record) =>
+          !FAULT_CODES.has(record.code) ||
+          statusOfCode(record.code) !== record.status ||
+          ((record.status === 503 || record.status === 507) && !record.retryAfter),
+      )
+      .map(
+        (record) =>
+          `${record.method} ${record.path}: ${record.status} ${record.code}${record.retryAfter ? '' : ' without Retry-After'}`,
+      ),
+    `${ledger.serverErrors.length} 5xx answers, all of them faults with codes`,
+  );
+  add(
+    'service faults are refunded: each key was charged exactly for its jobs that did not fail by a fault',
+    'counts',
+    input.usage
+      .filter((entry) => entry.used !== entry.expected)
+      .map((entry) => `${entry.client}: charged ${entry.used}, expected ${entry.expected}`),
+    `${input.usage.length} keys, charges match`,
+  );
+  add('no node exited on its own', 'states', input.unexpectedExits, 'all nodes ran to the end');
+  add('no engine process outlives the service', 'leaks', input.survivors, 'none left after the stop');
+
+  const fdProblems: string[] = [];
+  for (const node of input.final.nodes) {
+    const before = input.baseline.nodes.find((candidate) => candidate.name === node.name);
+    if (!before) continue;
+    const allowed = before.fds + Math.max(8, Math.ceil(before.fds * 0.1));
+    if (node.fds > allowed)
+      fdProblems.push(`${node.name}: ${before.fds} fds before the load, ${node.fds} after`);
+  }
+  add(
+    'open file descriptors return to their start',
+    'leaks',
+    fdProblems,
+    input.final.nodes
+      .map(
+        (node) =>
+          `${node.name} ${input.baseline.nodes.find((b) => b.name === node.name)?.fds ?? '?'} -> ${node.fds}`,
+      )
+      .join(', '),
+  );
+  add(
+    'temp dirs return to their start',
+    'leaks',
+    input.final.temp.files > input.baseline.temp.files
+      ? [`${input.baseline.temp.files} files before the load, ${input.final.temp.files} after`]
+      : [],
+    `${input.baseline.temp.files} files before, ${input.final.temp.files} after`,
+  );
+
+  const outages = input.faults.filter((fault) => fault.outage);
+  const readinessProblems: string[] = [];
+  for (const fault of outages) {
+    // From 3 s in (a readiness check may still be answering from before) to the restart.
+    const during = input.probes.filter(
+      (probe) => probe.at >= fault.startedAt + 3000 && probe.at + 1000 < fault.endedAt,
+    );
+    const ready = during.filter((probe) => probe.ready.status === 200);
+    if (during.length === 0) readinessProblems.push(`${fault.name}: no probe answered during it`);
+    else if (ready.length > 0)
+      readinessProblems.push(`${fault.name}: ${ready.length} of ${during.length} probes said ready`);
+  }
+  // The last round of probes (one per API node).
+  const lastRound = input.probes.at(-1)?.at ?? 0;
+  const lastProbes = input.probes.filter((probe) => probe.at === lastRound);
+  if (lastProbes.some((probe) => probe.ready.status !== 200)) readinessProblems.push('not ready at the end');
+  add(
+    'readiness says "not ready" while Redis or S3 is down, and ready again after',
+    'states',
+    readinessProblems,
+    outages.length ? `${outages.length} outages, not ready throughout each` : 'no outage in this deployment',
+  );
+
+  const slow = input.probes.filter((probe) => probe.health.status !== 200 || probe.health.ms >= 1000);
+  const worst = input.probes.length ? Math.max(...input.probes.map((probe) => probe.health.ms)) : 0;
+  add(
+    '/api/health answers within 1 s throughout',
+    'timing',
+    slow.map(
+      (probe) =>
+        `${new Date(probe.at).toISOString()}: ${probe.health.status} in ${probe.health.ms.toFixed(0)} ms`,
+    ),
+    `${input.probes.length} probes, worst ${worst.toFixed(0)} ms`,
+  );
+
+  // RSS of each node: the median over the minute around half-time against the last minute's.
+  const memoryProblems: string[] = [];
+  const memoryDetail: string[] = [];
+  const samples = input.loadSamples;
+  if (samples.length >= 4) {
+    const start = samples[0]!.at;
+    const end = samples.at(-1)!.at;
+    const middle = start + (end - start) / 2;
+    const window = Math.min(60_000, (end - start) / 4);
+    for (const node of input.final.nodes) {
+      const rssAround = (from: number, to: number) =>
+        median(
+          samples
+            .filter((s) => s.at >= from && s.at <= to)
+            .flatMap((s) => s.nodes.filter((n) => n.name === node.name).map((n) => n.rssBytes)),
+        );
+      const mid = rssAround(middle - window / 2, middle + window / 2);
+      const last = rssAround(end - window, end);
+      if (mid === 0 || last === 0) continue;
+      const growth = (last - mid) / mid;
+      memoryDetail.push(
+        `${node.name} ${(mid / 2 ** 20).toFixed(0)} -> ${(last / 2 ** 20).toFixed(0)} MB (${(growth * 100).toFixed(1)}%)`,
+      );
+      if (growth >= 0.1) memoryProblems.push(memoryDetail.at(-1)!);
+    }
+  }
+  add(
+    'RSS grows less than 10% over the second half',
+    'memory',
+    memoryProblems,
+    memoryDetail.join(', ') || 'too few samples',
+  );
+  return checks;
+}
