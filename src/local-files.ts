@@ -7,7 +7,7 @@
  * conversion does not end in an error its first millisecond could have given.
  */
 import { constants } from 'node:fs';
-import { access, stat } from 'node:fs/promises';
+import { access, stat, statfs } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { FileconvError } from './errors.js';
 
@@ -17,6 +17,65 @@ function errnoOf(error: unknown): string | undefined {
 
 const NO_SPACE_CODES = new Set(['ENOSPC', 'EDQUOT']);
 const DENIED_CODES = new Set(['EACCES', 'EPERM']);
+
+/** How long a client is told to wait before retrying after NO_SPACE (Retry-After), seconds. */
+export const NO_SPACE_RETRY_AFTER_SECONDS = 30;
+
+/**
+ * What an engine or a program says when the disk is full, for errors that carry no errno: a
+ * converter's message, an external program's stderr (strerror of ENOSPC and EDQUOT).
+ */
+const NO_SPACE_TEXT = /\b(ENOSPC|EDQUOT)\b|no space left on (the )?device|disk quota exceeded/i;
+
+/**
+ * True when `error` (or one of its causes) says the disk is full or over its quota: an errno of
+ * ENOSPC or EDQUOT, a NO_SPACE FileconvError, or a message saying so. A full disk is the
+ * service's fault, never the client's, whatever code a converter wrapped it in.
+ */
+export function isNoSpace(error: unknown): boolean {
+  for (let at = error, depth = 0; at !== undefined && at !== null && depth < 8; depth++) {
+    if (at instanceof FileconvError && at.code === 'NO_SPACE') return true;
+    const errno = errnoOf(at);
+    if (errno !== undefined && NO_SPACE_CODES.has(errno)) return true;
+    const message = at instanceof Error ? at.message : typeof at === 'string' ? at : '';
+    if (NO_SPACE_TEXT.test(message)) return true;
+    at = at instanceof Error ? at.cause : undefined;
+  }
+  return false;
+}
+
+/**
+ * Free bytes on the disk holding `dir`, as an unprivileged writer may use them (a dir not made
+ * yet is measured at its nearest parent).
+ */
+export async function freeBytes(dir: string): Promise<number> {
+  for (let at = dir; ; at = dirname(at)) {
+    try {
+      const stats = await statfs(at);
+      return stats.bavail * stats.bsize;
+    } catch (error) {
+      if (errnoOf(error) !== 'ENOENT' || dirname(at) === at) throw error;
+    }
+  }
+}
+
+/** Bytes as MiB with one decimal, for messages. */
+export function mebibytes(bytes: number): string {
+  return `${Math.floor((bytes / 1024 / 1024) * 10) / 10} MiB`;
+}
+
+/**
+ * NO_SPACE (507, with a Retry-After hint) for a failure that `isNoSpace`, naming what could not
+ * be written; undefined for any other failure. A NO_SPACE error passes through unchanged.
+ */
+export function noSpaceError(error: unknown, what: string): FileconvError | undefined {
+  if (error instanceof FileconvError && error.code === 'NO_SPACE') return error;
+  if (!isNoSpace(error)) return undefined;
+  return new FileconvError('NO_SPACE', `${what}: no space left on the device.`, {
+    details: { retryAfterSeconds: NO_SPACE_RETRY_AFTER_SECONDS },
+    cause: error,
+  });
+}
 
 /** The error of an input file that could not be opened or read. */
 export function inputFileError(path: string, error: unknown): FileconvError {

@@ -3,12 +3,14 @@
  * orchestrator's readiness probe (liveness is GET /api/health: the process answers at all).
  * Each backing port gets one cheap read that must answer within a deadline (a missing object, an
  * unknown job id, the queue's length), the engines the host requires must be available, an
- * in-process queue must have a worker (nothing else would ever run its jobs), and a closing
+ * in-process queue must have a worker (nothing else would ever run its jobs), the disk of the
+ * temp dir must have some room (a full one fails every upload and conversion), and a closing
  * engine is not ready, so traffic drains away during a graceful stop. Checks run at once;
  * a check that does not answer in time counts as failed without waiting for it.
  */
 import { type EngineContext, NO_WORKER_MESSAGE, workerStatus } from './engine-context.js';
 import { toFileconvError } from './errors.js';
+import { freeBytes, mebibytes } from './local-files.js';
 
 export interface ReadinessOptions {
   /** How long each check may take, ms. Default 2000. */
@@ -18,10 +20,19 @@ export interface ReadinessOptions {
    * machine without LibreOffice is still ready for images; name it to make it required.
    */
   requiredConverters?: readonly string[];
+  /**
+   * Free bytes the engine's temp dir's disk must have (with `fileconv serve`, the data dir's):
+   * below it the process is not ready (NO_SPACE), since uploads, conversions and the embedded
+   * database would fail on it. Default 16 MiB; 0 turns the check off.
+   */
+  minFreeBytes?: number;
 }
 
+/** Default of ReadinessOptions.minFreeBytes. */
+export const DEFAULT_MIN_FREE_BYTES = 16 * 1024 * 1024;
+
 export interface ReadinessCheck {
-  /** 'accepting', 'storage', 'jobs', 'queue', 'worker', or 'converter:<name>'. */
+  /** 'accepting', 'storage', 'jobs', 'queue', 'worker', 'disk', or 'converter:<name>'. */
   name: string;
   ok: boolean;
   /** How long it took, ms (the deadline when it did not answer). */
@@ -103,6 +114,10 @@ export async function checkReadiness(
       ),
     );
   }
+  const minFreeBytes = options.minFreeBytes ?? DEFAULT_MIN_FREE_BYTES;
+  if (minFreeBytes > 0) {
+    probes.push(timed('disk', timeoutMs, () => checkFreeSpace(context.tempDir, minFreeBytes)));
+  }
   for (const name of options.requiredConverters ?? []) {
     probes.push(
       timed(`converter:${name}`, timeoutMs, async () => {
@@ -117,4 +132,14 @@ export async function checkReadiness(
   }
   const checks = await Promise.all(probes);
   return { ready: checks.every((check) => check.ok), checks };
+}
+
+/** NO_SPACE when the disk holding `dir` has fewer than `minFreeBytes` free for this process. */
+async function checkFreeSpace(dir: string, minFreeBytes: number): Promise<Failure | undefined> {
+  const free = await freeBytes(dir);
+  if (free >= minFreeBytes) return undefined;
+  return {
+    code: 'NO_SPACE',
+    message: `Only ${mebibytes(free)} free on the disk of ${dir} (at least ${mebibytes(minFreeBytes)} wanted): uploads and conversions would fail.`,
+  };
 }

@@ -11,7 +11,7 @@
  *
  * Pure timing logic: the clock, the sleep and the randomness are injectable for tests.
  */
-import { FileconvError, isFileconvError } from './errors.js';
+import { type ErrorCode, FileconvError, isFileconvError } from './errors.js';
 
 /** The time a job may spend waiting for backing services, shared by all its calls. */
 export interface OutageBudget {
@@ -52,6 +52,12 @@ export interface RetryOptions {
   sleep?(ms: number, signal: AbortSignal | undefined): Promise<void>;
   now?(): number;
   random?(): number;
+  /**
+   * Codes besides UNAVAILABLE that waiting may cure for this call: the worker's job-record writes
+   * also wait out NO_SPACE (a full disk, which a few freed KB cure), rather than leave the job
+   * neither failed nor done. Given up on, they keep their own code.
+   */
+  alsoRetry?: readonly ErrorCode[];
 }
 
 /** A timer that rejects with the signal's reason when it aborts. */
@@ -78,9 +84,14 @@ export function isTransient(error: unknown): error is FileconvError {
   return isFileconvError(error, 'UNAVAILABLE');
 }
 
+function isWaitable(error: unknown, alsoRetry: readonly ErrorCode[] | undefined): error is FileconvError {
+  return isTransient(error) || (isFileconvError(error) && alsoRetry?.includes(error.code) === true);
+}
+
 /**
- * Runs `work` until it succeeds, fails with something other than UNAVAILABLE, or the budget is
- * spent. `work` is called afresh each time, so it must be safe to repeat (a put re-opens its body).
+ * Runs `work` until it succeeds, fails with something other than UNAVAILABLE (or `alsoRetry`), or
+ * the budget is spent. `work` is called afresh each time, so it must be safe to repeat (a put
+ * re-opens its body).
  */
 export async function retryWhileUnavailable<T>(work: () => Promise<T>, options: RetryOptions): Promise<T> {
   const { budget, signal } = options;
@@ -91,7 +102,7 @@ export async function retryWhileUnavailable<T>(work: () => Promise<T>, options: 
     try {
       return await work();
     } catch (error) {
-      if (!isTransient(error)) throw error;
+      if (!isWaitable(error, options.alsoRetry)) throw error;
       budget.spentMs += Math.max(0, now() - started);
       const remaining = budget.limitMs - budget.spentMs;
       if (remaining <= 0) throw gaveUp(error, attempt, budget);
@@ -109,7 +120,7 @@ function gaveUp(error: FileconvError, attempts: number, budget: OutageBudget): F
   if (budget.limitMs === 0) return error;
   const seconds = Math.round(budget.spentMs / 100) / 10;
   return new FileconvError(
-    'UNAVAILABLE',
+    error.code,
     `${error.message} (still failing after ${attempts} attempts; the job waited ${seconds} s in all)`,
     { cause: error, details: { ...error.details, attempts, waitedMs: budget.spentMs } },
   );

@@ -5,7 +5,7 @@
  * must tell its own write whose answer was lost from a conflict.
  */
 import { type EngineContext, jobPorts } from './engine-context.js';
-import { FileconvError, isFileconvError } from './errors.js';
+import { type ErrorCode, FileconvError, isFileconvError } from './errors.js';
 import { announceJobEvent, applyJobEvent } from './job-operations.js';
 import type { JobEvent } from './jobs/state.js';
 import type { Job } from './jobs/types.js';
@@ -20,11 +20,13 @@ export function patience(
   what: string,
   signal: AbortSignal,
   onRetry?: () => Promise<void>,
+  alsoRetry?: readonly ErrorCode[],
 ): Patiently {
   return (work) =>
     retryWhileUnavailable(work, {
       budget,
       signal,
+      ...(alsoRetry ? { alsoRetry } : {}),
       async onRetry(error, attempt) {
         // Once per call, not once per attempt: an outage is news, each retry of it is not.
         if (attempt === 1) context.onError(error, `${what} (waiting for it to come back)`);

@@ -19,6 +19,11 @@
  * The cost is a worker slot held while waiting, which buys nothing from a service that is away.
  * A cancel still stops the job: between attempts the worker re-reads it (a cancel on another
  * node) and its abort signal ends the wait at once (a cancel or a shutdown in this process).
+ *
+ * A full disk is not waited out by the conversion: the work dir, a converter's output or the
+ * stored result that finds no room fails the job at once with NO_SPACE, a service fault that is
+ * refunded (507 with Retry-After over HTTP), its input kept for a retry. Only the job record's
+ * own writes wait for room within the budget, so a job is never left neither failed nor done.
  */
 import { createReadStream, createWriteStream } from 'node:fs';
 import { copyFile, mkdir, mkdtemp, rm } from 'node:fs/promises';
@@ -33,11 +38,19 @@ import type { ConversionPlan } from './graph/index.js';
 import { applyJobEvent } from './job-operations.js';
 import type { JobEvent } from './jobs/state.js';
 import type { Job } from './jobs/types.js';
+import { freeBytes, mebibytes, NO_SPACE_RETRY_AFTER_SECONDS, noSpaceError } from './local-files.js';
 import { runOperation, stagedInputPath } from './operation-jobs.js';
 import type { QueueDelivery, Storage } from './ports.js';
 import { createOutageBudget } from './retry.js';
 import { withWorkLimits } from './work-limits.js';
 import { abortIfCanceled, discardOutput, type Patiently, patience, recordOutcome } from './worker-outage.js';
+
+/**
+ * What the job-record writes wait out besides UNAVAILABLE: a full disk under an embedded job
+ * store. The conversion's own work (its work dir, the result) is not waited for: it fails at once
+ * with NO_SPACE, refunded, since the room it needs is the size of the file, not a few KB.
+ */
+const RECORD_RETRY = ['NO_SPACE'] as const;
 
 /**
  * Runs job `jobId` as the queue delivered it. With `detach`, it resolves once the conversion is
@@ -52,8 +65,10 @@ export async function processJob(
 ): Promise<void> {
   const { jobs } = jobPorts(context);
   const budget = createOutageBudget(context.unavailableRetryMs);
-  // Until the job is claimed nothing but a shutdown ends a wait.
-  const claiming = patience(context, budget, `job ${jobId}`, context.halt.signal);
+  // Until the job is claimed nothing but a shutdown ends a wait. Writes of the job's record wait
+  // out a full disk too (an embedded database that cannot write): failing them would leave the
+  // job neither run nor failed.
+  const claiming = patience(context, budget, `job ${jobId}`, context.halt.signal, undefined, RECORD_RETRY);
   const stored = await claiming(() => jobs.getJob(jobId));
   if (!stored) return;
   let queued = stored;
@@ -101,7 +116,8 @@ export async function processJob(
     workDir = await mkdtemp(join(context.tempDir, 'fileconv-'));
     converted = await convertJob(context, job, workDir, controller.signal, converting);
   } catch (error) {
-    converted = toFileconvError(error, 'CONVERSION_FAILED');
+    // Judged before the work dir is removed: what a converter wrote there still fills the disk.
+    converted = await conversionFailure(context, error);
   }
   // Storing the result and recording the outcome wait on disks and networks, not the CPU: when
   // detached, the next job starts converting meanwhile.
@@ -111,6 +127,35 @@ export async function processJob(
     .catch((error: unknown) => context.onError(error, 'finishJob'))
     .finally(() => context.finishing.delete(tracked));
   context.finishing.add(tracked);
+}
+
+/**
+ * The error a failed run stores on its job. A full disk (the work dir, a converter's output, the
+ * stored result) is NO_SPACE whatever code a converter wrapped it in: the service's fault, so
+ * refunded, and the client is told to retry later. A cancel stays a cancel.
+ */
+function failureOf(error: unknown, what: string): FileconvError {
+  if (isFileconvError(error, 'CANCELED')) return error;
+  return noSpaceError(error, `${what} failed`) ?? toFileconvError(error, 'CONVERSION_FAILED');
+}
+
+/**
+ * Free bytes below which a conversion that failed for no reason it could name (CONVERSION_FAILED,
+ * INTERNAL) is taken to have failed on the full disk: an external program that cannot write its
+ * profile or output often exits with a bare status (LibreOffice: 77 while starting).
+ */
+const NEARLY_FULL_BYTES = 8 * 1024 * 1024;
+
+async function conversionFailure(context: EngineContext, error: unknown): Promise<FileconvError> {
+  const failure = failureOf(error, 'The conversion');
+  if (failure.code !== 'CONVERSION_FAILED' && failure.code !== 'INTERNAL') return failure;
+  const free = await freeBytes(context.tempDir).catch(() => undefined);
+  if (free === undefined || free >= NEARLY_FULL_BYTES) return failure;
+  return new FileconvError(
+    'NO_SPACE',
+    `The conversion failed with ${mebibytes(free)} free on the disk of the work folder: ${failure.message}`,
+    { details: { retryAfterSeconds: NO_SPACE_RETRY_AFTER_SECONDS }, cause: failure },
+  );
 }
 
 interface Converted {
@@ -148,7 +193,7 @@ async function finishJob(context: EngineContext, finish: Finish): Promise<void> 
     );
     outcome = { ok: true, outputKey, outputSize: size, cpuMs: converted.cpuMs };
   } catch (error) {
-    outcome = { ok: false, error: toFileconvError(error, 'CONVERSION_FAILED') };
+    outcome = { ok: false, error: failureOf(error, 'Storing the result') };
   } finally {
     // Cleaned up before the job is marked done, so whoever waits for it finds nothing left behind.
     context.running.delete(job.id);
@@ -169,7 +214,14 @@ async function finishJob(context: EngineContext, finish: Finish): Promise<void> 
       : { type: 'fail', error: { code: outcome.error.code, message: outcome.error.message } };
   // The outcome is worth waiting for (a completed result is not thrown away over a Redis
   // restart); only a shutdown past its grace stops that wait.
-  const recording = patience(context, finish.budget, `job ${job.id}`, context.halt.signal);
+  const recording = patience(
+    context,
+    finish.budget,
+    `job ${job.id}`,
+    context.halt.signal,
+    undefined,
+    RECORD_RETRY,
+  );
   let settled: Job | null;
   try {
     settled = await recordOutcome(context, job, event, recording);
@@ -297,12 +349,17 @@ async function stageInput(storage: Storage, key: string, inputPath: string): Pro
     await copyFile(local, inputPath).catch((error: unknown) => {
       // Deleted between localPath and the copy.
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw gone(error);
-      throw toFileconvError(error, 'INTERNAL', `Copying the uploaded file failed: ${String(error)}`);
+      throw (
+        noSpaceError(error, 'Copying the uploaded file into the work folder failed') ??
+        toFileconvError(error, 'INTERNAL', `Copying the uploaded file failed: ${String(error)}`)
+      );
     });
     return;
   }
   const input = await storage.get(key).catch((error: unknown) => {
     throw isFileconvError(error, 'NOT_FOUND') ? gone(error) : error;
   });
-  await pipeline(input, createWriteStream(inputPath));
+  await pipeline(input, createWriteStream(inputPath)).catch((error: unknown) => {
+    throw noSpaceError(error, 'Copying the uploaded file into the work folder failed') ?? error;
+  });
 }

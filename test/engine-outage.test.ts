@@ -29,8 +29,11 @@ const OWNER = 'acct_1';
 const TEXT = 'notes\n'.repeat(100);
 const EXPECTED = fakeOutputHeader('fake', 'txt', 'md') + TEXT;
 
-async function setup(overrides: Partial<EngineOptions> = {}) {
-  const outage = createOutage();
+async function setup(
+  overrides: Partial<EngineOptions> = {},
+  outageCode: 'UNAVAILABLE' | 'NO_SPACE' = 'UNAVAILABLE',
+) {
+  const outage = createOutage(outageCode);
   const storage = createMemoryStorage();
   const jobs = createMemoryJobStore();
   const counters = createMemoryCounterStore();
@@ -234,6 +237,38 @@ describe('a worker whose backing services go away', () => {
     const done = await engine.waitForJob(job.id, { timeoutMs: 10_000 });
     expect(done).toMatchObject({ status: 'completed', attempts: 1 });
     expect(await resultText(engine, job.id)).toBe(EXPECTED);
+    await engine.close();
+  });
+
+  it('a full disk: the conversion fails at once with NO_SPACE and is refunded; the record waits for room', async () => {
+    // Storage that cannot give the input a place in the work dir: not waited for, a service fault.
+    const full = await setup({ unavailableRetryMs: 60_000 }, 'NO_SPACE');
+    const { job, quotaKey } = await full.chargedJob();
+    full.outage.takeDown('storage.get');
+    const started = Date.now();
+    await full.engine.start();
+    const failed = await full.engine.waitForJob(job.id, { timeoutMs: 5_000 });
+    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(failed).toMatchObject({ status: 'failed', error: { code: 'NO_SPACE' } });
+    await vi.waitFor(async () => expect(await full.counters.get(quotaKey)).toBe(0));
+    await full.engine.close();
+
+    // A job store on a full disk when the outcome is written: waited out, the result is kept.
+    const { engine, outage, chargedJob, until, stored } = await setup(
+      { converters: [createFakeConverter({ delayMs: 300 })] },
+      'NO_SPACE',
+    );
+    const second = (await chargedJob()).job;
+    await engine.start();
+    await until(second.id, (current) => current.status === 'processing', 'the start');
+    outage.takeDown('jobs.updateJob');
+    await sleep(1_000);
+    expect((await stored(second.id)).status).toBe('processing');
+    expect(outage.failures.get('jobs.updateJob')).toBeGreaterThan(0);
+    outage.bringBack();
+    const done = await engine.waitForJob(second.id, { timeoutMs: 10_000 });
+    expect(done).toMatchObject({ status: 'completed', attempts: 1 });
+    expect(await resultText(engine, second.id)).toBe(EXPECTED);
     await engine.close();
   });
 

@@ -39,6 +39,7 @@ import {
   withCharge,
 } from './route-context.js';
 import type { Route } from './routes.js';
+import { shieldedBody } from './shielded-body.js';
 import { namesUrl, storeUrlSource } from './url-source.js';
 import { jobView } from './views.js';
 
@@ -172,7 +173,8 @@ export function flowARoutes(ctx: RouteContext): Route[] {
         const length = exchange.header('content-length');
         const stored = await ctx.engine.receiveUpload({
           fileId: file.id,
-          body: exchange.body(),
+          // Storage that fails mid-body must leave the request to answer on (507, 409).
+          body: shieldedBody(exchange),
           contentLength: length === undefined ? undefined : Number(length),
         });
         call.uploadedBytes = stored.size;

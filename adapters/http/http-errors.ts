@@ -6,6 +6,7 @@
  */
 import type { ZodError } from 'zod';
 import { FileconvError, isFileconvError } from '../../src/errors.js';
+import { NO_SPACE_RETRY_AFTER_SECONDS } from '../../src/local-files.js';
 import { type HttpAnswer, jsonAnswer } from './exchange.js';
 
 /** The FileconvError a request failure stands for. */
@@ -33,13 +34,22 @@ const RETRY_LATER = new Set([
   'OVERLOADED',
   'UNAVAILABLE',
   'IDEMPOTENCY_KEY_IN_USE',
+  'NO_SPACE',
 ]);
+
+/**
+ * Retry-After for codes that always carry one, when the error has no details of its own (a job's
+ * stored error keeps only its code and message): a full disk is freed by expiring files or an
+ * operator, so a client comes back in a while rather than at once.
+ */
+const DEFAULT_RETRY_AFTER: Partial<Record<string, number>> = { NO_SPACE: NO_SPACE_RETRY_AFTER_SECONDS };
 
 export function errorAnswer(error: FileconvError, headers: Record<string, string> = {}): HttpAnswer {
   const extra: Record<string, string> = { ...headers };
   if (RETRY_LATER.has(error.code)) {
-    const retryAfter = error.details?.retryAfterSeconds;
-    if (typeof retryAfter === 'number') extra['retry-after'] = String(Math.max(0, Math.ceil(retryAfter)));
+    const given = error.details?.retryAfterSeconds;
+    const retryAfter = typeof given === 'number' ? given : DEFAULT_RETRY_AFTER[error.code];
+    if (retryAfter !== undefined) extra['retry-after'] = String(Math.max(0, Math.ceil(retryAfter)));
   }
   return { ...jsonAnswer(error.status, { error: error.toJSON() }, extra), code: error.code };
 }

@@ -136,7 +136,8 @@ export async function serveNode(
     return;
   }
   if (answer.gone) {
-    req.socket.destroy();
+    // The socket may be gone already (Node detaches it once closed).
+    req.socket?.destroy();
     return;
   }
   await writeAnswer(service, req, res, answer);
@@ -159,7 +160,7 @@ async function writeAnswer(
     const declared = Number(req.headers['content-length']);
     if (Number.isFinite(declared) && declared <= DRAIN_FIRST_BYTES) {
       await drain(req);
-      if (req.socket.destroyed) {
+      if (req.socket?.destroyed ?? true) {
         if (body instanceof Readable) body.destroy();
         return;
       }
@@ -185,7 +186,7 @@ async function writeAnswer(
       return;
     // Mid-stream failure (a download whose storage read broke): all we can do is cut it short.
     service.reportError(error);
-    req.socket.destroy();
+    req.socket?.destroy();
   }
 }
 
@@ -197,7 +198,7 @@ const DISCARD_MS = 2000;
 
 function discardRest(req: IncomingMessage): void {
   let discarded = 0;
-  const cut = () => req.socket.destroy();
+  const cut = () => req.socket?.destroy();
   const timer = setTimeout(cut, DISCARD_MS);
   timer.unref();
   req.on('data', (chunk: Buffer) => {
@@ -213,7 +214,7 @@ function discardRest(req: IncomingMessage): void {
 function drain(req: IncomingMessage): Promise<void> {
   return new Promise((resolve) => {
     const timer = setTimeout(() => {
-      req.socket.destroy();
+      req.socket?.destroy();
       resolve();
     }, DISCARD_MS);
     timer.unref();

@@ -48,6 +48,8 @@ const COMMON_ERRORS: readonly ErrorCode[] = [
   'INTERNAL',
   // Any route touches the job store, counters or storage, any of which may be out of reach.
   'UNAVAILABLE',
+  // ...or on a full disk (the embedded database and file storage write to the data dir).
+  'NO_SPACE',
 ];
 
 /** Sent on every answer when the host configured counters (access.ts). */
@@ -132,7 +134,8 @@ function errorResponses(operation: ApiOperation): Record<string, JsonObject> {
   const responses: Record<string, JsonObject> = {};
   for (const [status, codeSet] of [...byStatus].sort(([a], [b]) => a - b)) {
     const codes = [...codeSet].sort();
-    const retryLater = status === 429 || status === 503 || codeSet.has('IDEMPOTENCY_KEY_IN_USE');
+    const retryLater =
+      status === 429 || status === 503 || codeSet.has('IDEMPOTENCY_KEY_IN_USE') || codeSet.has('NO_SPACE');
     const extra = retryLater ? ['Retry-After'] : status === 401 ? ['WWW-Authenticate'] : [];
     responses[String(status)] = {
       description: codes.join(', '),

@@ -20,6 +20,7 @@ import { mkdir, open, rm, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import { FileconvError } from '../../src/errors.js';
+import { NO_SPACE_RETRY_AFTER_SECONDS } from '../../src/local-files.js';
 import { MIGRATIONS, SCHEMA_VERSION } from './schema.js';
 import { loadSqlite } from './sqlite-package.js';
 
@@ -61,6 +62,17 @@ export function databaseError(path: string, error: unknown): unknown {
   const code = sqliteCode(error);
   if (code === 'SQLITE_NOTADB') return unusable(path, 'is not a SQLite database', RESTORE_ADVICE, error);
   if (code?.startsWith('SQLITE_CORRUPT')) return unusable(path, 'is damaged', RESTORE_ADVICE, error);
+  // The disk (or its quota) is full: the write did not happen and may once space is freed.
+  if (code === 'SQLITE_FULL') {
+    return new FileconvError(
+      'NO_SPACE',
+      `Writing to the database ${path} failed: no space left on the device.`,
+      {
+        details: { retryAfterSeconds: NO_SPACE_RETRY_AFTER_SECONDS },
+        cause: error,
+      },
+    );
+  }
   return error;
 }
 

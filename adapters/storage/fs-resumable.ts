@@ -10,6 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdir, open, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { FileconvError } from '../../src/errors.js';
+import { noSpaceError } from '../../src/local-files.js';
 import type { ResumableState, ResumableUploads, StoredObjectInfo } from '../../src/ports.js';
 import { assertChecksum, readAppendBody } from './resumable-body.js';
 
@@ -53,10 +54,14 @@ export function createFsResumable(host: FsResumableHost): ResumableUploads {
   return {
     async begin(key, options) {
       host.checkKey(key);
-      await mkdir(dir, { recursive: true });
       const part = randomUUID();
-      const handle = await open(path.join(dir, part), 'wx');
-      await handle.close();
+      try {
+        await mkdir(dir, { recursive: true });
+        const handle = await open(path.join(dir, part), 'wx');
+        await handle.close();
+      } catch (error) {
+        throw noSpaceError(error, `Starting the upload of "${key}" failed`) ?? error;
+      }
       return { part, contentType: options.contentType };
     },
 
@@ -94,7 +99,7 @@ export function createFsResumable(host: FsResumableHost): ResumableUploads {
           // A byte too many or a failed write: none of this append is kept (best effort: the
           // next append cuts the file back to the committed offset anyway).
           await handle.truncate(options.offset).catch(() => {});
-          throw error;
+          throw noSpaceError(error, `Appending to "${key}" failed`) ?? error;
         });
         if (options.checksum && (read.endedEarly || !read.digest?.equals(options.checksum.digest))) {
           // All or nothing: bytes whose digest nobody can check, or that do not match it, go.

@@ -13,6 +13,7 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { FileconvError } from '../../src/errors.js';
+import { noSpaceError } from '../../src/local-files.js';
 import type { ByteRange, PutOptions, Storage, StoredObjectInfo } from '../../src/ports.js';
 import { createKeyMutex } from '../key-mutex.js';
 import { checkBoolean, checkNonEmptyString, checkOptionsObject, invalidOption } from '../validate-options.js';
@@ -63,6 +64,9 @@ function storageError(error: unknown, key: string, action: string): FileconvErro
       cause: error,
     });
   }
+  // A full disk (or quota) is the service's fault and passes: NO_SPACE, 507 with Retry-After.
+  const full = noSpaceError(error, `${action} "${key}" failed`);
+  if (full) return full;
   const message = error instanceof Error ? error.message : String(error);
   return new FileconvError('INTERNAL', `${action} "${key}" failed: ${message}`, {
     details: { key },

@@ -1,6 +1,6 @@
 /**
- * A conversion that fails through the service's fault (a timeout, a crash, a missing engine) is
- * given back to the client's daily quota; one that fails because of its input is not.
+ * A conversion that fails through the service's fault (a timeout, a crash, a missing engine, a
+ * full disk) is given back to the client's daily quota; one that fails because of its input is not.
  */
 import type { ErrorCode } from '../errors.js';
 import type { Job } from '../jobs/types.js';
@@ -15,6 +15,8 @@ export const SERVICE_FAULT_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   'ENGINE_UNAVAILABLE',
   'OVERLOADED',
   'UNAVAILABLE',
+  // The disk (or its quota) is full: the service's, never the client's.
+  'NO_SPACE',
 ]);
 
 function isQuotaTicket(value: unknown): value is QuotaTicket {

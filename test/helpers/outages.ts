@@ -23,13 +23,14 @@ export interface Outage {
   jobs(inner: JobStore): JobStore;
 }
 
-export function createOutage(): Outage {
+/** `code`: what the operations fail with; NO_SPACE stands for a job store on a full disk. */
+export function createOutage(code: 'UNAVAILABLE' | 'NO_SPACE' = 'UNAVAILABLE'): Outage {
   const down = new Set<Op>();
   const lostReplies = new Set<Op>();
   const failures = new Map<Op, number>();
   const unavailable = (op: Op) => {
     failures.set(op, (failures.get(op) ?? 0) + 1);
-    return new FileconvError('UNAVAILABLE', `${op}: the service is away (test outage).`);
+    return new FileconvError(code, `${op}: the service is away (test outage, ${code}).`);
   };
 
   /** `call` unless `op` is down; a lost reply runs `call` and fails after. */

@@ -168,6 +168,25 @@ describe('PUT {uploadUrl} refuses bad uploads', () => {
     expect((await put(granted.uploadUrl, bytes, 'image/png')).status).toBe(200);
   });
 
+  it('megabytes more than declared, chunked: 409 SIZE_MISMATCH answered, not a reset, and the server lives', async () => {
+    // Storage stops reading at the declared size while most of the body is still on its way: the
+    // request must stay answerable (it once was destroyed, and the server crashed on its socket).
+    const { server, bytes, granted } = await setup();
+    const chunk = Buffer.alloc(64 * 1024, 7);
+    const chunked = await rawRequest(granted.uploadUrl, {
+      method: 'PUT',
+      headers: { 'content-type': 'image/png' },
+      body: [bytes, ...Array.from({ length: 64 }, () => chunk)],
+    });
+    expect([chunked.status, chunked.json?.error?.code, chunked.resetBy]).toEqual([
+      409,
+      'SIZE_MISMATCH',
+      null,
+    ]);
+    await expectNothingStored(server);
+    expect((await put(granted.uploadUrl, bytes, 'image/png')).status).toBe(200);
+  });
+
   it('after expiry: 403 URL_EXPIRED (moved clock, and a URL signed with a past expiry)', async () => {
     const { server, bytes, granted } = await setup();
     // A correctly signed URL whose expiry has passed.

@@ -87,6 +87,23 @@ describe('GET /api/ready', () => {
     expect(sharp?.ok).toBe(true);
   });
 
+  it('names the disk when the temp dir has less room than minFreeBytes; 0 turns the check off', async () => {
+    // More than any disk has: the same answer a full data dir gives (test/serve-disk-full.test.ts).
+    const full = await startServer({ router: { readiness: { minFreeBytes: Number.MAX_SAFE_INTEGER } } });
+    const response = await call(full, 'GET', '/api/ready');
+    expect(response.status).toBe(503);
+    expect(failing(response.body.checks)).toEqual(['disk']);
+    const disk = (response.body.checks as Check[]).find((check) => check.name === 'disk');
+    expect(disk?.error?.code).toBe('NO_SPACE');
+    expect(disk?.error?.message).toMatch(/MiB free on the disk of /);
+    expect((await call(full, 'GET', '/api/health')).status).toBe(200);
+
+    const unchecked = await startServer({ router: { readiness: { minFreeBytes: 0 } } });
+    const ready = await call(unchecked, 'GET', '/api/ready');
+    expect(ready.status).toBe(200);
+    expect((ready.body.checks as Check[]).map((check) => check.name)).not.toContain('disk');
+  });
+
   it('is not ready once the engine is shutting down, while health still answers', async () => {
     const server = await startServer();
     // close() marks the engine as stopping before anything else: a balancer stops sending.
