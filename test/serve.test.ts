@@ -3,6 +3,8 @@
  * conversions still queued and running, started again, and nothing is lost.
  */
 import { stat } from 'node:fs/promises';
+import { Agent, request } from 'node:http';
+import type { Socket } from 'node:net';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
@@ -103,5 +105,40 @@ describe('fileconv serve', () => {
       await second.stop();
     }
     expect(await leftovers(join(data, 'tmp', String(process.pid)))).toEqual([]);
+  });
+
+  it('keeps one idle-body timer per keep-alive socket, however many uploads it carries', async () => {
+    // Found by the soak: each upload on a kept-alive socket added a 'timeout' listener that was
+    // never removed (MaxListenersExceededWarning after 11, a leak on every long-lived connection).
+    const service = await startService({ port: 0, host: '127.0.0.1', data: await tempDir(), log: false });
+    const sockets: Socket[] = [];
+    service.server.on('connection', (socket: Socket) => sockets.push(socket));
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      for (let index = 0; index < 15; index++) {
+        const status = await new Promise<number>((resolve, reject) => {
+          const body = Buffer.from(
+            `--b\r\ncontent-disposition: form-data; name="file"; filename="a.txt"\r\n\r\nhello ${index}\r\n--b--\r\n`,
+          );
+          const sent = request(`${service.url}/api/upload`, {
+            method: 'POST',
+            agent,
+            headers: { 'content-type': 'multipart/form-data; boundary=b', 'content-length': body.length },
+          });
+          sent.once('error', reject);
+          sent.once('response', (response) => {
+            response.resume();
+            response.once('end', () => resolve(response.statusCode ?? 0));
+          });
+          sent.end(body);
+        });
+        expect(status).toBe(200);
+      }
+      expect(sockets).toHaveLength(1);
+      expect(sockets[0]!.listenerCount('timeout')).toBeLessThanOrEqual(1);
+    } finally {
+      agent.destroy();
+      await service.stop();
+    }
   });
 });

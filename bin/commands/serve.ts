@@ -145,9 +145,17 @@ function closeIdleUploads(request: IncomingMessage): void {
   const { 'content-length': length, 'transfer-encoding': chunked } = request.headers;
   if (request.complete || (chunked === undefined && (length ?? '0') === '0')) return;
   const socket = request.socket;
-  socket.setTimeout(BODY_IDLE_MS, () => socket.destroy());
-  request.once('end', () => socket.setTimeout(0));
-  request.once('close', () => socket.setTimeout(0));
+  // A listener of its own, removed with the timer: a keep-alive socket carries many uploads, and
+  // setTimeout(ms, callback) would add one 'timeout' listener per request and never drop it.
+  const cut = () => socket.destroy();
+  socket.setTimeout(BODY_IDLE_MS);
+  socket.on('timeout', cut);
+  const done = () => {
+    socket.setTimeout(0);
+    socket.removeListener('timeout', cut);
+  };
+  request.once('end', done);
+  request.once('close', done);
 }
 
 /** Runs until SIGTERM or SIGINT, then stops gracefully. */
