@@ -142,7 +142,12 @@ export function runChecks(input: CheckInput): Check[] {
     'temp dirs return to their start',
     'leaks',
     input.final.temp.files > input.baseline.temp.files
-      ? [`${input.baseline.temp.files} files before the load, ${input.final.temp.files} after`]
+      ? [
+          `${input.baseline.temp.files} files before the load, ${input.final.temp.files} after; new: ${input.final.temp.paths
+            .filter((file) => !input.baseline.temp.paths.includes(file))
+            .slice(0, 8)
+            .join(', ')}`,
+        ]
       : [],
     `${input.baseline.temp.files} files before, ${input.final.temp.files} after`,
   );

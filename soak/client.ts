@@ -104,6 +104,17 @@ async function runAttempt(
 }
 
 type Http = ReturnType<typeof createHttpClient>;
+
+function forwardedOnly(headers: Record<string, string>): Record<string, string> {
+  const address = headers['x-forwarded-for'];
+  return address ? { 'x-forwarded-for': address } : {};
+}
+
+/** error.message of an error answer, for the report. */
+function messageOf(answer: { json?: Record<string, unknown> | null; body: Buffer }): string {
+  const error = answer.json?.error as { message?: unknown } | undefined;
+  return typeof error?.message === 'string' ? error.message : answer.body.toString('utf8').slice(0, 200);
+}
 type End = (
   outcome: Attempt['outcome'],
   status: number | null,
@@ -131,21 +142,22 @@ async function flowA(
     }),
   });
   attempt.retries += grant.retries;
-  if (grant.status !== 200) return end('refused', grant.status, grant.code);
+  if (grant.status !== 200) return end('refused', grant.status, grant.code, messageOf(grant));
   const { uploadUrl, fileKey } = grant.json as { uploadUrl: string; fileKey: string };
   if (behaviour === 'leave-mid-upload') {
     const half = input.bytes.subarray(0, Math.ceil(input.bytes.length / 2));
     await leaveMidUpload(uploadUrl, 'PUT', { 'content-type': input.contentType }, half, input.bytes.length);
     return end('abandoned', null, null);
   }
-  // The presigned URL carries its own authority: no key, no forwarded address.
   const put = await fetchRetrying(uploadUrl, {
     method: 'PUT',
-    headers: { 'content-type': input.contentType },
+    // The presigned URL is its own authority; an anonymous client still comes from its own address.
+    headers: { 'content-type': input.contentType, ...forwardedOnly(http.headers) },
     body: input.bytes,
   });
   attempt.retries += put.retries;
-  if (put.status !== 200) return end('refused', put.status, put.code);
+  if (put.status !== 200)
+    return end('refused', put.status, put.code, put.body.toString('utf8').slice(0, 200));
   const created = await http.call(`${base}/api/jobs/create`, {
     method: 'POST',
     headers: { ...json, 'idempotency-key': randomUUID() },
@@ -157,12 +169,12 @@ async function flowA(
     }),
   });
   attempt.retries += created.retries;
-  if (created.status !== 200) return end('refused', created.status, created.code);
+  if (created.status !== 200) return end('refused', created.status, created.code, messageOf(created));
   const job = ack((created.json as { jobId: string }).jobId);
   if (behaviour === 'never-download') return end('unwatched', 200, null);
   const view = await pollJob(http, base, job);
   if (!view) return end('broken', null, null, 'the job did not end within 10 minutes');
-  if (view.status !== 'completed') return end('failed', view.httpStatus, view.code);
+  if (view.status !== 'completed') return end('failed', view.httpStatus, view.code, view.message);
   await downloadAndCheck(view.downloadUrl!, input, end, {});
 }
 
@@ -188,7 +200,7 @@ async function flowB(
     body,
   });
   attempt.retries += upload.retries;
-  if (upload.status !== 200) return end('refused', upload.status, upload.code);
+  if (upload.status !== 200) return end('refused', upload.status, upload.code, messageOf(upload));
   const { fileId, fileName } = upload.json as { fileId: string; fileName: string };
   const converted = await http.call(`${base}/api/convert`, {
     method: 'POST',
@@ -201,9 +213,9 @@ async function flowB(
     const details = (converted.json?.error as { details?: { jobId?: unknown } } | undefined)?.details;
     if (typeof details?.jobId === 'string') {
       ack(details.jobId).final = { status: 'failed', code: converted.code };
-      return end('failed', converted.status, converted.code);
+      return end('failed', converted.status, converted.code, messageOf(converted));
     }
-    return end('refused', converted.status, converted.code);
+    return end('refused', converted.status, converted.code, messageOf(converted));
   }
   const { downloadId } = converted.json as { downloadId: string };
   ack(downloadId).final = { status: 'completed', code: null };
@@ -219,6 +231,7 @@ async function flowB(
 interface JobOutcome {
   status: string;
   code: string | null;
+  message?: string;
   httpStatus: number | null;
   downloadUrl?: string;
 }
@@ -237,7 +250,11 @@ export async function pollJob(
       job.final = { status: 'failed', code: answer.code ?? `HTTP ${answer.status}` };
       return { status: 'lost', code: answer.code, httpStatus: answer.status };
     }
-    const view = answer.json as { status: string; downloadUrl?: string; error?: { code?: string } | null };
+    const view = answer.json as {
+      status: string;
+      downloadUrl?: string;
+      error?: { code?: string; message?: string } | null;
+    };
     if (TERMINAL.has(view.status)) {
       const code = view.error?.code ?? null;
       job.final = { status: view.status as 'completed' | 'failed' | 'canceled', code };
@@ -245,6 +262,7 @@ export async function pollJob(
         status: view.status,
         code,
         httpStatus: code ? statusOfCode(code) : 200,
+        ...(view.error?.message ? { message: view.error.message } : {}),
         ...(view.downloadUrl ? { downloadUrl: view.downloadUrl } : {}),
       };
     }

@@ -36,26 +36,30 @@ export async function mountScratchDisk(dir: string, megabytes: number): Promise<
   };
 }
 
-/** Files and bytes under `dir` (what the walk could read; the tree changes while it walks). */
-export async function dirUsage(dir: string): Promise<{ files: number; bytes: number }> {
-  let files = 0;
-  let bytes = 0;
-  const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
-  for (const entry of entries) {
-    const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) {
-      const inner = await dirUsage(full);
-      files += inner.files;
-      bytes += inner.bytes;
-    } else {
-      files += 1;
-      bytes += await stat(full).then(
+/**
+ * Files and bytes under `dir` (what the walk could read; the tree changes while it walks), and
+ * the files' paths (the first 5,000), for telling what a leak left behind.
+ */
+export async function dirUsage(dir: string): Promise<{ files: number; bytes: number; paths: string[] }> {
+  const usage = { files: 0, bytes: 0, paths: [] as string[] };
+  const walk = async (current: string): Promise<void> => {
+    const entries = await readdir(current, { withFileTypes: true }).catch(() => []);
+    for (const entry of entries) {
+      const full = path.join(current, entry.name);
+      if (entry.isDirectory()) {
+        await walk(full);
+        continue;
+      }
+      usage.files += 1;
+      if (usage.paths.length < 5000) usage.paths.push(full);
+      usage.bytes += await stat(full).then(
         (stats) => stats.size,
         () => 0,
       );
     }
-  }
-  return { files, bytes };
+  };
+  await walk(dir);
+  return usage;
 }
 
 /** The names directly in `dir`, or none when it is gone. */

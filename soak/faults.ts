@@ -39,8 +39,12 @@ async function killEngine(
     const roots = deployment.nodes.map((node) => node.child.pid!).filter(Boolean);
     const victim = descendantsOf(await listProcesses(), roots).find(matches);
     if (victim) {
-      process.kill(victim.pid, 'SIGKILL');
-      return `pid ${victim.pid} (${victim.name})`;
+      try {
+        process.kill(victim.pid, 'SIGKILL');
+        return `pid ${victim.pid} (${victim.name})`;
+      } catch {
+        // It ended between the look and the kill (ESRCH): wait for the next one.
+      }
     }
     await sleep(100);
   }

@@ -21,8 +21,8 @@ export interface Sample {
   nodes: NodeSample[];
   /** Engine processes by engine: how many, and their memory together. */
   engines: Record<string, { count: number; rssBytes: number }>;
-  temp: { files: number; bytes: number };
-  data: { files: number; bytes: number };
+  temp: { files: number; bytes: number; paths: string[] };
+  data: { files: number; bytes: number; paths: string[] };
 }
 
 export interface Probe {
@@ -43,10 +43,11 @@ export interface Monitor {
 
 async function usageOf(dirs: readonly string[]) {
   const all = await Promise.all(dirs.map(dirUsage));
-  return all.reduce((sum, one) => ({ files: sum.files + one.files, bytes: sum.bytes + one.bytes }), {
-    files: 0,
-    bytes: 0,
-  });
+  return {
+    files: all.reduce((sum, one) => sum + one.files, 0),
+    bytes: all.reduce((sum, one) => sum + one.bytes, 0),
+    paths: all.flatMap((one) => one.paths),
+  };
 }
 
 export function startMonitor(deployment: Deployment, options: { sampleMs: number }): Monitor {

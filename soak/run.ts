@@ -50,7 +50,7 @@ for (const deployment of deployments) {
     diskMegabytes: number('disk-mb', values['disk-mb']),
     workerConcurrency: number('worker-concurrency', values['worker-concurrency']),
     cli: BUILT_CLI,
-    log: (line) => console.log(line),
+    log: (line) => console.log(`${new Date().toISOString().slice(11, 19)} ${line}`),
   });
   reports.push(report);
   console.log(

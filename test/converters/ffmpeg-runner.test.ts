@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createFfmpegConverter } from '../../adapters/converters/ffmpeg.js';
 import { loadWasmRunner, runnerSelector } from '../../adapters/converters/media/engine-select.js';
+import { mapRunnerError } from '../../adapters/converters/media/media-errors.js';
 import { createNativeFfmpegRunner, stderrLines } from '../../adapters/converters/media/native-runner.js';
 import { parseProbeJson } from '../../adapters/converters/media/probe-json.js';
 import { ProgressParser } from '../../adapters/converters/media/progress.js';
@@ -87,6 +88,20 @@ describe('parseProbeJson', () => {
     expect(probe.streams[0]).toEqual({ index: 0, kind: 'video', codec: 'unknown' });
     expect(() => parseProbeJson('{\n\n}')).toThrow(FileconvError);
     expect(() => parseProbeJson('not json')).toThrow(/ffprobe could not describe/);
+  });
+});
+
+describe('mapRunnerError', () => {
+  it("reads a full disk in ffmpeg's words as NO_SPACE, before the damaged-output lines that follow it", () => {
+    const failed = new FileconvError('CONVERSION_FAILED', 'ffmpeg exited with code 1', {
+      details: {
+        log: [
+          '[matroska @ 0x5] Error writing packet: No space left on device',
+          'Error while decoding stream #0:0: Invalid data found when processing input',
+        ],
+      },
+    });
+    expect(mapRunnerError(failed).code).toBe('NO_SPACE');
   });
 });
 

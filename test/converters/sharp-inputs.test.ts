@@ -242,6 +242,7 @@ describe('error mapping', () => {
     ['timeout: 12% complete', 'CONVERSION_TIMEOUT'],
     ['Input file is missing: /srv/data/x.png', 'INTERNAL'],
     ['vips2webp: unable to write to target', 'CONVERSION_FAILED'],
+    ['VipsForeignSave: write failed: No space left on device', 'NO_SPACE'],
   ] as const)('maps "%s" to %s, keeping the cause and hiding paths', (message, code) => {
     const cause = new Error(message);
     const mapped = mapSharpError(cause);

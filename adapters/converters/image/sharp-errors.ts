@@ -6,6 +6,7 @@
 import { type ErrorCode, FileconvError } from '../../../src/errors.js';
 
 const PATTERNS: readonly [RegExp, ErrorCode, string][] = [
+  [/No space left on device|ENOSPC|Disk quota exceeded/i, 'NO_SPACE', 'The disk is full'],
   [/exceeds pixel limit/i, 'INPUT_LIMIT_EXCEEDED', 'The image is larger than the pixel limit'],
   // WebP and AVIF stop at 16383/16384 pixels a side, JPEG and GIF at 65535.
   [/too large for the \w+ format/i, 'INPUT_LIMIT_EXCEEDED', 'The image is too large for the target format'],

@@ -7,6 +7,9 @@
 import { type ErrorCode, FileconvError, toFileconvError } from '../../../src/errors.js';
 
 const PATTERNS: readonly [RegExp, ErrorCode, string][] = [
+  // The machine's fault, not the file's: checked first, since ffmpeg then also reports the
+  // output it could not finish (found by the soak: a full disk read as a damaged input).
+  [/No space left on device|Disk quota exceeded/i, 'NO_SPACE', 'The disk is full'],
   [
     /exceeds specified max pixel count/i,
     'INPUT_LIMIT_EXCEEDED',
