@@ -91,24 +91,34 @@ async function soakWith(
   const warmKey = deployment.keys.at(-1)!;
   const keys = deployment.keys.slice(0, options.clients);
 
-  log('soak: warm-up (each good input once, so every engine has started)');
+  // As many at once as there will be clients, so every pool (LibreOffice workers, Chromium tabs,
+  // isolation processes) grows to its working size before the baseline is taken.
+  log(
+    `soak: warm-up (each good input once in ${options.clients} parallel lanes, so every engine pool has grown)`,
+  );
   const warmLedger = createLedger();
-  for (const input of inputs.filter((candidate) => !candidate.bad)) {
-    let done = false;
-    await runClient({
-      name: 'warm-up',
-      urls: deployment.urls,
-      apiKey: warmKey,
-      inputs: [{ ...input, weight: 1 }],
-      ledger: warmLedger,
-      stopping: () => {
-        const was = done;
-        done = true;
-        return was;
-      },
-      random: () => 0.5, // a normal attempt, always
-    });
-  }
+  const good = inputs.filter((candidate) => !candidate.bad);
+  await Promise.all(
+    Array.from({ length: options.clients }, async (_, lane) => {
+      for (let index = 0; index < good.length; index++) {
+        const input = good[(index + lane) % good.length]!;
+        let done = false;
+        await runClient({
+          name: 'warm-up',
+          urls: deployment.urls,
+          apiKey: warmKey,
+          inputs: [{ ...input, weight: 1 }],
+          ledger: warmLedger,
+          stopping: () => {
+            const was = done;
+            done = true;
+            return was;
+          },
+          random: () => 0.5, // a normal attempt, always
+        });
+      }
+    }),
+  );
   const warmBroken = warmLedger.attempts.filter((attempt) => attempt.outcome !== 'completed');
   for (const attempt of warmBroken) {
     log(

@@ -29,6 +29,7 @@ import { moveIntoPlace, writeImage } from './image/output.js';
 import { type ProbedImage, pixelLimitError, probeImage } from './image/probe.js';
 import { mapSharpError } from './image/sharp-errors.js';
 import { withTiffFallback } from './image/tiff-fallback.js';
+import { isTruncatedImage } from './image/truncation.js';
 import { assertImageWork } from './image/work-budget.js';
 import { DEFAULT_MIN_WORK_PIXELS, DEFAULT_WORK_PIXELS_PER_BYTE } from './media/safety.js';
 
@@ -174,6 +175,25 @@ async function runConversion(ctx: ConvertContext, settings: ConverterSettings): 
   }
 }
 
+/**
+ * libvips reports a decode that fails mid-stream (a truncated JPEG) as the failure of the write
+ * it was feeding, "unable to write to target" or "Unknown error", when other conversions run at
+ * the same time (found by the soak: one truncated upload in four came back CONVERSION_FAILED, a
+ * 500, instead of CORRUPT_INPUT). Its error state is shared between threads, so reading the
+ * input again is no proof either; the file's missing end marker is.
+ */
+async function explainWriteFailure(error: unknown, ctx: ConvertContext): Promise<unknown> {
+  if (!(error instanceof FileconvError) || error.code !== 'CONVERSION_FAILED' || ctx.signal.aborted)
+    return error;
+  if (!/unable to write to target|write failed|Unknown error/i.test(error.message)) return error;
+  const truncated = await isTruncatedImage(ctx.inputPath, ctx.from).catch(() => false);
+  return truncated
+    ? new FileconvError('CORRUPT_INPUT', 'The image is damaged or not a supported image: it is truncated', {
+        cause: error,
+      })
+    : error;
+}
+
 /** Creates the sharp image converter. Options are checked here, and a bad one throws INVALID_OPTIONS. */
 export function createSharpConverter(options: SharpConverterOptions = {}): Converter {
   const checked = factoryOptionsSchema.safeParse(options);
@@ -216,11 +236,15 @@ export function createSharpConverter(options: SharpConverterOptions = {}): Conve
         throw new FileconvError('UNSUPPORTED_CONVERSION', `The sharp converter cannot read '${ctx.from}'`);
       }
       // A TIFF libvips refuses is given to ImageMagick, when installed (image/tiff-fallback.ts).
-      return runInProcess(
-        ctx,
-        () => withTiffFallback(ctx, (attempt) => runConversion(attempt, settings)),
-        mapSharpError,
-      );
+      try {
+        return await runInProcess(
+          ctx,
+          () => withTiffFallback(ctx, (attempt) => runConversion(attempt, settings)),
+          mapSharpError,
+        );
+      } catch (error) {
+        throw await explainWriteFailure(error, ctx);
+      }
     },
   };
 }

@@ -233,6 +233,45 @@ describe('SVG references', () => {
   });
 });
 
+describe('a truncated image among concurrent conversions', () => {
+  it('is CORRUPT_INPUT every time, never the write failure libvips reports in its place', async () => {
+    // Found by the soak: with other conversions running, one truncated JPEG in four failed as
+    // "vips2png: unable to write to target" (CONVERSION_FAILED, a 500) instead.
+    const whole = await sharp({
+      create: {
+        width: 1600,
+        height: 1200,
+        channels: 3,
+        background: '#7a8',
+        noise: { type: 'gaussian', mean: 120, sigma: 40 },
+      },
+    })
+      .jpeg({ quality: 85 })
+      .toBuffer();
+    const truncated = whole.subarray(0, Math.floor(whole.length * 0.4));
+    const codes: string[] = [];
+    for (let round = 0; round < 4; round++) {
+      await Promise.all(
+        Array.from({ length: 8 }, async (_, index) => {
+          const ws = await workspace();
+          const outcome = convertBytes(ws, index % 2 ? truncated : whole, 'jpg', 'png').then(
+            () => 'converted',
+            (error: { code?: string }) => error.code ?? 'thrown',
+          );
+          codes.push(`${index % 2 ? 'truncated' : 'whole'} ${await outcome}`);
+        }),
+      );
+    }
+    expect(
+      codes
+        .filter((code) => code.startsWith('truncated'))
+        .every((code) => code === 'truncated CORRUPT_INPUT'),
+      codes.join(),
+    ).toBe(true);
+    expect(codes.filter((code) => code === 'whole converted')).toHaveLength(16);
+  });
+});
+
 describe('error mapping', () => {
   it.each([
     ['Input file contains unsupported image format', 'CORRUPT_INPUT'],
