@@ -53,6 +53,10 @@ export async function startService(flags: ServeFlags): Promise<RunningService> {
   // Redis + S3), counters, keys, the signing secret, refunds and webhooks.
   const fileconv = await createFileconv(fileconvOptionsOf(config, { worker: config.workers.enabled }));
   const { engine } = fileconv;
+  // Load every converter and ask whether its engine is installed before the first request, not
+  // during it: loading parses large modules (pdf.js, exceljs, playwright) on the event loop, and
+  // the first /api/health, which lists the answers, took 1.5 s (found by the soak). Cached after.
+  await engine.converters().catch(() => {});
 
   const { server: settings } = config;
   const log = await createServiceLog({ format: logFormatOf(settings.logFormat), requests: settings.log });
