@@ -138,18 +138,16 @@ export function runChecks(input: CheckInput): Check[] {
       )
       .join(', '),
   );
+  const newTempDirs = input.final.tempDirs.filter((dir) => !input.baseline.tempDirs.includes(dir));
   add(
     'temp dirs return to their start',
     'leaks',
-    input.final.temp.files > input.baseline.temp.files
+    input.final.tempDirs.length > input.baseline.tempDirs.length
       ? [
-          `${input.baseline.temp.files} files before the load, ${input.final.temp.files} after; new: ${input.final.temp.paths
-            .filter((file) => !input.baseline.temp.paths.includes(file))
-            .slice(0, 8)
-            .join(', ')}`,
+          `${input.baseline.tempDirs.length} temp dirs and files before the load, ${input.final.tempDirs.length} after; new: ${newTempDirs.slice(0, 8).join(', ')}`,
         ]
       : [],
-    `${input.baseline.temp.files} files before, ${input.final.temp.files} after`,
+    `${input.baseline.tempDirs.length} before, ${input.final.tempDirs.length} after (${input.baseline.temp.files} and ${input.final.temp.files} files in all)`,
   );
 
   const outages = input.faults.filter((fault) => fault.outage);
@@ -197,6 +195,10 @@ export function runChecks(input: CheckInput): Check[] {
     const middle = start + (end - start) / 2;
     const window = Math.min(60_000, (end - start) / 4);
     for (const node of input.final.nodes) {
+      if (input.baseline.nodes.find((before) => before.name === node.name)?.pid !== node.pid) {
+        memoryDetail.push(`${node.name} restarted during the load, not compared`);
+        continue;
+      }
       const rssAround = (from: number, to: number) =>
         median(
           samples

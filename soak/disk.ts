@@ -62,9 +62,21 @@ export async function dirUsage(dir: string): Promise<{ files: number; bytes: num
   return usage;
 }
 
-/** The names directly in `dir`, or none when it is gone. */
-export async function entriesOf(dir: string): Promise<string[]> {
-  return readdir(dir).catch(() => []);
+/**
+ * The paths one and two levels below `dir` (a TMPDIR's fileconv-office-x and its worker-n, a
+ * data dir's tmp/<pid> and its job dirs): the temp dirs a process makes, without the files that
+ * come and go inside a live engine's profile.
+ */
+export async function tempEntries(dir: string): Promise<string[]> {
+  const first = await readdir(dir, { withFileTypes: true }).catch(() => []);
+  const found: string[] = [];
+  for (const entry of first) {
+    const full = path.join(dir, entry.name);
+    found.push(full);
+    if (entry.isDirectory())
+      found.push(...(await readdir(full).catch(() => [])).map((name) => path.join(full, name)));
+  }
+  return found;
 }
 
 /**

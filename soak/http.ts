@@ -36,6 +36,7 @@ export interface HttpClientOptions {
 }
 
 const RETRIED = new Set([429, 503, 507]);
+const RETRIED_CODES = new Set(['IDEMPOTENCY_KEY_IN_USE', 'UPLOAD_LOCKED']);
 
 async function answerOf(response: Response): Promise<Answer> {
   const body = Buffer.from(await response.arrayBuffer());
@@ -87,7 +88,9 @@ export function createHttpClient(options: HttpClientOptions) {
           retryAfter: answer.headers.has('retry-after'),
         });
       }
-      if (!RETRIED.has(answer.status) || Date.now() > deadline) return { ...answer, retries };
+      // 409 IDEMPOTENCY_KEY_IN_USE and 423 UPLOAD_LOCKED also say "retry shortly" (Retry-After).
+      const retried = RETRIED.has(answer.status) || RETRIED_CODES.has(answer.code ?? '');
+      if (!retried || Date.now() > deadline) return { ...answer, retries };
       retries += 1;
       const wait = Number(answer.headers.get('retry-after') ?? 1);
       await sleep(Math.min(Number.isFinite(wait) ? wait : 1, 10) * 1000);

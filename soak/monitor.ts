@@ -4,9 +4,10 @@
  * isolation pool's node children, ...) by count and memory, and the size of the temp and data
  * dirs; every second, from a worker thread, how fast /api/health answers and what /api/ready says.
  */
+import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { Deployment } from './deployments.js';
-import { dirUsage } from './disk.js';
+import { dirUsage, tempEntries } from './disk.js';
 import { countFds, descendantsOf, engineOf, listProcesses, type ProcessInfo } from './procfs.js';
 
 export interface NodeSample {
@@ -22,6 +23,8 @@ export interface Sample {
   /** Engine processes by engine: how many, and their memory together. */
   engines: Record<string, { count: number; rssBytes: number }>;
   temp: { files: number; bytes: number; paths: string[] };
+  /** Temp dirs (TMPDIR and the data dir's tmp/, two levels deep) of every node. */
+  tempDirs: string[];
   data: { files: number; bytes: number; paths: string[] };
 }
 
@@ -83,6 +86,14 @@ export function startMonitor(deployment: Deployment, options: { sampleMs: number
       nodes,
       engines,
       temp: await usageOf(deployment.nodes.map((node) => node.tempDir)),
+      tempDirs: (
+        await Promise.all(
+          deployment.nodes.flatMap((node) => [
+            tempEntries(node.tempDir),
+            tempEntries(join(node.dataDir, 'tmp')),
+          ]),
+        )
+      ).flat(),
       data: await usageOf(deployment.nodes.map((node) => node.dataDir)),
     };
     samples.push(sample);
