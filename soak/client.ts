@@ -95,8 +95,8 @@ async function runAttempt(
     return job;
   };
   try {
-    if (flow === 'A') await flowA(http, base, input, behaviour, attempt, end, ack);
-    else await flowB(http, base, input, behaviour, attempt, end, ack);
+    const run: AttemptRun = { http, base, input, behaviour, attempt, end, ack };
+    await (flow === 'A' ? flowA(run) : flowB(run));
   } catch (error) {
     end('broken', null, null, (error as Error).message);
   }
@@ -122,15 +122,19 @@ type End = (
   problem?: string,
 ) => void;
 
-async function flowA(
-  http: Http,
-  base: string,
-  input: SoakInput,
-  behaviour: Attempt['behaviour'],
-  attempt: Attempt,
-  end: End,
-  ack: (jobId: string) => AckedJob,
-): Promise<void> {
+/** One attempt's tools: its client, the node it talks to, what it sends, and how it ends. */
+interface AttemptRun {
+  http: Http;
+  base: string;
+  input: SoakInput;
+  behaviour: Attempt['behaviour'];
+  attempt: Attempt;
+  end: End;
+  /** Records a job the service acknowledged. */
+  ack: (jobId: string) => AckedJob;
+}
+
+async function flowA({ http, base, input, behaviour, attempt, end, ack }: AttemptRun): Promise<void> {
   const json = { 'content-type': 'application/json' };
   const grant = await http.call(`${base}/api/files/get-upload-url`, {
     method: 'POST',
@@ -178,15 +182,7 @@ async function flowA(
   await downloadAndCheck(view.downloadUrl!, input, end, {});
 }
 
-async function flowB(
-  http: Http,
-  base: string,
-  input: SoakInput,
-  behaviour: Attempt['behaviour'],
-  attempt: Attempt,
-  end: End,
-  ack: (jobId: string) => AckedJob,
-): Promise<void> {
+async function flowB({ http, base, input, behaviour, end, attempt, ack }: AttemptRun): Promise<void> {
   const { boundary, body } = multipartBody(input);
   const formType = { 'content-type': `multipart/form-data; boundary=${boundary}` };
   if (behaviour === 'leave-mid-upload') {

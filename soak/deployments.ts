@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { runCli } from '../test/helpers/cli-process.js';
 import { type RedisServer, startRedisServer } from '../test/helpers/redis-process.js';
-import { S3RVER_CREDENTIALS } from '../test/helpers/s3rver.js';
+import { s3rverEnv } from '../test/helpers/s3rver.js';
 import { exited, startCliProcess, startServeProcess } from '../test/helpers/serve-process.js';
 import { mountScratchDisk, type ScratchDisk } from './disk.js';
 
@@ -194,12 +194,7 @@ export async function startScaled(options: DeploymentOptions): Promise<Deploymen
     s3 = await startS3Child();
     const env: Record<string, string> = {
       REDIS_URL: redis.url,
-      S3_BUCKET: s3.bucket,
-      S3_ENDPOINT: s3.endpoint,
-      S3_FORCE_PATH_STYLE: 'true',
-      S3_REGION: 'us-east-1',
-      AWS_ACCESS_KEY_ID: S3RVER_CREDENTIALS.accessKeyId,
-      AWS_SECRET_ACCESS_KEY: S3RVER_CREDENTIALS.secretAccessKey,
+      ...s3rverEnv(s3),
       FILECONV_SIGNING_SECRET: 'a-secret-shared-by-every-node-of-this-soak',
       FILECONV_PLANS: root.plansFile,
     };

@@ -19,7 +19,7 @@ import {
   redisServerAvailable,
   startRedisServer,
 } from './helpers/redis-server.js';
-import { S3RVER_CREDENTIALS, type S3rverHandle, startS3rver } from './helpers/s3rver.js';
+import { type S3rverHandle, s3rverEnv, startS3rver } from './helpers/s3rver.js';
 import { exited, startCliProcess, startServeProcess } from './helpers/serve-process.js';
 
 const JOBS = 16;
@@ -63,12 +63,7 @@ describeWithEngine(
       env = {
         ...process.env,
         REDIS_URL: redis.url,
-        S3_BUCKET: s3.bucket,
-        S3_ENDPOINT: s3.endpoint,
-        S3_FORCE_PATH_STYLE: 'true',
-        S3_REGION: 'us-east-1',
-        AWS_ACCESS_KEY_ID: S3RVER_CREDENTIALS.accessKeyId,
-        AWS_SECRET_ACCESS_KEY: S3RVER_CREDENTIALS.secretAccessKey,
+        ...s3rverEnv(s3),
         FILECONV_SIGNING_SECRET: 'a-secret-shared-by-every-api-node-of-this-test',
       };
       for (let node = 0; node < 2; node++) {

@@ -27,6 +27,18 @@ import path from 'node:path';
 export const S3RVER_CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } as const;
 export const S3RVER_INSTALL = 'npm install --save-dev s3rver@3.7';
 
+/** The environment that points `fileconv serve` and `worker` at an s3rver's bucket. */
+export function s3rverEnv(s3: { endpoint: string; bucket: string }): Record<string, string> {
+  return {
+    S3_BUCKET: s3.bucket,
+    S3_ENDPOINT: s3.endpoint,
+    S3_FORCE_PATH_STYLE: 'true',
+    S3_REGION: 'us-east-1',
+    AWS_ACCESS_KEY_ID: S3RVER_CREDENTIALS.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: S3RVER_CREDENTIALS.secretAccessKey,
+  };
+}
+
 /** The parts of Koa's context the front middleware uses. */
 interface KoaContext {
   req: IncomingMessage;
