@@ -175,7 +175,7 @@ describeWithEngine(
         ...(await list(join(data, 'files', '.fileconv-tmp'))),
         ...(await Promise.all(processDirs.map(list))).flat(),
         // tsx's compile cache is the test's own; LibreOffice's pool keeps one profile root while it runs.
-        ...(await list(scratch)).filter((path) => !/\/(tsx-\d+|fileconv-office-\w+)$/.test(path)),
+        ...(await list(scratch)).filter((path) => !/\/(tsx-\d+|fileconv-office-[\w-]+)$/.test(path)),
       ];
     }
 

@@ -15,6 +15,7 @@ import type {
   Storage,
   WebhookOutbox,
 } from '../../src/index.js';
+import { isRunning } from '../process-temp.js';
 import type { SqliteDatabase } from '../sqlite/database.js';
 
 export interface BackendFlags {
@@ -214,13 +215,4 @@ export async function processTempDir(dataDir: string): Promise<string> {
   const own = join(parent, String(process.pid));
   await mkdir(own, { recursive: true });
   return own;
-}
-
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }

@@ -6,7 +6,8 @@
  * no process and no file behind.
  * The slow document is a ~5 MB text file: LibreOffice needs well over 20 s to lay it out.
  */
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { spawnSync } from 'node:child_process';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -251,6 +252,28 @@ describeWithEngine('LibreOffice', LO_AVAILABLE, LO_INSTALL, 'libreoffice pool', 
     expect(await readdir(poolDir)).toEqual([]);
     await expectCode(converter.convert(context(ws, 'docx', 'pdf')), 'CANCELED');
     await expectNoLeftovers(ws);
+  });
+
+  it("removes the profile roots of pools whose process died (SIGKILL), never a live process's", async () => {
+    const ws = await workspace();
+    const poolDir = await mkdtemp(join(dir, 'sweep-'));
+    const deadPid = spawnSync('true').pid; // exited: its pid runs nothing now (until reused)
+    const dead = join(poolDir, `fileconv-office-${deadPid}-abc123`);
+    await mkdir(join(dead, 'worker-0', 'profile'), { recursive: true });
+    await writeFile(join(dead, 'worker-0', 'profile', 'registrymodifications.xcu'), 'x');
+    const kept = [`fileconv-office-${process.pid}-live01`, 'fileconv-office-other', 'unrelated-1-x'];
+    for (const name of kept) await mkdir(join(poolDir, name));
+    const { converter, pids } = pooled({ tempDir: poolDir });
+    const ctx = context(ws, 'docx', 'pdf');
+    await converter.convert(ctx);
+    expect((await readPdf(ctx.outputPath)).text).toContain(DOC_TEXT[0]);
+    const names = await readdir(poolDir);
+    expect(names).not.toContain(`fileconv-office-${deadPid}-abc123`);
+    const own = names.filter((name) => !kept.includes(name));
+    expect(own).toHaveLength(1);
+    expect(own[0]).toMatch(new RegExp(`^fileconv-office-${process.pid}-\\w{6}$`));
+    await closeAndCheck(converter, pids);
+    expect((await readdir(poolDir)).sort()).toEqual([...kept].sort());
   });
 });
 

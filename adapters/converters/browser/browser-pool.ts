@@ -15,11 +15,16 @@
  * job only, so jobs stay as isolated as with a context opened on demand; it costs one idle
  * renderer per browser.
  */
+import { mkdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Browser, BrowserContext, BrowserContextOptions, BrowserServer, Page } from 'playwright-core';
 import { abortError, raceAbort } from '../../../src/abort.js';
 import { FileconvError } from '../../../src/errors.js';
 import type { ConverterStats } from '../../../src/ports.js';
 import { packageUnavailable } from '../../engine-packages.js';
+import { ownedTempDir } from '../../process-temp.js';
+import { PROFILE_MIN_AGE_MS, sweepChromiumProfiles } from './chromium-temp.js';
 
 export interface BrowserPoolSettings {
   executablePath: string;
@@ -110,6 +115,11 @@ interface Instance {
   spare: Spare | undefined;
   /** Tabs that jobs without scripts take turns in. */
   warm: WarmTabs;
+  /**
+   * Its dir in the pool's temp dir: Playwright's artifacts dir (downloads, traces). Removed when
+   * the browser is closed or killed; that of a browser that crashed goes with the pool's.
+   */
+  dir: string;
 }
 
 interface Waiter {
@@ -154,6 +164,11 @@ export class BrowserPool {
   private running = 0;
   private closed = false;
   private counts = { launched: 0, recycled: 0, lost: 0 };
+  /** fileconv-chromium-<pid>-XXXXXX, made on the first launch (see chromium-temp.ts). */
+  private root: Promise<string> | undefined;
+  private nextDir = 0;
+  /** The second sweep, for profiles too young at the first (see tempRoot()). */
+  private sweepLater: NodeJS.Timeout | undefined;
 
   constructor(private readonly settings: BrowserPoolSettings) {}
 
@@ -208,11 +223,41 @@ export class BrowserPool {
   /** Fails queued jobs (CANCELED), closes every browser (killing one that does not go). */
   async close(): Promise<void> {
     this.closed = true;
+    clearTimeout(this.sweepLater);
     for (const waiter of this.waiting.splice(0)) waiter.reject(closedError());
     await this.launching?.catch(() => undefined);
     for (const instance of [...this.instances]) this.stop(instance);
     this.current = undefined;
     while (this.stopping.size > 0) await Promise.all([...this.stopping]);
+    const root = await this.root?.catch(() => undefined);
+    this.root = undefined;
+    if (root) await rm(root, { recursive: true, force: true, maxRetries: 3 }).catch(() => {});
+  }
+
+  /**
+   * The pool's temp dir, made on the first launch, when what the Chromiums of SIGKILLed
+   * processes left goes too: their pool dirs, and the profiles Playwright made for them. The
+   * profile of a predecessor killed moments ago is too young to judge: a second sweep a minute
+   * later takes it.
+   */
+  private tempRoot(): Promise<string> {
+    // os.tmpdir() read now, as Playwright does for the profile.
+    this.root ??= (async () => {
+      const parent = tmpdir();
+      const { young } = await sweepChromiumProfiles(parent);
+      if (young > 0 && !this.closed) {
+        this.sweepLater = setTimeout(() => {
+          this.sweepLater = undefined;
+          if (!this.closed) this.track(sweepChromiumProfiles(parent));
+        }, PROFILE_MIN_AGE_MS + 1_000);
+        this.sweepLater.unref();
+      }
+      return ownedTempDir(parent, 'fileconv-chromium');
+    })().catch((error: unknown) => {
+      this.root = undefined; // a full disk now need not fail every later launch
+      throw error;
+    });
+    return this.root;
   }
 
   private acquire(signal: AbortSignal): Promise<void> {
@@ -296,6 +341,8 @@ export class BrowserPool {
     }
     let server: BrowserServer;
     let browser: Browser;
+    const dir = join(await this.tempRoot(), `browser-${this.nextDir++}`);
+    await mkdir(dir);
     try {
       // launchServer + connect rather than launch: only a server gives the process (its pid for
       // the tests and stats, kill() for a browser that will not close). The server listens on
@@ -317,8 +364,12 @@ export class BrowserPool {
         handleSIGINT: false,
         handleSIGTERM: false,
         handleSIGHUP: false,
+        // In the pool's own dir rather than TMPDIR's playwright-artifacts-XXXXXX, which a SIGKILL
+        // would leave behind for good (see chromium-temp.ts).
+        artifactsDir: dir,
       });
     } catch (error) {
+      await rm(dir, { recursive: true, force: true }).catch(() => {});
       throw new FileconvError(
         'ENGINE_UNAVAILABLE',
         `Chromium did not start (${this.settings.executablePath}): ${error instanceof Error ? error.message : String(error)}`,
@@ -329,6 +380,7 @@ export class BrowserPool {
       browser = await chromium.connect(server.wsEndpoint(), { timeout: this.settings.launchTimeoutMs });
     } catch (error) {
       await server.kill().catch(() => {});
+      await rm(dir, { recursive: true, force: true }).catch(() => {});
       throw new FileconvError('CONVERSION_FAILED', 'Could not connect to the Chromium just launched.', {
         cause: error,
       });
@@ -343,6 +395,7 @@ export class BrowserPool {
       retired: false,
       spare: undefined,
       warm: new WarmTabs(),
+      dir,
     };
     this.counts.launched++;
     this.instances.add(instance);
@@ -389,14 +442,15 @@ export class BrowserPool {
         .then(() => true),
       new Promise<false>((resolve) => setTimeout(() => resolve(false), 5_000).unref()),
     ]).then((closed) => {
-      if (!closed) this.kill(instance);
+      if (closed) return removeDir(instance);
+      this.kill(instance);
     });
     this.track(closing);
   }
 
   private kill(instance: Instance): void {
     this.instances.delete(instance);
-    this.track(instance.server.kill());
+    this.track(instance.server.kill().finally(() => removeDir(instance)));
   }
 
   private track(work: Promise<unknown>): void {
@@ -406,6 +460,10 @@ export class BrowserPool {
       .finally(() => this.stopping.delete(tracked));
     this.stopping.add(tracked);
   }
+}
+
+function removeDir(instance: Instance): Promise<void> {
+  return rm(instance.dir, { recursive: true, force: true, maxRetries: 3 }).catch(() => {});
 }
 
 async function newTab(browser: Browser, options: BrowserContextOptions): Promise<Tab> {

@@ -6,11 +6,12 @@
  * conversion passes `timeoutMs` or is aborted; the next job starts a fresh one. close() stops
  * everything and removes the pool's temp dir.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { abortError, raceAbort } from '../../../src/abort.js';
 import { FileconvError } from '../../../src/errors.js';
 import type { ConverterStats } from '../../../src/ports.js';
+import { ownedTempDir } from '../../process-temp.js';
 import { clockTicks } from '../media/cpu-time.js';
 import { answerError, closedError, timeoutError } from './libreoffice-errors.js';
 import { guardPath, unguardPath } from './libreoffice-guard.js';
@@ -175,7 +176,8 @@ export class LibreOfficePool {
     if (slot.worker?.alive) return slot.worker;
     if (slot.worker) this.counts.lost++; // died while idle
     slot.worker = undefined;
-    this.root ??= mkdtemp(join(this.settings.tempDir, 'fileconv-office-')).then((path) => {
+    // fileconv-office-<pid>-XXXXXX: the roots of pools whose process died by SIGKILL go on the way.
+    this.root ??= ownedTempDir(this.settings.tempDir, 'fileconv-office').then((path) => {
       guardPath(path);
       return path;
     });
