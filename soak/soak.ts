@@ -195,7 +195,13 @@ async function soakWith(
   await drainJobs(deployment, ledger, log);
   const usage = await usageOf(deployment, keys, ledger);
   await sleep(SETTLE_MS);
-  const final = await monitor.sampleNow();
+  // Cleanups that run late (a restarted worker sweeps an unused Chromium profile a minute after
+  // its predecessor died) get up to 90 s to bring the temp dirs back.
+  let final = await monitor.sampleNow();
+  for (let waited = 0; waited < 90_000 && final.tempDirs.length > baseline.tempDirs.length; waited += 5000) {
+    await sleep(5000);
+    final = await monitor.sampleNow();
+  }
   await monitor.stop();
   clearInterval(watcher);
   stoppingService = true;
