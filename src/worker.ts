@@ -142,20 +142,33 @@ function failureOf(error: unknown, what: string): FileconvError {
 /**
  * Free bytes below which a conversion that failed for no reason it could name (CONVERSION_FAILED,
  * INTERNAL) is taken to have failed on the full disk: an external program that cannot write its
- * profile or output often exits with a bare status (LibreOffice: 77 while starting).
+ * profile or output often exits with a bare status (LibreOffice: 77 while starting). A warm
+ * LibreOffice that cannot write its temp files says it "could not open the file" (found by the
+ * soak: a good odt came back CORRUPT_INPUT while the disk was full), so its "corrupt" answer is
+ * doubted too; a file that is really damaged then fails again, with its own code, once there is
+ * room.
  */
 const NEARLY_FULL_BYTES = 8 * 1024 * 1024;
 
-async function conversionFailure(context: EngineContext, error: unknown): Promise<FileconvError> {
-  const failure = failureOf(error, 'The conversion');
-  if (failure.code !== 'CONVERSION_FAILED' && failure.code !== 'INTERNAL') return failure;
-  const free = await freeBytes(context.tempDir).catch(() => undefined);
-  if (free === undefined || free >= NEARLY_FULL_BYTES) return failure;
+/** The failure as the full disk's, when `free` bytes (undefined: unknown) make that the likelier cause. */
+export function blameFullDisk(failure: FileconvError, free: number | undefined): FileconvError {
+  const unexplained = failure.code === 'CONVERSION_FAILED' || failure.code === 'INTERNAL';
+  const officeCouldNotOpen =
+    failure.code === 'CORRUPT_INPUT' &&
+    failure.details?.engine === 'libreoffice' &&
+    failure.details?.reason === 'corrupt';
+  if (!(unexplained || officeCouldNotOpen) || free === undefined || free >= NEARLY_FULL_BYTES) return failure;
   return new FileconvError(
     'NO_SPACE',
     `The conversion failed with ${mebibytes(free)} free on the disk of the work folder: ${failure.message}`,
     { details: { retryAfterSeconds: NO_SPACE_RETRY_AFTER_SECONDS }, cause: failure },
   );
+}
+
+async function conversionFailure(context: EngineContext, error: unknown): Promise<FileconvError> {
+  const failure = failureOf(error, 'The conversion');
+  if (failure.code === 'NO_SPACE' || failure.code === 'CANCELED') return failure;
+  return blameFullDisk(failure, await freeBytes(context.tempDir).catch(() => undefined));
 }
 
 interface Converted {

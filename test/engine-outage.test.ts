@@ -12,6 +12,7 @@ import { createMemoryCounterStore } from '../adapters/counters/memory.js';
 import { createMemoryJobStore } from '../adapters/jobs/memory.js';
 import { createMemoryQueue } from '../adapters/queue/memory.js';
 import { createMemoryStorage } from '../adapters/storage/memory.js';
+import { FileconvError } from '../src/errors.js';
 import {
   type Converter,
   createEngine,
@@ -22,6 +23,7 @@ import {
   refundFailedConversions,
 } from '../src/index.js';
 import { createFakeConverter, fakeOutputHeader, readAll } from '../src/testing/index.js';
+import { blameFullDisk } from '../src/worker.js';
 import { createOutage } from './helpers/outages.js';
 import { leftovers, tempDir } from './helpers/temp.js';
 
@@ -349,5 +351,31 @@ describe('deliveries of a job that is processing elsewhere (durable queue)', () 
     await queue.deliver(job.id, { redelivered: true });
     expect(await stored(job.id)).toMatchObject({ status: 'completed', attempts: 2 });
     await engine.close();
+  });
+});
+
+describe('a conversion that fails on a nearly full disk', () => {
+  const office = (code: 'CORRUPT_INPUT' | 'CONVERSION_FAILED', reason: string) =>
+    new FileconvError(code, 'LibreOffice could not open the file', {
+      details: { engine: 'libreoffice', reason },
+    });
+  const MiB = 1024 * 1024;
+
+  it("is the disk's fault when LibreOffice could not open the file or said nothing, with under 8 MiB free", () => {
+    expect(blameFullDisk(office('CORRUPT_INPUT', 'corrupt'), 64 * 1024).code).toBe('NO_SPACE');
+    expect(blameFullDisk(office('CONVERSION_FAILED', 'failed'), MiB).code).toBe('NO_SPACE');
+    const blamed = blameFullDisk(new FileconvError('INTERNAL', 'exit 77'), 0);
+    expect([blamed.code, blamed.details?.retryAfterSeconds]).toEqual(['NO_SPACE', 30]);
+  });
+
+  it("keeps the input's own codes, and every code when there is room or the room is unknown", () => {
+    expect(blameFullDisk(office('CORRUPT_INPUT', 'corrupt'), 100 * MiB).code).toBe('CORRUPT_INPUT');
+    expect(blameFullDisk(office('CORRUPT_INPUT', 'corrupt'), undefined).code).toBe('CORRUPT_INPUT');
+    expect(blameFullDisk(new FileconvError('CORRUPT_INPUT', 'VipsJpeg: premature end'), 0).code).toBe(
+      'CORRUPT_INPUT',
+    );
+    expect(blameFullDisk(new FileconvError('PASSWORD_PROTECTED', 'locked'), 0).code).toBe(
+      'PASSWORD_PROTECTED',
+    );
   });
 });

@@ -248,7 +248,7 @@ describeWithEngine(
     it('while full: stable 507 NO_SPACE with Retry-After, refunds, health up, not ready', async () => {
       const { bavail, bsize } = await statfs(disk);
       execFileSync('fallocate', ['-l', String(bavail * bsize - 1024 * 1024), ballast()]);
-      const conversionsBefore = await used('conversions');
+      let conversionsBefore = await used('conversions');
       const filesBefore = await used('files');
 
       expect((await call(url('/api/health'), 'GET')).status).toBe(200);
@@ -264,7 +264,12 @@ describeWithEngine(
       expectNoSpace(await upload(big, 'again.png'));
       expectNoSpace(await convert(before.png, 'big.png', 'tiff'));
       if (LO_AVAILABLE || ENGINES_REQUIRED) {
-        expectNoSpace(await convert(before.docx, 'letter.docx', 'pdf'));
+        // LibreOffice is warm once serve has asked for its engines at start: a small PDF may
+        // still fit in the last MiB. It converts, or it is the disk's fault; never the file's.
+        const office = await convert(before.docx, 'letter.docx', 'pdf');
+        if (office.status === 200)
+          conversionsBefore += 1; // done, so charged
+        else expectNoSpace(office);
       }
       // Flow A: the bytes of a granted upload that do not fit, answered (not a reset connection).
       expectNoSpace(await put(before.spareUrl, big));
