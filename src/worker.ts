@@ -144,20 +144,22 @@ function failureOf(error: unknown, what: string): FileconvError {
  * INTERNAL) is taken to have failed on the full disk: an external program that cannot write its
  * profile or output often exits with a bare status (LibreOffice: 77 while starting). A warm
  * LibreOffice that cannot write its temp files says it "could not open the file" (found by the
- * soak: a good odt came back CORRUPT_INPUT while the disk was full), so its "corrupt" answer is
- * doubted too; a file that is really damaged then fails again, with its own code, once there is
- * room.
+ * soak: a good odt came back CORRUPT_INPUT while the disk was full), and ffmpeg writes an empty
+ * result (a good mp4 came back CORRUPT_INPUT), so those answers are doubted too; a file that is
+ * really damaged then fails again, with its own code, once there is room.
  */
 const NEARLY_FULL_BYTES = 8 * 1024 * 1024;
 
 /** The failure as the full disk's, when `free` bytes (undefined: unknown) make that the likelier cause. */
 export function blameFullDisk(failure: FileconvError, free: number | undefined): FileconvError {
   const unexplained = failure.code === 'CONVERSION_FAILED' || failure.code === 'INTERNAL';
-  const officeCouldNotOpen =
+  // Engines that cannot tell a full disk from a bad input: LibreOffice "could not open the file",
+  // ffmpeg's empty result (it exits 0 when it could write nothing).
+  const doubtful =
     failure.code === 'CORRUPT_INPUT' &&
-    failure.details?.engine === 'libreoffice' &&
-    failure.details?.reason === 'corrupt';
-  if (!(unexplained || officeCouldNotOpen) || free === undefined || free >= NEARLY_FULL_BYTES) return failure;
+    ((failure.details?.engine === 'libreoffice' && failure.details?.reason === 'corrupt') ||
+      failure.details?.reason === 'empty-result');
+  if (!(unexplained || doubtful) || free === undefined || free >= NEARLY_FULL_BYTES) return failure;
   return new FileconvError(
     'NO_SPACE',
     `The conversion failed with ${mebibytes(free)} free on the disk of the work folder: ${failure.message}`,

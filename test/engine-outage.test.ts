@@ -364,6 +364,11 @@ describe('a conversion that fails on a nearly full disk', () => {
   it("is the disk's fault when LibreOffice could not open the file or said nothing, with under 8 MiB free", () => {
     expect(blameFullDisk(office('CORRUPT_INPUT', 'corrupt'), 64 * 1024).code).toBe('NO_SPACE');
     expect(blameFullDisk(office('CONVERSION_FAILED', 'failed'), MiB).code).toBe('NO_SPACE');
+    const emptyVideo = new FileconvError('CORRUPT_INPUT', 'Nothing in the input could be decoded', {
+      details: { engine: 'ffmpeg', reason: 'empty-result' },
+    });
+    expect(blameFullDisk(emptyVideo, 0).code).toBe('NO_SPACE');
+    expect(blameFullDisk(emptyVideo, 100 * MiB).code).toBe('CORRUPT_INPUT');
     const blamed = blameFullDisk(new FileconvError('INTERNAL', 'exit 77'), 0);
     expect([blamed.code, blamed.details?.retryAfterSeconds]).toEqual(['NO_SPACE', 30]);
   });

@@ -215,9 +215,13 @@ async function runConversion(ctx: ConvertContext, runner: FfmpegRunner, settings
     });
     if (ctx.signal.aborted) throw abortError(ctx.signal);
     const written = await stat(scratch).catch(() => undefined);
-    // ffmpeg exits 0 when nothing in a damaged input could be decoded; an empty result is not a result.
+    // ffmpeg exits 0 when nothing in a damaged input could be decoded; an empty result is not a
+    // result. It does the same when it could not write on a full disk: the worker tells the two
+    // apart by the free space (reason 'empty-result', see blameFullDisk in src/worker.ts).
     if (!written || written.size === 0) {
-      throw new FileconvError('CORRUPT_INPUT', 'Nothing in the input could be decoded');
+      throw new FileconvError('CORRUPT_INPUT', 'Nothing in the input could be decoded', {
+        details: { engine: 'ffmpeg', reason: 'empty-result' },
+      });
     }
     await moveIntoPlace(scratch, ctx.outputPath);
     return cpuMs;

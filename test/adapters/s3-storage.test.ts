@@ -544,3 +544,31 @@ describeWithEngine('s3rver', s3rverAvailable, S3RVER_INSTALL, 'S3 storage agains
     });
   });
 });
+
+describe('an object body that ends short of its Content-Length', () => {
+  it('fails as UNAVAILABLE (an outage to wait out), never as a shorter file', async () => {
+    // Checked while chasing a soak failure (a good video came back CORRUPT_INPUT; the cause was
+    // ffmpeg's empty result on a full disk): a read cut short is an outage, as it should be.
+    const { createServer } = await import('node:http');
+    const server = createServer((request, response) => {
+      request.resume();
+      response.writeHead(200, { 'content-length': '1000', 'content-type': 'application/octet-stream' });
+      response.write(Buffer.alloc(400, 7), () => response.socket?.end());
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+    const { port } = server.address() as { port: number };
+    const storage = createS3Storage({
+      bucket: 'fileconv-test',
+      endpoint: `http://127.0.0.1:${port}`,
+      region: 'us-east-1',
+      forcePathStyle: true,
+      credentials: S3RVER_CREDENTIALS,
+    });
+    try {
+      await expectCode(readAll(await storage.get('video.mp4')), 'UNAVAILABLE');
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+});
