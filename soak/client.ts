@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ERROR_CODES } from '../src/errors.js';
-import { createHttpClient, leaveMidUpload } from './http.js';
+import { createHttpClient, jobIdOf, leaveMidUpload, RETRIED_STATUSES } from './http.js';
 import { pickInput, resultProblem, type SoakInput } from './inputs.js';
 import type { AckedJob, Attempt, Ledger } from './ledger.js';
 
@@ -198,20 +198,31 @@ async function flowB({ http, base, input, behaviour, end, attempt, ack }: Attemp
   attempt.retries += upload.retries;
   if (upload.status !== 200) return end('refused', upload.status, upload.code, messageOf(upload));
   const { fileId, fileName } = upload.json as { fileId: string; fileName: string };
-  const converted = await http.call(`${base}/api/convert`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'idempotency-key': randomUUID() },
-    body: JSON.stringify({ fileId, fileName, targetFormat: input.targetFormat }),
-  });
+  const converted = await http.call(
+    `${base}/api/convert`,
+    {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'idempotency-key': randomUUID() },
+      body: JSON.stringify({ fileId, fileName, targetFormat: input.targetFormat }),
+    },
+    // A 503 that names its job: the job exists, so poll it rather than convert (and pay) twice.
+    (answer) => jobIdOf(answer) !== undefined,
+  );
   attempt.retries += converted.retries;
   if (converted.status !== 200) {
-    // A job that was created and then failed names itself; its end is known already.
-    const details = (converted.json?.error as { details?: { jobId?: unknown } } | undefined)?.details;
-    if (typeof details?.jobId === 'string') {
-      ack(details.jobId).final = { status: 'failed', code: converted.code };
+    const jobId = jobIdOf(converted);
+    if (jobId === undefined) return end('refused', converted.status, converted.code, messageOf(converted));
+    const job = ack(jobId);
+    if (converted.status < 500 || !RETRIED_STATUSES.has(converted.status)) {
+      // The job itself failed: its end is known already.
+      job.final = { status: 'failed', code: converted.code };
       return end('failed', converted.status, converted.code, messageOf(converted));
     }
-    return end('refused', converted.status, converted.code, messageOf(converted));
+    if (behaviour === 'never-download') return end('unwatched', converted.status, converted.code);
+    const view = await pollJob(http, base, job);
+    if (!view) return end('broken', null, null, 'the job did not end within 10 minutes');
+    if (view.status !== 'completed') return end('failed', view.httpStatus, view.code, view.message);
+    return downloadAndCheck(`${base}/api/download?id=${encodeURIComponent(jobId)}`, input, end, http.headers);
   }
   const { downloadId } = converted.json as { downloadId: string };
   ack(downloadId).final = { status: 'completed', code: null };

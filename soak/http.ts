@@ -35,7 +35,8 @@ export interface HttpClientOptions {
   retryForMs: number;
 }
 
-const RETRIED = new Set([429, 503, 507]);
+/** Answers that say "come back later" (with Retry-After). */
+export const RETRIED_STATUSES: ReadonlySet<number> = new Set([429, 503, 507]);
 const RETRIED_CODES = new Set(['IDEMPOTENCY_KEY_IN_USE', 'UPLOAD_LOCKED']);
 
 async function answerOf(response: Response): Promise<Answer> {
@@ -58,9 +59,20 @@ async function answerOf(response: Response): Promise<Answer> {
   };
 }
 
+/** details.jobId of an error answer: the job the failed request created anyway. */
+export function jobIdOf(answer: Answer): string | undefined {
+  const details = (answer.json?.error as { details?: { jobId?: unknown } } | undefined)?.details;
+  return typeof details?.jobId === 'string' ? details.jobId : undefined;
+}
+
 export function createHttpClient(options: HttpClientOptions) {
   /** One call, retried as a real client would; `init.body` must be replayable (a Buffer, a string or FormData). */
-  async function call(url: string, init: RequestInit = {}): Promise<Answer & { retries: number }> {
+  async function call(
+    url: string,
+    init: RequestInit = {},
+    /** An answer to take as it is, even one that says to retry (a 503 naming the job it created). */
+    final: (answer: Answer) => boolean = () => false,
+  ): Promise<Answer & { retries: number }> {
     const deadline = Date.now() + options.retryForMs;
     let retries = 0;
     for (;;) {
@@ -89,8 +101,8 @@ export function createHttpClient(options: HttpClientOptions) {
         });
       }
       // 409 IDEMPOTENCY_KEY_IN_USE and 423 UPLOAD_LOCKED also say "retry shortly" (Retry-After).
-      const retried = RETRIED.has(answer.status) || RETRIED_CODES.has(answer.code ?? '');
-      if (!retried || Date.now() > deadline) return { ...answer, retries };
+      const retried = RETRIED_STATUSES.has(answer.status) || RETRIED_CODES.has(answer.code ?? '');
+      if (!retried || final(answer) || Date.now() > deadline) return { ...answer, retries };
       retries += 1;
       const wait = Number(answer.headers.get('retry-after') ?? 1);
       await sleep(Math.min(Number.isFinite(wait) ? wait : 1, 10) * 1000);

@@ -134,10 +134,18 @@ export function flowBRoutes(ctx: RouteContext): Route[] {
         });
         call.jobIds = [job.id];
         // The conversion goes on if the client leaves; only the waiting stops.
-        const done = await ctx.engine.waitForJob(job.id, {
-          timeoutMs: ctx.convertTimeoutMs,
-          signal: exchange.signal,
-        });
+        const done = await ctx.engine
+          .waitForJob(job.id, { timeoutMs: ctx.convertTimeoutMs, signal: exchange.signal })
+          .catch((error: unknown) => {
+            // The job exists and goes on (waiting failed: Redis away, a timeout): name it, so a
+            // client polls GET /api/jobs/{jobId} instead of converting, and paying, twice (found by
+            // the soak: a retried convert after a 503 charged a second job).
+            if (!(error instanceof FileconvError) || error.details?.jobId !== undefined) throw error;
+            throw new FileconvError(error.code, error.message, {
+              details: { ...error.details, jobId: job.id },
+              cause: error,
+            });
+          });
         if (done.status !== 'completed') {
           const error = done.error ?? {
             code: 'CONVERSION_FAILED' as const,

@@ -245,3 +245,21 @@ describe('POST /api/convert and GET /api/download refuse bad ids', () => {
     await expectAlive(server);
   });
 });
+
+describe('POST /api/convert whose wait fails after the job was created', () => {
+  it('names the job in the error, so the client polls it instead of converting (and paying) twice', async () => {
+    // No worker here (start: false) and a short wait: the job is created, and waiting gives up.
+    const server = await startServer({ start: false, router: { convertTimeoutMs: 300 } });
+    const upload = await uploadB(server, await fixture('fixture.png'), 'photo.png');
+    const { fileId, fileName } = upload.body as { fileId: string; fileName: string };
+    const converted = await call(server, 'POST', '/api/convert', {
+      json: { fileId, fileName, targetFormat: 'webp' },
+    });
+    expect(converted.status).toBeGreaterThanOrEqual(500);
+    const jobId = converted.body.error.details?.jobId;
+    expect(jobId).toEqual(expect.any(String));
+    const job = await call(server, 'GET', `/api/jobs/${jobId}`);
+    expect([job.status, job.body.status]).toEqual([200, 'queued']);
+    server.serverErrors.splice(0); // the 5xx is this test's point
+  });
+});
