@@ -144,7 +144,10 @@ export function runChecks(input: CheckInput): Check[] {
     'leaks',
     input.final.tempDirs.length > input.baseline.tempDirs.length
       ? [
-          `${input.baseline.tempDirs.length} temp dirs and files before the load, ${input.final.tempDirs.length} after; new: ${newTempDirs.slice(0, 8).join(', ')}`,
+          `${input.baseline.tempDirs.length} temp dirs and files before the load, ${input.final.tempDirs.length} after; new: ${newTempDirs.slice(0, 8).join(', ')}; gone: ${input.baseline.tempDirs
+            .filter((dir) => !input.final.tempDirs.includes(dir))
+            .slice(0, 8)
+            .join(', ')}`,
         ]
       : [],
     `${input.baseline.tempDirs.length} before, ${input.final.tempDirs.length} after (${input.baseline.temp.files} and ${input.final.temp.files} files in all)`,

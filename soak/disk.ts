@@ -63,9 +63,9 @@ export async function dirUsage(dir: string): Promise<{ files: number; bytes: num
 }
 
 /**
- * The paths one and two levels below `dir` (a TMPDIR's fileconv-office-x and its worker-n, a
- * data dir's tmp/<pid> and its job dirs): the temp dirs a process makes, without the files that
- * come and go inside a live engine's profile.
+ * The paths one level below `dir`, and two below fileconv's own dirs (a TMPDIR's
+ * fileconv-office-x and its worker-n, a data dir's tmp/<pid> and its job dirs): the temp dirs a
+ * process makes, without the files that come and go inside a live engine's profile.
  */
 export async function tempEntries(dir: string): Promise<string[]> {
   const first = await readdir(dir, { withFileTypes: true }).catch(() => []);
@@ -73,8 +73,11 @@ export async function tempEntries(dir: string): Promise<string[]> {
   for (const entry of first) {
     const full = path.join(dir, entry.name);
     found.push(full);
-    if (entry.isDirectory())
+    // Into fileconv's own dirs (a pool's workers, a process's job dirs), not into an engine's
+    // profile, whose files come and go while it runs.
+    if (entry.isDirectory() && /^(fileconv-|\d+$)/.test(entry.name)) {
       found.push(...(await readdir(full).catch(() => [])).map((name) => path.join(full, name)));
+    }
   }
   return found;
 }
