@@ -14,6 +14,7 @@
  */
 import { FileconvError } from '../errors.js';
 import type { CounterStore } from '../ports.js';
+import { createOutageBudget, type RetryOptions, retryWhileUnavailable } from '../retry.js';
 import { type RateLimitHeaderEntry, rateLimitHeaders, windowSeconds } from './headers.js';
 import {
   type Decision,
@@ -139,14 +140,26 @@ export async function refundQuota(
   counters: CounterStore,
   ticket: QuotaTicket,
   now: number,
+  /** How long to wait out a counter store that is away or on a full disk (default 2 minutes). */
+  retry: Partial<RetryOptions> = {},
 ): Promise<boolean> {
   const amount = checkAmount(ticket.amount);
   if (now >= ticket.expiresAt) return false;
-  const value = await counters.increment(ticket.key, -amount, ticket.expiresAt);
+  // The refunds of faults come when the store itself may be at fault: a full disk refused the
+  // job and then the refund too (found by the soak: a key charged for a job that failed on it).
+  const patiently = <T>(work: () => Promise<T>) =>
+    retryWhileUnavailable(work, {
+      budget: createOutageBudget(REFUND_PATIENCE_MS),
+      alsoRetry: ['NO_SPACE'],
+      ...retry,
+    });
+  const value = await patiently(() => counters.increment(ticket.key, -amount, ticket.expiresAt));
   // Below zero means units were refunded twice or the store lost the counter: clamp back to 0.
-  if (value < 0) await counters.increment(ticket.key, -value, ticket.expiresAt);
+  if (value < 0) await patiently(() => counters.increment(ticket.key, -value, ticket.expiresAt));
   return true;
 }
+
+const REFUND_PATIENCE_MS = 120_000;
 
 export interface QuotaStatus {
   kind: QuotaKind;

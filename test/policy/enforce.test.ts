@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createMemoryCounterStore, type MemoryCounterStore } from '../../adapters/counters/memory.js';
+import { FileconvError } from '../../src/errors.js';
 import {
   consumeQuota,
   enforceRateLimit,
@@ -10,6 +11,7 @@ import {
 import { AUTH_FAILURE_LIMIT, planRateLimit } from '../../src/policy/limits.js';
 import { DEFAULT_PLANS, definePlans } from '../../src/policy/plans.js';
 import type { CounterStore } from '../../src/ports.js';
+import { createOutageBudget } from '../../src/retry.js';
 
 const at = (iso: string) => Date.parse(iso);
 
@@ -287,6 +289,38 @@ describe('refundQuota', () => {
       amount: 1,
     });
     expect(await refundQuota(counters, stored, clock)).toBe(true);
+  });
+
+  it('waits out a counter store on a full disk or away, as long as its patience lasts', async () => {
+    // Found by the soak: the full disk that failed a job refused its refund too.
+    const { ticket } = await consume();
+    let refusals = 2;
+    const flaky: CounterStore = {
+      ...counters,
+      increment: (key, amount, expiresAt) => {
+        if (refusals-- > 0) {
+          const code = refusals === 1 ? 'NO_SPACE' : 'UNAVAILABLE';
+          return Promise.reject(new FileconvError(code, 'the store cannot write now'));
+        }
+        return counters.increment(key, amount, expiresAt);
+      },
+    };
+    const waits: number[] = [];
+    const sleep = async (ms: number) => {
+      waits.push(ms);
+    };
+    expect(await refundQuota(flaky, ticket!, clock, { sleep })).toBe(true);
+    expect(waits).toHaveLength(2);
+    expect(await counters.get(ticket!.key)).toBe(0);
+    // Without patience (what an HTTP answer waits for), the first refusal is the answer.
+    refusals = 1;
+    const { ticket: second } = await consume();
+    await expect(
+      refundQuota(flaky, second!, clock, { budget: createOutageBudget(0), sleep }),
+    ).rejects.toMatchObject({
+      code: 'UNAVAILABLE',
+    });
+    expect(await counters.get(ticket!.key)).toBe(1);
   });
 
   it('does nothing once the window has ended', async () => {
