@@ -3,12 +3,14 @@
  *
  *   npm run soak -- [--deployment embedded|scaled|both] [--minutes 10] [--clients 8]
  *                   [--no-faults] [--outage-seconds 10] [--disk-mb 4096] [--json report.json]
+ *                   [--markdown report.md]
  *
  * Prints the fault schedule, a few lines a minute, and the end checks; exits 1 when a check fails.
  */
 import { writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { BUILT_CLI, type DeploymentName } from './deployments.js';
+import { reportMarkdown } from './markdown.js';
 import { runSoak, type SoakReport } from './soak.js';
 
 const { values } = parseArgs({
@@ -21,6 +23,7 @@ const { values } = parseArgs({
     'disk-mb': { type: 'string', default: '4096' },
     'worker-concurrency': { type: 'string', default: '2' },
     json: { type: 'string' },
+    markdown: { type: 'string' },
   },
 });
 
@@ -63,4 +66,11 @@ for (const deployment of deployments) {
   console.log('');
 }
 if (values.json) await writeFile(values.json, JSON.stringify(reports, null, 2));
+if (values.markdown) {
+  const titles = { embedded: '`fileconv serve`', scaled: 'Two API nodes and two workers on Redis and S3' };
+  await writeFile(
+    values.markdown,
+    `${reports.map((report) => reportMarkdown(report, titles[report.deployment])).join('\n\n')}\n`,
+  );
+}
 process.exit(reports.every((report) => report.checks.every((check) => check.ok)) ? 0 : 1);

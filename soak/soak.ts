@@ -34,6 +34,8 @@ export interface SoakOptions extends DeploymentOptions {
 
 export interface SoakReport {
   deployment: DeploymentName;
+  /** When the clients started (epoch ms); absent in reports of older runs. */
+  startedAt?: number;
   clients: number;
   durationMs: number;
   minutes: MinuteStats[];
@@ -234,6 +236,7 @@ async function soakWith(
   for (const attempt of ledger.attempts) totals[attempt.outcome] = (totals[attempt.outcome] ?? 0) + 1;
   return {
     deployment: deployment.name,
+    startedAt,
     clients: options.clients,
     durationMs: options.durationMs,
     minutes,
