@@ -11,7 +11,6 @@ import { NO_WORKER_MESSAGE } from '../../src/engine-context.js';
 import { FileconvError } from '../../src/errors.js';
 import { type QuotaTicket, refundQuota } from '../../src/policy/enforce.js';
 import type { ReadinessOptions } from '../../src/readiness.js';
-import { createOutageBudget } from '../../src/retry.js';
 import { type AccessSettings, type Call, chargeQuota } from './access.js';
 import type { HttpAnswer } from './exchange.js';
 import { invalidRequest } from './http-errors.js';
@@ -53,15 +52,7 @@ export async function withCharge<T>(
     // One ticket covers the batch; each job carries a one-unit share, so a failed job refunds one.
     return await create(ticket && { ...ticket, amount: 1 });
   } catch (error) {
-    if (ctx.access.counters && ticket) {
-      const counters = ctx.access.counters;
-      const now = ctx.now();
-      // Once now; when the counter store is away or on a full disk (maybe why the job could not
-      // be created), again in the background for up to two minutes: the client has its answer.
-      await refundQuota(counters, ticket, now, { budget: createOutageBudget(0) }).catch(() => {
-        refundQuota(counters, ticket, now).catch(() => {});
-      });
-    }
+    if (ctx.access.counters && ticket) await refundQuota(ctx.access.counters, ticket, ctx.now());
     throw error;
   }
 }

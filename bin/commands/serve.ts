@@ -8,6 +8,7 @@
  * turns rate limits and quotas off for an internal deployment behind its own access control.
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { createNodeHandler } from '../../adapters/http/node.js';
 import type { BackendFlags } from '../../adapters/preset/backends.js';
 import {
@@ -56,7 +57,11 @@ export async function startService(flags: ServeFlags): Promise<RunningService> {
   // Load every converter and ask whether its engine is installed before the first request, not
   // during it: loading parses large modules (pdf.js, exceljs, playwright) on the event loop, and
   // the first /api/health, which lists the answers, took 1.5 s (found by the soak). Cached after.
-  await engine.converters().catch(() => {});
+  // Bounded: an engine probe that hangs must not keep the service from ever listening.
+  await Promise.race([
+    engine.converters().catch(() => {}),
+    sleep(AVAILABILITY_WAIT_MS, undefined, { ref: false }),
+  ]);
 
   const { server: settings } = config;
   const log = await createServiceLog({ format: logFormatOf(settings.logFormat), requests: settings.log });
@@ -136,6 +141,9 @@ export async function startService(flags: ServeFlags): Promise<RunningService> {
     config,
   };
 }
+
+/** Longest serve waits for the engines' answers before it listens anyway (they are cached once in). */
+const AVAILABILITY_WAIT_MS = 10_000;
 
 /** A request body that stops arriving for this long is cut (its upload refunded and removed). */
 const BODY_IDLE_MS = 120_000;

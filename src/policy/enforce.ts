@@ -12,9 +12,9 @@
  * request that would fit once a concurrent refusal gives its unit back; it never lets one over.
  * Store failures (a Redis outage) propagate: failing open or closed is the host's decision.
  */
-import { FileconvError } from '../errors.js';
+import { FileconvError, isFileconvError } from '../errors.js';
 import type { CounterStore } from '../ports.js';
-import { createOutageBudget, type RetryOptions, retryWhileUnavailable } from '../retry.js';
+import { backoffDelay } from '../retry.js';
 import { type RateLimitHeaderEntry, rateLimitHeaders, windowSeconds } from './headers.js';
 import {
   type Decision,
@@ -134,29 +134,62 @@ export async function consumeQuota(
 /**
  * Gives consumed units back (a conversion that failed through the service's fault). Returns
  * false, doing nothing, once the ticket's window has ended: the units belong to a quota that
- * has already reset. A refund never leaves the counter below zero.
+ * has already reset; false too when a full disk refused it, and it goes on in the background.
+ * A refund never leaves the counter below zero.
  */
 export async function refundQuota(
   counters: CounterStore,
   ticket: QuotaTicket,
   now: number,
-  /** How long to wait out a counter store that is away or on a full disk (default 2 minutes). */
-  retry: Partial<RetryOptions> = {},
+  retry: RefundRetryOptions = {},
 ): Promise<boolean> {
   const amount = checkAmount(ticket.amount);
   if (now >= ticket.expiresAt) return false;
-  // The refunds of faults come when the store itself may be at fault: a full disk refused the
-  // job and then the refund too (found by the soak: a key charged for a job that failed on it).
-  const patiently = <T>(work: () => Promise<T>) =>
-    retryWhileUnavailable(work, {
-      budget: createOutageBudget(REFUND_PATIENCE_MS),
-      alsoRetry: ['NO_SPACE'],
-      ...retry,
-    });
-  const value = await patiently(() => counters.increment(ticket.key, -amount, ticket.expiresAt));
-  // Below zero means units were refunded twice or the store lost the counter: clamp back to 0.
-  if (value < 0) await patiently(() => counters.increment(ticket.key, -value, ticket.expiresAt));
-  return true;
+  const apply = async () => {
+    const value = await counters.increment(ticket.key, -amount, ticket.expiresAt);
+    // Below zero means units were refunded twice or the store lost the counter: clamp back to 0.
+    if (value < 0) await counters.increment(ticket.key, -value, ticket.expiresAt);
+  };
+  try {
+    await apply();
+    return true;
+  } catch (error) {
+    // A full disk (found by the soak: it failed a job, then refused the job's refund) wrote
+    // nothing, so the refund is safe to repeat: again in the background, with the caller's own
+    // error answered now. Anything else (a Redis timeout may have applied it) is not repeated.
+    if (!isFileconvError(error, 'NO_SPACE')) throw error;
+    void retryRefund(apply, retry);
+    return false;
+  }
+}
+
+export interface RefundRetryOptions {
+  /** How long to keep trying a refund a full disk refused. Default 2 minutes. */
+  patienceMs?: number;
+  sleep?(ms: number): Promise<void>;
+  /** Told when the refund finally lands (true) or is given up (false). */
+  onSettled?(refunded: boolean): void;
+}
+
+/** Sleeps without keeping the process alive: a pending refund never holds up a shutdown. */
+function unrefSleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}
+
+async function retryRefund(apply: () => Promise<void>, options: RefundRetryOptions): Promise<void> {
+  const sleep = options.sleep ?? unrefSleep;
+  const deadline = Date.now() + (options.patienceMs ?? REFUND_PATIENCE_MS);
+  for (let attempt = 1; Date.now() < deadline; attempt++) {
+    await sleep(backoffDelay(attempt));
+    try {
+      await apply();
+      options.onSettled?.(true);
+      return;
+    } catch (error) {
+      if (!isFileconvError(error, 'NO_SPACE')) break;
+    }
+  }
+  options.onSettled?.(false);
 }
 
 const REFUND_PATIENCE_MS = 120_000;

@@ -56,11 +56,12 @@ describeWithEngine('chromium', typeof executable === 'string', CHROMIUM_INSTALL,
       },
     );
     await mkdir(profile('young1'));
-    await mkdir(join(dir, `fileconv-chromium-${process.pid}-live01`));
+    // Another live process's pool (not this process's own, which the sweep skips without asking).
+    await mkdir(join(dir, `fileconv-chromium-${holder.pid}-live01`));
     const kept = [
       'playwright_chromiumdev_profile-inuse1',
       'playwright_chromiumdev_profile-young1',
-      `fileconv-chromium-${process.pid}-live01`,
+      `fileconv-chromium-${holder.pid}-live01`,
     ].sort();
 
     process.env.TMPDIR = dir; // where Playwright makes the profile: os.tmpdir() at launch

@@ -6,11 +6,11 @@
  * no process and no file behind.
  * The slow document is a ~5 MB text file: LibreOffice needs well over 20 s to lay it out.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it, onTestFinished } from 'vitest';
 import {
   createLibreOfficeConverter,
   type LibreOfficeConverter,
@@ -261,7 +261,12 @@ describeWithEngine('LibreOffice', LO_AVAILABLE, LO_INSTALL, 'libreoffice pool', 
     const dead = join(poolDir, `fileconv-office-${deadPid}-abc123`);
     await mkdir(join(dead, 'worker-0', 'profile'), { recursive: true });
     await writeFile(join(dead, 'worker-0', 'profile', 'registrymodifications.xcu'), 'x');
-    const kept = [`fileconv-office-${process.pid}-live01`, 'fileconv-office-other', 'unrelated-1-x'];
+    // Another live process's root (not this process's own, which the sweep skips without asking).
+    const live = spawn('sleep', ['60'], { stdio: 'ignore' });
+    onTestFinished(() => {
+      live.kill();
+    });
+    const kept = [`fileconv-office-${live.pid}-live01`, 'fileconv-office-other', 'unrelated-1-x'];
     for (const name of kept) await mkdir(join(poolDir, name));
     const { converter, pids } = pooled({ tempDir: poolDir });
     const ctx = context(ws, 'docx', 'pdf');

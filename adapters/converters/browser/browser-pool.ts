@@ -342,7 +342,8 @@ export class BrowserPool {
     let server: BrowserServer;
     let browser: Browser;
     const dir = join(await this.tempRoot(), `browser-${this.nextDir++}`);
-    await mkdir(dir);
+    // Recursive: the root may have been removed under the pool (a TMPDIR cleaner).
+    await mkdir(dir, { recursive: true });
     try {
       // launchServer + connect rather than launch: only a server gives the process (its pid for
       // the tests and stats, kill() for a browser that will not close). The server listens on

@@ -13,7 +13,12 @@ const END_MARKERS: Record<string, (tail: Buffer) => boolean> = {
   jpg: (tail) => tail.includes(Buffer.from([0xff, 0xd9])),
   jpeg: (tail) => tail.includes(Buffer.from([0xff, 0xd9])),
   png: (tail) => tail.includes(Buffer.from('IEND')),
-  gif: (tail) => tail.subarray(-TAIL_BYTES).includes(0x3b),
+  // The trailer is the last byte (some writers pad with zeros after it), after a block terminator.
+  gif: (tail) => {
+    let end = tail.length - 1;
+    while (end > 0 && tail[end] === 0x00) end--;
+    return tail[end] === 0x3b && tail[end - 1] === 0x00;
+  },
 };
 
 /** True when `path` (of format `format`) lacks its end marker; false when it has it or the format has none we know. */

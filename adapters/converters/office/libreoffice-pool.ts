@@ -177,10 +177,17 @@ export class LibreOfficePool {
     if (slot.worker) this.counts.lost++; // died while idle
     slot.worker = undefined;
     // fileconv-office-<pid>-XXXXXX: the roots of pools whose process died by SIGKILL go on the way.
-    this.root ??= ownedTempDir(this.settings.tempDir, 'fileconv-office').then((path) => {
-      guardPath(path);
-      return path;
-    });
+    // A root that could not be made (a full disk) is tried again by the next job, not kept.
+    this.root ??= ownedTempDir(this.settings.tempDir, 'fileconv-office').then(
+      (path) => {
+        guardPath(path);
+        return path;
+      },
+      (error: unknown) => {
+        this.root = undefined;
+        throw error;
+      },
+    );
     const root = join(await this.root, `worker-${this.nextWorker++}`);
     const worker = await OfficeWorker.start({ ...this.settings, root });
     this.counts.started++;
