@@ -142,23 +142,19 @@ function failureOf(error: unknown, what: string): FileconvError {
 /**
  * Free bytes below which a conversion that failed for no reason it could name (CONVERSION_FAILED,
  * INTERNAL) is taken to have failed on the full disk: an external program that cannot write its
- * profile or output often exits with a bare status (LibreOffice: 77 while starting). A warm
- * LibreOffice that cannot write its temp files says it "could not open the file" (found by the
- * soak: a good odt came back CORRUPT_INPUT while the disk was full), and ffmpeg writes an empty
- * result (a good mp4 came back CORRUPT_INPUT), so those answers are doubted too; a file that is
- * really damaged then fails again, with its own code, once there is room.
+ * profile or output often exits with a bare status (LibreOffice: 77 while starting), and one
+ * that cannot write its temp files often takes its input for damaged (see blameFullDisk).
  */
 const NEARLY_FULL_BYTES = 8 * 1024 * 1024;
 
 /** The failure as the full disk's, when `free` bytes (undefined: unknown) make that the likelier cause. */
 export function blameFullDisk(failure: FileconvError, free: number | undefined): FileconvError {
   const unexplained = failure.code === 'CONVERSION_FAILED' || failure.code === 'INTERNAL';
-  // Engines that cannot tell a full disk from a bad input: LibreOffice "could not open the file",
-  // ffmpeg's empty result (it exits 0 when it could write nothing).
-  const doubtful =
-    failure.code === 'CORRUPT_INPUT' &&
-    ((failure.details?.engine === 'libreoffice' && failure.details?.reason === 'corrupt') ||
-      failure.details?.reason === 'empty-result');
+  // Engines cannot tell a full disk from a bad input: LibreOffice "could not open the file",
+  // ffmpeg's empty result (it exits 0 when it could write nothing), exceljs's "no worksheets"
+  // (its unzipped parts did not fit), all seen by the soak. Damaged-input verdicts are doubted
+  // while the disk is full; a file really damaged fails with its own code once there is room.
+  const doubtful = failure.code === 'CORRUPT_INPUT';
   if (!(unexplained || doubtful) || free === undefined || free >= NEARLY_FULL_BYTES) return failure;
   return new FileconvError(
     'NO_SPACE',
