@@ -40,10 +40,19 @@ const FAULT_CODES = new Set([...SERVICE_FAULT_CODES, 'NO_SPACE'].filter((code) =
 const sample = <T>(list: readonly T[], count = 5) => list.slice(0, count);
 const describe = (attempt: Attempt) =>
   `${attempt.label} flow ${attempt.flow}: ${attempt.outcome} ${attempt.status ?? ''} ${attempt.code ?? ''} ${attempt.problem ?? ''}`.trim();
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted.length === 0 ? 0 : sorted[Math.floor(sorted.length / 2)]!;
-};
+/** The least-squares line through `points` (time, value): its rise over `spanMs`, relative to the mean. */
+export function trendGrowth(points: readonly (readonly [number, number])[], spanMs: number): number {
+  const n = points.length;
+  const meanX = points.reduce((sum, [x]) => sum + x, 0) / n;
+  const meanY = points.reduce((sum, [, y]) => sum + y, 0) / n;
+  let numerator = 0;
+  let denominator = 0;
+  for (const [x, y] of points) {
+    numerator += (x - meanX) * (y - meanY);
+    denominator += (x - meanX) ** 2;
+  }
+  return denominator === 0 || meanY === 0 ? 0 : ((numerator / denominator) * spanMs) / meanY;
+}
 
 export function runChecks(input: CheckInput): Check[] {
   const { ledger } = input;
@@ -188,7 +197,10 @@ export function runChecks(input: CheckInput): Check[] {
     `${input.probes.length} probes, worst ${worst.toFixed(0)} ms`,
   );
 
-  // RSS of each node: the median over the minute around half-time against the last minute's.
+  // RSS of each node over the second half: the least-squares trend of every sample (one each 5 s)
+  // across it, against its mean. Garbage collection and big images make RSS swing by 20% within
+  // a minute (measured: 455 to 555 MB and back), which a comparison of two moments takes for
+  // growth; a trend over ~60 samples does not.
   const memoryProblems: string[] = [];
   const memoryDetail: string[] = [];
   const samples = input.loadSamples;
@@ -196,24 +208,21 @@ export function runChecks(input: CheckInput): Check[] {
     const start = samples[0]!.at;
     const end = samples.at(-1)!.at;
     const middle = start + (end - start) / 2;
-    const window = Math.min(60_000, (end - start) / 4);
     for (const node of input.final.nodes) {
       if (input.baseline.nodes.find((before) => before.name === node.name)?.pid !== node.pid) {
         memoryDetail.push(`${node.name} restarted during the load, not compared`);
         continue;
       }
-      const rssAround = (from: number, to: number) =>
-        median(
-          samples
-            .filter((s) => s.at >= from && s.at <= to)
-            .flatMap((s) => s.nodes.filter((n) => n.name === node.name).map((n) => n.rssBytes)),
+      const points = samples
+        .filter((sample) => sample.at >= middle)
+        .flatMap((sample) =>
+          sample.nodes.filter((n) => n.name === node.name).map((n) => [sample.at, n.rssBytes] as const),
         );
-      const mid = rssAround(middle - window / 2, middle + window / 2);
-      const last = rssAround(end - window, end);
-      if (mid === 0 || last === 0) continue;
-      const growth = (last - mid) / mid;
+      if (points.length < 3) continue;
+      const growth = trendGrowth(points, end - middle);
+      const mean = points.reduce((sum, [, rss]) => sum + rss, 0) / points.length;
       memoryDetail.push(
-        `${node.name} ${(mid / 2 ** 20).toFixed(0)} -> ${(last / 2 ** 20).toFixed(0)} MB (${(growth * 100).toFixed(1)}%)`,
+        `${node.name} ${(mean / 2 ** 20).toFixed(0)} MB, trend ${(growth * 100).toFixed(1)}%`,
       );
       if (growth >= 0.1) memoryProblems.push(memoryDetail.at(-1)!);
     }
