@@ -85,6 +85,7 @@ async function runAttempt(
     status: null,
     code: null,
     retries: 0,
+    uncertainCreates: 0,
   };
   const end = (outcome: Attempt['outcome'], status: number | null, code: string | null, problem?: string) => {
     Object.assign(attempt, { outcome, status, code, endedAt: Date.now() }, problem ? { problem } : {});
@@ -173,6 +174,7 @@ async function flowA({ http, base, input, behaviour, attempt, end, ack }: Attemp
     }),
   });
   attempt.retries += created.retries;
+  attempt.uncertainCreates += created.retries;
   if (created.status !== 200) return end('refused', created.status, created.code, messageOf(created));
   const job = ack((created.json as { jobId: string }).jobId);
   if (behaviour === 'never-download') return end('unwatched', 200, null);
@@ -209,6 +211,7 @@ async function flowB({ http, base, input, behaviour, end, attempt, ack }: Attemp
     (answer) => jobIdOf(answer) !== undefined,
   );
   attempt.retries += converted.retries;
+  attempt.uncertainCreates += converted.retries;
   if (converted.status !== 200) {
     const jobId = jobIdOf(converted);
     if (jobId === undefined) return end('refused', converted.status, converted.code, messageOf(converted));

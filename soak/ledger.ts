@@ -23,6 +23,12 @@ export interface Attempt {
   status: number | null;
   code: string | null;
   retries: number;
+  /**
+   * Job-creating requests (create, convert) sent again after an answer that did not say whether a
+   * job was made (a 503, a 409 in progress, a dropped connection): each may have made one the
+   * client never heard of, which ran and was charged.
+   */
+  uncertainCreates: number;
   problem?: string;
 }
 

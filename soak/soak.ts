@@ -287,7 +287,10 @@ async function usageOf(deployment: Deployment, keys: readonly string[], ledger: 
             SERVICE_FAULT_CODES.has(job.final.code as never)
           ),
       ).length;
-      return { client, used: body.quotas.conversions.used, expected };
+      const uncertain = ledger.attempts
+        .filter((attempt) => attempt.client === client)
+        .reduce((sum, attempt) => sum + attempt.uncertainCreates, 0);
+      return { client, used: body.quotas.conversions.used, expected, uncertain };
     }),
   );
 }
