@@ -9,6 +9,9 @@ import type { SoakReport } from './soak.js';
 const KINDS = ['image', 'document', 'html', 'video'] as const;
 const mb = (bytes: number) => (bytes / 2 ** 20).toFixed(0);
 const count = (value: number) => value.toLocaleString('en-US');
+/** Nodes in one order every minute (a restarted worker comes back at the end of the list). */
+const byName = <T extends { name: string }>(nodes: readonly T[]) =>
+  [...nodes].sort((a, b) => a.name.localeCompare(b.name));
 
 function codesOf(stats: MinuteStats): { refused4xx: number; faults: string } {
   let refused4xx = 0;
@@ -28,7 +31,11 @@ function row(stats: MinuteStats): string {
     return l ? `${l.p50.toFixed(1)}/${l.p95.toFixed(1)}` : '-';
   }).join(' · ');
   const sample = stats.sample;
-  const nodes = sample ? sample.nodes.map((node) => mb(node.rssBytes)).join(' · ') : '-';
+  const nodes = sample
+    ? byName(sample.nodes)
+        .map((node) => mb(node.rssBytes))
+        .join(' · ')
+    : '-';
   const engines = sample
     ? `${Object.values(sample.engines).reduce((sum, e) => sum + e.count, 0)} / ${mb(Object.values(sample.engines).reduce((sum, e) => sum + e.rssBytes, 0))}`
     : '-';
