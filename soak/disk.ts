@@ -36,12 +36,9 @@ export async function mountScratchDisk(dir: string, megabytes: number): Promise<
   };
 }
 
-/**
- * Files and bytes under `dir` (what the walk could read; the tree changes while it walks), and
- * the files' paths (the first 5,000), for telling what a leak left behind.
- */
-export async function dirUsage(dir: string): Promise<{ files: number; bytes: number; paths: string[] }> {
-  const usage = { files: 0, bytes: 0, paths: [] as string[] };
+/** Files and bytes under `dir` (what the walk could read; the tree changes while it walks). */
+export async function dirUsage(dir: string): Promise<{ files: number; bytes: number }> {
+  const usage = { files: 0, bytes: 0 };
   const walk = async (current: string): Promise<void> => {
     const entries = await readdir(current, { withFileTypes: true }).catch(() => []);
     for (const entry of entries) {
@@ -51,7 +48,6 @@ export async function dirUsage(dir: string): Promise<{ files: number; bytes: num
         continue;
       }
       usage.files += 1;
-      if (usage.paths.length < 5000) usage.paths.push(full);
       usage.bytes += await stat(full).then(
         (stats) => stats.size,
         () => 0,

@@ -22,10 +22,10 @@ export interface Sample {
   nodes: NodeSample[];
   /** Engine processes by engine: how many, and their memory together. */
   engines: Record<string, { count: number; rssBytes: number }>;
-  temp: { files: number; bytes: number; paths: string[] };
+  temp: { files: number; bytes: number };
   /** Temp dirs (TMPDIR and the data dir's tmp/, two levels deep) of every node. */
   tempDirs: string[];
-  data: { files: number; bytes: number; paths: string[] };
+  data: { files: number; bytes: number };
 }
 
 export interface Probe {
@@ -49,7 +49,6 @@ async function usageOf(dirs: readonly string[]) {
   return {
     files: all.reduce((sum, one) => sum + one.files, 0),
     bytes: all.reduce((sum, one) => sum + one.bytes, 0),
-    paths: all.flatMap((one) => one.paths),
   };
 }
 

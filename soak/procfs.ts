@@ -15,6 +15,8 @@ export interface ProcessInfo {
   rssBytes: number;
   /** Clock ticks since boot when it started: with the PID, it names one process for good. */
   startTicks: number;
+  /** The kernel's state letter: R, S, D, Z (a zombie: exited, not yet reaped), ... */
+  state: string;
 }
 
 /** One process, or null when it is gone (or unreadable). */
@@ -37,6 +39,7 @@ export async function readProcess(pid: number): Promise<ProcessInfo | null> {
       command: cmdline.split('\0').filter(Boolean).join(' '),
       rssBytes: rss ? Number(rss[1]) * 1024 : 0,
       startTicks: Number(fields[19]),
+      state: fields[0] ?? '',
     };
   } catch {
     return null;
@@ -73,9 +76,7 @@ export async function countFds(pid: number): Promise<number> {
 /** Whether the very process seen earlier (same PID, same start) still runs; a zombie counts as gone. */
 export async function stillRunning(info: Pick<ProcessInfo, 'pid' | 'startTicks'>): Promise<boolean> {
   const now = await readProcess(info.pid);
-  if (!now || now.startTicks !== info.startTicks) return false;
-  const state = await readFile(`/proc/${info.pid}/stat`, 'utf8').catch(() => '');
-  return !/\) Z /.test(state);
+  return now !== null && now.startTicks === info.startTicks && now.state !== 'Z';
 }
 
 /** The engine a process belongs to, by its executable, or null for the service's own. */
