@@ -1,8 +1,8 @@
 /**
  * The raster converters that rest on command-line tools, for the image formats libvips (sharp)
  * does not handle: ImageMagick 6 (jp2, psd, tga, pcx, netpbm, hdr, dds), libjxl (jxl), ffmpeg's
- * image codecs (qoi, exr) and LibRaw (dng). Each reads its formats into PNG (camera raw into a
- * 16-bit TIFF) and writes them from PNG; sharp does the rest of any chain. Every input's claimed
+ * image codecs (qoi, exr), LibRaw (dng) and libheif (heic output). Each reads its formats into PNG
+ * (camera raw into a 16-bit TIFF) and writes them from PNG; sharp does the rest of any chain. Every input's claimed
  * size is checked from its header before a tool starts (raster/tool-converter.ts), and every tool
  * runs without a shell, killed on abort or after five minutes.
  */
@@ -11,12 +11,19 @@ import { z } from 'zod';
 import type { Converter } from '../../src/ports.js';
 import { runTool } from '../tools/command-tools.js';
 import { runMagick } from './raster/imagemagick.js';
-import { FFMPEG_IMAGE_EDGES, IMAGEMAGICK_EDGES, LIBJXL_EDGES, LIBRAW_EDGES } from './raster/raster-edges.js';
+import {
+  FFMPEG_IMAGE_EDGES,
+  IMAGEMAGICK_EDGES,
+  LIBHEIF_EDGES,
+  LIBJXL_EDGES,
+  LIBRAW_EDGES,
+} from './raster/raster-edges.js';
 import { createRasterToolConverter, type RasterJob, toolError } from './raster/tool-converter.js';
 
 export {
   FFMPEG_IMAGE_EDGES,
   IMAGEMAGICK_EDGES,
+  LIBHEIF_EDGES,
   LIBJXL_EDGES,
   LIBRAW_EDGES,
 } from './raster/raster-edges.js';
@@ -57,6 +64,61 @@ const JP2_OPTIONS = z.strictObject({
     .optional()
     .describe('JPEG 2000 quality, 1-100; 100 is lossless (the reversible wavelet). Default 100'),
 });
+
+/** Options of png/jpg -> heic. */
+const HEIC_OPTIONS = z.strictObject({
+  quality: z
+    .int()
+    .min(1)
+    .max(100)
+    .optional()
+    .describe(
+      "HEVC quality, 1-100. Default 50 (libheif's own; about a third of the size of a JPEG at quality 80)",
+    ),
+  lossless: z
+    .boolean()
+    .optional()
+    .describe(
+      'Lossless HEVC with full-resolution colour (4:4:4): the pixels come back exactly; quality is then ignored',
+    ),
+});
+
+/** What heif-enc prints when the PNG or JPEG it was given cannot be decoded (it may also abort). */
+const HEIF_ENC_INPUT_WORDS = /libpng error|not a (?:png|jpeg)|bogus|can(?:no|')t (?:read|open|load)/i;
+/** libjpeg's warnings for a damaged or truncated JPEG, printed even when it decodes to the end. */
+const JPEG_DAMAGE_WORDS = /premature end of jpeg|corrupt jpeg data/i;
+
+/**
+ * libheif's heif-enc: PNG and JPEG to HEIC (HEVC stills, by x265). The colour profile and alpha
+ * are kept; metadata is not copied.
+ */
+export function createLibheifConverter(): Converter {
+  return createRasterToolConverter({
+    name: 'libheif',
+    edges: LIBHEIF_EDGES,
+    tools: ['heif-enc'],
+    optionsSchema: () => HEIC_OPTIONS,
+    async run({ ctx, input, output, options }: RasterJob) {
+      const lossless = options.lossless === true;
+      const encoding = lossless
+        ? ['-L', '-p', 'chroma=444', '--matrix_coefficients=0']
+        : options.quality === undefined
+          ? []
+          : ['-q', String(options.quality)];
+      const outcome = await runTool('heif-enc', [...encoding, '-o', output, input], {
+        signal: ctx.signal,
+        names: { [input]: `input.${ctx.from}`, [output]: `output.${ctx.to}` },
+      });
+      // libjpeg only warns about a JPEG cut short (and fills the rest with grey), so its warnings
+      // count whatever the exit code; libpng fails (heif-enc then aborts).
+      if (outcome.code !== 0 || JPEG_DAMAGE_WORDS.test(outcome.stderr)) {
+        const inputFault =
+          HEIF_ENC_INPUT_WORDS.test(outcome.stderr) || JPEG_DAMAGE_WORDS.test(outcome.stderr);
+        throw toolError('heif-enc', outcome, `encoding ${ctx.from} as HEIC`, inputFault);
+      }
+    },
+  });
+}
 
 /** ImageMagick: jp2, psd (read, flattened), tga, pcx, ppm, pgm, pbm, hdr and dds, to and from PNG. */
 export function createImageMagickConverter(): Converter {

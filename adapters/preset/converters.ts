@@ -29,6 +29,7 @@ import { TEXT_EDGES } from '../converters/office/text/text-edges.js';
 import {
   FFMPEG_IMAGE_EDGES,
   IMAGEMAGICK_EDGES,
+  LIBHEIF_EDGES,
   LIBJXL_EDGES,
   LIBRAW_EDGES,
 } from '../converters/raster/raster-edges.js';
@@ -170,6 +171,11 @@ function rasterToolConverters(): Converter[] {
       name: 'libraw',
       edges: LIBRAW_EDGES,
       load: async () => (await tools()).createLibrawConverter(),
+    }),
+    lazyConverter({
+      name: 'libheif',
+      edges: LIBHEIF_EDGES,
+      load: async () => (await tools()).createLibheifConverter(),
     }),
   ];
 }

@@ -85,6 +85,14 @@ export const COMMAND_TOOLS = {
     env: 'DCRAW_EMU_PATH',
     install: 'apt-get install libraw-bin (LGPL-2.1 or CDDL-1.0; brew install libraw), or set DCRAW_EMU_PATH',
   },
+  'heif-enc': {
+    // libheif's encoder; Debian's libheif1 encodes HEVC with x265, which is GPL: run as a program, never linked.
+    label: 'libheif (heif-enc)',
+    executables: ['heif-enc'],
+    env: 'HEIF_ENC_PATH',
+    install:
+      'apt-get install libheif-examples (libheif LGPL-3.0, its HEVC encoder x265 GPL-2.0+; brew install libheif), or set HEIF_ENC_PATH',
+  },
   bsdtar: {
     label: 'libarchive (bsdtar)',
     executables: ['bsdtar'],

@@ -1,11 +1,13 @@
 /**
  * The converter conformance suite (what `fileconv/testing` promises hosts) run against the four
- * raster tool converters, each on one of its own fixtures and, for the writers, back again.
+ * raster tool converters and libheif's HEIC writer, each on one of its own fixtures and, for the
+ * writers, back again.
  */
 import { it } from 'vitest';
 import {
   createFfmpegImageConverter,
   createImageMagickConverter,
+  createLibheifConverter,
   createLibjxlConverter,
   createLibrawConverter,
 } from '../../adapters/converters/raster-tools.js';
@@ -40,6 +42,13 @@ if (RASTER_ENGINES_AVAILABLE) {
   testConverter('libraw', () => createLibrawConverter(), {
     otherConverters: BUILT_IN,
     samples: [{ from: 'dng', to: 'tiff', input: fixturePath('dng') }],
+  });
+  testConverter('libheif', () => createLibheifConverter(), {
+    otherConverters: BUILT_IN,
+    samples: [
+      { from: 'png', to: 'heic', input: ROSE },
+      { from: 'jpg', to: 'heic', input: fixturePath('jpg') },
+    ],
   });
 } else {
   // A failure under FILECONV_REQUIRE_ENGINES=1 (CI), a named skip on a laptop without them.

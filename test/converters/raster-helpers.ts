@@ -24,8 +24,9 @@ export const RASTER_ENGINES_AVAILABLE =
   runs('ffmpeg', ['-version']) &&
   runs('cjxl', ['--version']) &&
   runs('djxl', ['--version']) &&
-  spawnSync('dcraw_emu', [], { stdio: 'ignore' }).error === undefined;
-export const RASTER_INSTALL = 'apt-get install imagemagick ffmpeg libjxl-tools libraw-bin';
+  spawnSync('dcraw_emu', [], { stdio: 'ignore' }).error === undefined &&
+  spawnSync('heif-enc', ['--help'], { stdio: 'ignore' }).error === undefined;
+export const RASTER_INSTALL = 'apt-get install imagemagick ffmpeg libjxl-tools libraw-bin libheif-examples';
 
 export interface Identified {
   format: string;

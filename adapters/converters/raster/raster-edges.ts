@@ -79,3 +79,13 @@ export const LIBJXL_EDGES: readonly ConversionEdge[] = [
 export const IMAGEMAGICK_EDGES: readonly ConversionEdge[] = rasterEdges(IMAGEMAGICK_FORMATS);
 export const FFMPEG_IMAGE_EDGES: readonly ConversionEdge[] = rasterEdges(FFMPEG_IMAGE_FORMATS);
 export const LIBRAW_EDGES: readonly ConversionEdge[] = rasterEdges(LIBRAW_FORMATS, 'tiff');
+/**
+ * libheif's heif-enc writes HEIC (HEVC stills) from PNG and JPEG, which it reads itself; reading
+ * HEIC is sharp's (a WebAssembly decoder), so these are the only edges. Lossy: HEVC, 4:2:0 by default.
+ * From PNG a little cheaper than from JPEG, so a source that reaches both in one lossy step (an
+ * animated WebP's first frame) goes through the lossless PNG rather than a JPEG re-encode.
+ */
+export const LIBHEIF_EDGES: readonly ConversionEdge[] = [
+  { from: 'png', to: 'heic', cost: 1.4, lossy: true },
+  { from: 'jpg', to: 'heic', cost: 1.5, lossy: true },
+];

@@ -46,6 +46,7 @@ export interface RasterJob {
 export type RasterOptions = {
   quality?: number | undefined;
   effort?: number | undefined;
+  lossless?: boolean | undefined;
 };
 
 export interface RasterToolConverterSpec {
