@@ -38,8 +38,53 @@ const FAULT_STATUSES = new Set([500, 503, 504, 507]);
 const FAULT_CODES = new Set([...SERVICE_FAULT_CODES, 'NO_SPACE'].filter((code) => code !== 'INTERNAL'));
 
 const sample = <T>(list: readonly T[], count = 5) => list.slice(0, count);
-const describe = (attempt: Attempt) =>
-  `${attempt.label} flow ${attempt.flow}: ${attempt.outcome} ${attempt.status ?? ''} ${attempt.code ?? ''} ${attempt.problem ?? ''}`.trim();
+
+/**
+ * Temp dirs left behind, per node. A node that ran throughout must end with no more entries than
+ * it had before the load (names may change: a killed LibreOffice worker's profile is made anew
+ * under another number). A node restarted mid-run has dirs of its own, named by its new pid and
+ * as many as its pools grew to, so it is held to this instead: nothing named by its
+ * predecessor's pid remains (the new process sweeps those), and no more unnamed entries (an
+ * engine's profile) than before.
+ */
+export function tempLeaks(baseline: Sample, final: Sample): string[] {
+  const leaks: string[] = [];
+  const list = (dirs: readonly string[]) => dirs.slice(0, 8).join(', ');
+  for (const node of final.nodes) {
+    const before = baseline.nodes.find((b) => b.name === node.name);
+    if (!before) continue;
+    if (before.pid === node.pid) {
+      if (node.tempDirs.length > before.tempDirs.length) {
+        const added = node.tempDirs.filter((dir) => !before.tempDirs.includes(dir));
+        const gone = before.tempDirs.filter((dir) => !node.tempDirs.includes(dir));
+        leaks.push(
+          `${node.name}: ${before.tempDirs.length} temp entries before the load, ${node.tempDirs.length} after; new: ${list(added)}; gone: ${list(gone)}`,
+        );
+      }
+      continue;
+    }
+    const namedBy = (pid: number) => new RegExp(`-${pid}-|/${pid}(?:/|$)`);
+    const left = node.tempDirs.filter((dir) => namedBy(before.pid).test(dir));
+    if (left.length > 0) {
+      leaks.push(
+        `${node.name} (restarted): its predecessor's (pid ${before.pid}) temp dirs remain: ${list(left)}`,
+      );
+    }
+    const unnamed = (dirs: readonly string[]) =>
+      dirs.filter((dir) => !namedBy(before.pid).test(dir) && !namedBy(node.pid).test(dir));
+    if (unnamed(node.tempDirs).length > unnamed(before.tempDirs).length) {
+      leaks.push(
+        `${node.name} (restarted): ${unnamed(node.tempDirs).length} engine temp entries after, ${unnamed(before.tempDirs).length} before: ${list(unnamed(node.tempDirs))}`,
+      );
+    }
+  }
+  return leaks;
+}
+/** One attempt for a check's message; its clock times line up with the fault log's. */
+const describe = (attempt: Attempt) => {
+  const clock = (at: number) => new Date(at).toISOString().slice(11, 19);
+  return `${attempt.label} flow ${attempt.flow} (${clock(attempt.startedAt)}-${clock(attempt.endedAt)}): ${attempt.outcome} ${attempt.status ?? ''} ${attempt.code ?? ''} ${attempt.problem ?? ''}`.trim();
+};
 /** The least-squares line through `points` (time, value): its rise over `spanMs`, relative to the mean. */
 export function trendGrowth(points: readonly (readonly [number, number])[], spanMs: number): number {
   const n = points.length;
@@ -158,19 +203,12 @@ export function runChecks(input: CheckInput): Check[] {
       )
       .join(', '),
   );
-  const newTempDirs = input.final.tempDirs.filter((dir) => !input.baseline.tempDirs.includes(dir));
+  const tempCount = (sample: Sample) => sample.nodes.reduce((sum, node) => sum + node.tempDirs.length, 0);
   add(
     'temp dirs return to their start',
     'leaks',
-    input.final.tempDirs.length > input.baseline.tempDirs.length
-      ? [
-          `${input.baseline.tempDirs.length} temp dirs and files before the load, ${input.final.tempDirs.length} after; new: ${newTempDirs.slice(0, 8).join(', ')}; gone: ${input.baseline.tempDirs
-            .filter((dir) => !input.final.tempDirs.includes(dir))
-            .slice(0, 8)
-            .join(', ')}`,
-        ]
-      : [],
-    `${input.baseline.tempDirs.length} before, ${input.final.tempDirs.length} after (${input.baseline.temp.files} and ${input.final.temp.files} files in all)`,
+    tempLeaks(input.baseline, input.final),
+    `${tempCount(input.baseline)} before, ${tempCount(input.final)} after (${input.baseline.temp.files} and ${input.final.temp.files} files in all)`,
   );
 
   const outages = input.faults.filter((fault) => fault.outage);

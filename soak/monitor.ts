@@ -15,6 +15,8 @@ export interface NodeSample {
   pid: number;
   rssBytes: number;
   fds: number;
+  /** Its temp dirs: TMPDIR and the data dir's tmp/, two levels deep below fileconv's own dirs. */
+  tempDirs: string[];
 }
 
 export interface Sample {
@@ -23,8 +25,6 @@ export interface Sample {
   /** Engine processes by engine: how many, and their memory together. */
   engines: Record<string, { count: number; rssBytes: number }>;
   temp: { files: number; bytes: number };
-  /** Temp dirs (TMPDIR and the data dir's tmp/, two levels deep) of every node. */
-  tempDirs: string[];
   data: { files: number; bytes: number };
 }
 
@@ -66,7 +66,10 @@ export function startMonitor(deployment: Deployment, options: { sampleMs: number
       live.map(async (node) => {
         const pid = node.child.pid!;
         const info = all.find((process) => process.pid === pid);
-        return { name: node.name, pid, rssBytes: info?.rssBytes ?? 0, fds: await countFds(pid) };
+        const tempDirs = (
+          await Promise.all([tempEntries(node.tempDir), tempEntries(join(node.dataDir, 'tmp'))])
+        ).flat();
+        return { name: node.name, pid, rssBytes: info?.rssBytes ?? 0, fds: await countFds(pid), tempDirs };
       }),
     );
     const engines: Sample['engines'] = {};
@@ -85,14 +88,6 @@ export function startMonitor(deployment: Deployment, options: { sampleMs: number
       nodes,
       engines,
       temp: await usageOf(deployment.nodes.map((node) => node.tempDir)),
-      tempDirs: (
-        await Promise.all(
-          deployment.nodes.flatMap((node) => [
-            tempEntries(node.tempDir),
-            tempEntries(join(node.dataDir, 'tmp')),
-          ]),
-        )
-      ).flat(),
       data: await usageOf(deployment.nodes.map((node) => node.dataDir)),
     };
     samples.push(sample);

@@ -87,7 +87,11 @@ export function engineOf(info: ProcessInfo): string | null {
   if (/chrom/i.test(name) || /chromium/.test(command.split(' ')[0] ?? '')) return 'chromium';
   if (/^python/.test(name)) return command.includes('uno') ? 'libreoffice' : 'python';
   if (name === 'node' || name === 'MainThread') return 'node-child';
-  if (/^(tesseract|gs|qpdf|rsvg-convert|bsdtar|cjxl|djxl|dcraw_emu|magick|convert|pdftocairo)$/.test(name))
+  if (
+    /^(tesseract|gs|qpdf|rsvg-convert|bsdtar|cjxl|djxl|dcraw_emu|heif-enc|magick|convert|pdftocairo)$/.test(
+      name,
+    )
+  )
     return name;
   if (/ebook-|calibre/.test(command)) return 'calibre';
   return name;

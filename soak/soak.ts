@@ -6,7 +6,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { SERVICE_FAULT_CODES } from '../src/policy/refunds.js';
-import { type Check, runChecks } from './checks.js';
+import { type Check, runChecks, tempLeaks } from './checks.js';
 import { pollJob, runClient } from './client.js';
 import {
   type Deployment,
@@ -200,7 +200,7 @@ async function soakWith(
   // Cleanups that run late (a restarted worker sweeps an unused Chromium profile a minute after
   // its predecessor died) get up to 90 s to bring the temp dirs back.
   let final = await monitor.sampleNow();
-  for (let waited = 0; waited < 90_000 && final.tempDirs.length > baseline.tempDirs.length; waited += 5000) {
+  for (let waited = 0; waited < 90_000 && tempLeaks(baseline, final).length > 0; waited += 5000) {
     await sleep(5000);
     final = await monitor.sampleNow();
   }
