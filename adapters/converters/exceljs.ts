@@ -87,8 +87,12 @@ async function openSource(ctx: ConvertContext, options: SheetOptions, settings: 
     case 'xlsx':
       // exceljs inflates entries without a bound of its own: the zip is checked first.
       await assertSafeZip(ctx.inputPath, settings.zip, ctx.signal);
-      await assertWorkbookParts(ctx.inputPath, settings.maxSharedStringsBytes);
-      return xlsxSource(await loadExcelJs(), ctx.inputPath, options.sheet);
+      return xlsxSource(
+        await loadExcelJs(),
+        ctx.inputPath,
+        options.sheet,
+        await assertWorkbookParts(ctx.inputPath, settings.maxSharedStringsBytes),
+      );
     case 'csv':
     case 'tsv':
       return delimitedSource(await loadCsvParse(), ctx.inputPath, ctx.from === 'csv' ? ',' : '\t');

@@ -8,14 +8,24 @@
  *   whole. The zip checks bound the whole archive (1 GiB by default), far more than a process
  *   should hold as strings, so the table gets a limit of its own.
  *
+ * - Which of the parts exceljs needs before a worksheet's rows the zip holds: xlsx-source.ts checks
+ *   that exceljs's walk did not lose one of them (its streaming unzip can end early).
+ *
  * Declared sizes can be trusted here: assertSafeZip has already inflated every entry and compared
  * it with its declared size.
  */
 import yauzl from 'yauzl';
 import { FileconvError } from '../../../../src/errors.js';
 
-const WORKBOOK = 'xl/workbook.xml';
-const SHARED_STRINGS = 'xl/sharedStrings.xml';
+export const WORKBOOK = 'xl/workbook.xml';
+export const WORKBOOK_RELS = 'xl/_rels/workbook.xml.rels';
+export const SHARED_STRINGS = 'xl/sharedStrings.xml';
+export const STYLES = 'xl/styles.xml';
+const OF_INTEREST = new Set([WORKBOOK, WORKBOOK_RELS, SHARED_STRINGS, STYLES]);
+const WORKSHEET = /^xl\/worksheets\/sheet\d+\.xml$/;
+
+/** The workbook-level parts (WORKBOOK, WORKBOOK_RELS, SHARED_STRINGS, STYLES) and worksheets a zip holds. */
+export type WorkbookParts = ReadonlySet<string>;
 
 /** Inflated sizes of the parts of interest, by name; a part the zip lacks is absent. */
 async function partSizes(path: string): Promise<Map<string, number>> {
@@ -23,7 +33,7 @@ async function partSizes(path: string): Promise<Map<string, number>> {
   const zip = await yauzl.openPromise(path, { lazyEntries: true, autoClose: false });
   try {
     for await (const entry of zip.eachEntry()) {
-      if (entry.fileName === WORKBOOK || entry.fileName === SHARED_STRINGS) {
+      if (OF_INTEREST.has(entry.fileName) || WORKSHEET.test(entry.fileName)) {
         sizes.set(entry.fileName, entry.uncompressedSize);
       }
     }
@@ -36,8 +46,12 @@ async function partSizes(path: string): Promise<Map<string, number>> {
 /**
  * CORRUPT_INPUT when the zip has no xl/workbook.xml (a docx or another zip named .xlsx);
  * INPUT_LIMIT_EXCEEDED when its shared-string table inflates past `maxSharedStringsBytes`.
+ * Returns the workbook-level and worksheet parts the zip holds.
  */
-export async function assertWorkbookParts(path: string, maxSharedStringsBytes: number): Promise<void> {
+export async function assertWorkbookParts(
+  path: string,
+  maxSharedStringsBytes: number,
+): Promise<WorkbookParts> {
   const sizes = await partSizes(path);
   if (!sizes.has(WORKBOOK)) {
     throw new FileconvError(
@@ -54,4 +68,5 @@ export async function assertWorkbookParts(path: string, maxSharedStringsBytes: n
       { details: { maxSharedStringsBytes, size: shared } },
     );
   }
+  return new Set(sizes.keys());
 }

@@ -11,6 +11,13 @@
  * them, so every sheet is walked to the end even after the wanted one, and a failure or abort
  * walks the rest in the background (dispose). A zip entry half-read cannot be walked past (exceljs
  * would buffer its remainder in memory), so that case stops the input instead.
+ *
+ * exceljs's walk can also end early: its unzipper emits 'end' once the input file has been read,
+ * which can be before the entries still in its buffer were handed over (exceljs#3064, unzipper#234;
+ * measured here: 1 read in ~3,000 under load lost every part after the first worksheet). The rows
+ * of a sheet are therefore read only once every part exceljs needs first, that the zip's central
+ * directory lists, was seen; otherwise the read starts again (nothing has been written yet), up
+ * to three times.
  */
 import { createReadStream, ReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
@@ -19,6 +26,7 @@ import { FileconvError } from '../../../../src/errors.js';
 import { type Cell, cellFromExcel, type Row, trimRow } from './cells.js';
 import type { ExcelJsModule } from './engines.js';
 import type { RowSource } from './rows.js';
+import { SHARED_STRINGS, STYLES, WORKBOOK, WORKBOOK_RELS, type WorkbookParts } from './workbook-parts.js';
 import {
   resolveSheet,
   type SheetEvent,
@@ -46,12 +54,65 @@ function rowCells(row: ExcelRow, date1904: boolean): Row {
   return trimRow(cells);
 }
 
-/** Reads the sheet `wanted` (default the first worksheet) of the xlsx at `path`. */
+/** Reads that ended before exceljs had seen every part it needs first. */
+const ATTEMPTS = 3;
+
+/** exceljs's walk ended before it saw these parts, which the zip holds: the read is started again. */
+class LostParts extends Error {
+  constructor(readonly parts: readonly string[]) {
+    super(`exceljs's streaming read ended before ${parts.join(', ')}`);
+  }
+}
+
+/**
+ * Reads the sheet `wanted` (default the first worksheet) of the xlsx at `path`, whose zip holds
+ * the workbook-level and worksheet parts `zipParts` (its central directory's word).
+ */
 export async function xlsxSource(
   excelJs: ExcelJsModule,
   path: string,
   wanted: string | number | undefined,
+  zipParts: WorkbookParts,
 ): Promise<RowSource> {
+  let current = await readAttempt(excelJs, path, wanted, zipParts);
+  let disposed = false;
+  async function* batches(): AsyncGenerator<Row[]> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        yield* current.batches;
+        return;
+      } catch (error) {
+        if (!(error instanceof LostParts)) throw error;
+        if (attempt >= ATTEMPTS || disposed) {
+          throw new FileconvError(
+            'CONVERSION_FAILED',
+            `The workbook could not be read whole in ${ATTEMPTS} tries: ${error.message}`,
+            { cause: error },
+          );
+        }
+        current.dispose();
+        current = await readAttempt(excelJs, path, wanted, zipParts);
+      }
+    }
+  }
+  return {
+    batches: batches(),
+    progress: () => current.progress(),
+    title: () => current.title(),
+    dispose() {
+      disposed = true;
+      current.dispose();
+    },
+  };
+}
+
+/** One read of the workbook; its batches throw LostParts before any row when exceljs's walk ended early. */
+async function readAttempt(
+  excelJs: ExcelJsModule,
+  path: string,
+  wanted: string | number | undefined,
+  zipParts: WorkbookParts,
+): Promise<RowSource & { batches: AsyncGenerator<Row[]> }> {
   const { size } = await stat(path);
   const input = createReadStream(path);
   const reader = new excelJs.stream.xlsx.WorkbookReader(input, {
@@ -65,9 +126,26 @@ export async function xlsxSource(
     entries: 'emit',
   }) as unknown as WorkbookInternals;
   let lastPart: string | undefined;
+  const seen = new Set<string>();
   reader.on('entry', (entry) => {
+    if (entry.type) seen.add(entry.type);
     if (entry.type === 'worksheet') lastPart = entry.id;
   });
+  /**
+   * Throws LostParts when a part the zip holds and the sheet's rows depend on was not seen: the
+   * relations and workbook (sheet names), the shared strings (cell text), and, for a sheet read
+   * back from its temporary copy (after the whole walk), the styles (dates).
+   */
+  const assertSeen = (spooled: boolean) => {
+    const expected: [string, boolean][] = [
+      [WORKBOOK_RELS, reader.workbookRels !== undefined],
+      [WORKBOOK, seen.has('workbook')],
+      [SHARED_STRINGS, seen.has('shared-strings')],
+      [STYLES, !spooled || seen.has('styles')],
+    ];
+    const lost = expected.filter(([part, found]) => !found && zipParts.has(part)).map(([part]) => part);
+    if (lost.length > 0) throw new LostParts(lost);
+  };
   const parts = reader[Symbol.asyncIterator]();
   // exceljs pipes the input into its unzipper without listening for errors: a read error would be
   // uncaught and leave it waiting forever. Every wait on exceljs also listens for one. (Not a
@@ -146,6 +224,7 @@ export async function xlsxSource(
         return;
       }
       held = step.value;
+      if (!target) assertSeen(copy(held) !== undefined);
       target ??= resolveSheet(reader, wanted);
       if (found || lastPart !== target.part) {
         release(held);
@@ -161,7 +240,11 @@ export async function xlsxSource(
       reading = false;
       held = undefined;
     }
+    if (!target) assertSeen(true);
     target ??= resolveSheet(reader, wanted);
+    if (!found && zipParts.has(`xl/worksheets/sheet${target.part}.xml`)) {
+      throw new LostParts([`xl/worksheets/sheet${target.part}.xml`]);
+    }
     if (!found) {
       throw new FileconvError(
         'CORRUPT_INPUT',
