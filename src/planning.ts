@@ -104,6 +104,9 @@ const NAME_YIELDS_TO: ReadonlyMap<FormatName, readonly string[]> = new Map([
   // detected as such when no format claimed .zip, and converting it as what it is stays the
   // useful reading. Declaring 'zip' keeps it an archive (to repack a docx's parts as a tar).
   ['zip', ZIP_PACKAGES],
+  // A favicon.ico is often a bare PNG under that name (browsers take it as one): found by the
+  // real-files survey in a Debian package. The bytes say what it is; declaring 'ico' still refuses it.
+  ['ico', ['png']],
 ]);
 
 export interface PlannedConversion {

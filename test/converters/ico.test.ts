@@ -1,13 +1,20 @@
 /**
  * The ICO container on its own: the ImageMagick-made fixture (DIB entries with AND masks), our
- * own PNG-entry icons, and directories that do not add up.
+ * own PNG-entry icons, directories that do not add up, and a bare PNG named .ico (a common
+ * favicon) taken for the PNG it is.
  */
 import { readFileSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { decodeDib } from '../../adapters/converters/image/bmp-decode.js';
 import { isIco, largestEntry, readIcoEntries, writeIco } from '../../adapters/converters/image/ico.js';
+import { createSharpConverter } from '../../adapters/converters/sharp.js';
 import type { FileconvError } from '../../src/errors.js';
+import { createEngine } from '../../src/index.js';
+import { resolveSourceFormat } from '../../src/planning.js';
 import { fixture } from './sharp-helpers.js';
 
 const icon = () => Buffer.from(readFileSync(fixture('fixture.ico')));
@@ -95,5 +102,28 @@ describe('refusing', () => {
   it('refuses a PNG entry without its header', () => {
     const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]);
     expect(codeOf(() => readIcoEntries(writeIco([{ size: 16, png }])))).toBe('CORRUPT_INPUT');
+  });
+});
+
+describe('a bare PNG named .ico', () => {
+  it('is the PNG it is when only its name says ico, and still refused when ico is declared', async () => {
+    const png = readFileSync(fixture('fixture.png'));
+    expect(await resolveSourceFormat(png, undefined, 'favicon.ico')).toBe('png');
+    await expect(resolveSourceFormat(png, 'ico', 'favicon.ico')).rejects.toMatchObject({
+      code: 'CONTENT_MISMATCH',
+    });
+    const dir = await mkdtemp(join(tmpdir(), 'fileconv-favicon-'));
+    const engine = createEngine({ converters: [createSharpConverter()] });
+    try {
+      await writeFile(join(dir, 'favicon.ico'), png);
+      const report = await engine.convertFile(join(dir, 'favicon.ico'), join(dir, 'favicon.webp'));
+      expect(report.from).toBe('png');
+      const meta = await sharp(join(dir, 'favicon.webp')).metadata();
+      const source = await sharp(png).metadata();
+      expect([meta.format, meta.width, meta.height]).toEqual(['webp', source.width, source.height]);
+    } finally {
+      await engine.close();
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
