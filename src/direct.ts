@@ -16,6 +16,7 @@ import { checkOutputPath, inputFileError, outputFileError, workDirError } from '
 import { planConversion, resolveSourceFormat } from './planning.js';
 import type { OutputPackaging, WorkLimits } from './ports.js';
 import { checkWorkLimits, withWorkLimits } from './work-limits.js';
+import { conversionFailure } from './worker.js';
 
 export interface DirectConvertOptions {
   /** Source format; detected from the content (and checked against the file name) when omitted. */
@@ -155,6 +156,9 @@ async function convertInWorkDir(
     signal,
     limits: withWorkLimits(context.limits, budgets),
     onProgress: options.onProgress,
+  }).catch(async (error: unknown) => {
+    // A full disk is NO_SPACE here as in a job: `fileconv convert` said CONVERSION_FAILED with ENOSPC.
+    throw await conversionFailure(context, error);
   });
   const { size } = await stat(result.outputPath);
   const report: ConversionReport = {

@@ -130,7 +130,7 @@ export function workDirError(tempDir: string, error: unknown): FileconvError {
       'NO_SPACE',
       `Cannot make a work folder in ${tempDir}: no space left on the device.`,
       {
-        details,
+        details: { ...details, retryAfterSeconds: NO_SPACE_RETRY_AFTER_SECONDS },
         cause: error,
       },
     );

@@ -163,7 +163,11 @@ export function blameFullDisk(failure: FileconvError, free: number | undefined):
   );
 }
 
-async function conversionFailure(context: EngineContext, error: unknown): Promise<FileconvError> {
+/**
+ * What a failed conversion tells its caller: NO_SPACE when the disk was full (or nearly, see
+ * blameFullDisk), else the converter's own error (CONVERSION_FAILED for an untyped one).
+ */
+export async function conversionFailure(context: EngineContext, error: unknown): Promise<FileconvError> {
   const failure = failureOf(error, 'The conversion');
   if (failure.code === 'NO_SPACE' || failure.code === 'CANCELED') return failure;
   return blameFullDisk(failure, await freeBytes(context.tempDir).catch(() => undefined));

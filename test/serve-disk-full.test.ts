@@ -10,7 +10,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, rm, statfs, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -22,23 +22,7 @@ import { fixtures } from '../src/testing/index.js';
 import { LO_AVAILABLE } from './converters/libreoffice-helpers.js';
 import { describeWithEngine, ENGINES_REQUIRED } from './helpers/engines.js';
 import { exited, type ServeProcess, startServeProcess } from './helpers/serve-process.js';
-
-const MOUNT_INSTALL = 'run the tests as root on Linux, where `mount -t tmpfs` works (CI does)';
-
-/** Whether this process may mount a tmpfs: tried on a throwaway dir. */
-function canMountTmpfs(): boolean {
-  if (process.platform !== 'linux' || process.getuid?.() !== 0) return false;
-  const probe = mkdtempSync(join(tmpdir(), 'fileconv-mount-probe-'));
-  try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', probe], { stdio: 'ignore' });
-    execFileSync('umount', [probe], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  } finally {
-    rmSync(probe, { recursive: true, force: true });
-  }
-}
+import { canMountTmpfs, MOUNT_INSTALL } from './helpers/tmpfs.js';
 
 interface Answer {
   status: number;
