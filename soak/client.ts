@@ -289,7 +289,7 @@ async function downloadAndCheck(
 ): Promise<void> {
   const result = await fetchRetrying(url, { headers });
   if (result.status !== 200) return end('broken', result.status, result.code, 'the result did not download');
-  const problem = await resultProblem(result.body, input.targetFormat);
+  const problem = await resultProblem(result.body, input.targetFormat, input.mustContain);
   return problem ? end('broken', 200, null, problem) : end('completed', 200, null);
 }
 

@@ -27,6 +27,11 @@ export interface SoakInput {
   weight: number;
   /** A bad input: it must be refused with a 4xx code (or, for a bomb a plan may afford, converted). */
   bad: boolean;
+  /**
+   * Text a text result must hold: the xlsx's last cell comes from its shared strings, which a
+   * short exceljs walk lost without an error (empty text cells, found by a stress run).
+   */
+  mustContain?: string;
 }
 
 const fixture = (name: string) => readFile(path.join(FIXTURES, name));
@@ -112,7 +117,10 @@ export async function loadInputs(): Promise<SoakInput[]> {
     good('document', odt!, 'odt', 'docx', 'application/vnd.oasis.opendocument.text', 3),
     good('document', pptx!, 'pptx', 'pdf', 'application/octet-stream', 3),
     good('html', html!, 'html', 'pdf', 'text/html', 4),
-    good('spreadsheet', xlsx!, 'xlsx', 'csv', 'application/octet-stream', 4),
+    {
+      ...good('spreadsheet', xlsx!, 'xlsx', 'csv', 'application/octet-stream', 4),
+      mustContain: 'gamma,-3,café',
+    },
     good('spreadsheet', csv!, 'csv', 'xlsx', 'text/csv', 3),
     good('spreadsheet', ods!, 'ods', 'xlsx', 'application/vnd.oasis.opendocument.spreadsheet', 2),
     good('pdf', pdf!, 'pdf', 'png', 'application/pdf', 3),
@@ -168,12 +176,19 @@ const SIGNATURES: Record<string, readonly string[]> = {
 };
 const TEXT_TARGETS = new Set(['csv', 'json', 'txt', 'md']);
 
-/** Why `bytes` is not a `target` file, or null when it is one. */
-export async function resultProblem(bytes: Buffer, target: string): Promise<string | null> {
+/** Why `bytes` is not a `target` file (holding `mustContain`, for text), or null when it is one. */
+export async function resultProblem(
+  bytes: Buffer,
+  target: string,
+  mustContain?: string,
+): Promise<string | null> {
   if (bytes.length === 0) return 'the result is empty';
   if (TEXT_TARGETS.has(target)) {
     const text = bytes.toString('utf8');
-    return text.includes('\uFFFD') || text.includes('\0') ? `the ${target} result is not UTF-8 text` : null;
+    if (text.includes('\uFFFD') || text.includes('\0')) return `the ${target} result is not UTF-8 text`;
+    return mustContain === undefined || text.includes(mustContain)
+      ? null
+      : `the ${target} result lacks ${JSON.stringify(mustContain)}`;
   }
   const detected = await fileTypeFromBuffer(bytes);
   const allowed = SIGNATURES[target] ?? [target];

@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { tempLeaks, trendGrowth } from '../soak/checks.js';
+import { resultProblem } from '../soak/inputs.js';
 import type { NodeSample, Sample } from '../soak/monitor.js';
 
 describe('trendGrowth', () => {
@@ -91,5 +92,15 @@ describe('tempLeaks', () => {
       /predecessor's \(pid 923\) temp dirs remain: \/t\/w1-tmp\/fileconv-office-923-a, \/t\/w1-data\/tmp\/923/,
     );
     expect(leaks[1]).toMatch(/2 engine temp entries after, 1 before/);
+  });
+});
+
+describe('resultProblem', () => {
+  it('holds a text result to the text it must contain: a CSV whose shared strings were lost is broken', async () => {
+    const whole = Buffer.from('name,value\r\ngamma,-3,café\r\n');
+    const emptied = Buffer.from('name,value\r\ngamma,-3,\r\n');
+    expect(await resultProblem(whole, 'csv', 'gamma,-3,café')).toBeNull();
+    expect(await resultProblem(emptied, 'csv', 'gamma,-3,café')).toBe('the csv result lacks "gamma,-3,café"');
+    expect(await resultProblem(emptied, 'csv')).toBeNull();
   });
 });
