@@ -92,6 +92,8 @@ export const COMMAND_TOOLS = {
     env: 'HEIF_ENC_PATH',
     install:
       'apt-get install libheif-examples (libheif LGPL-3.0, its HEVC encoder x265 GPL-2.0+; brew install libheif), or set HEIF_ENC_PATH',
+    // It has no --version: its help's first line is ' heif-enc  libheif version: 1.15.1'.
+    versionArgs: ['--help'],
   },
   bsdtar: {
     label: 'libarchive (bsdtar)',
