@@ -1,10 +1,11 @@
 /**
  * The raster converters that rest on command-line tools, for the image formats libvips (sharp)
  * does not handle: ImageMagick 6 (jp2, psd, tga, pcx, netpbm, hdr, dds), libjxl (jxl), ffmpeg's
- * image codecs (qoi, exr), LibRaw (dng) and libheif (heic output). Each reads its formats into PNG
- * (camera raw into a 16-bit TIFF) and writes them from PNG; sharp does the rest of any chain. Every input's claimed
- * size is checked from its header before a tool starts (raster/tool-converter.ts), and every tool
- * runs without a shell, killed on abort or after five minutes.
+ * image codecs (qoi, exr), LibRaw (dng) and libheif (heic output). Each reads its formats into
+ * PNG (camera raw into a 16-bit TIFF) and writes them from PNG; sharp does the rest of any chain.
+ * Every input's claimed size is checked from its header before a tool starts
+ * (raster/tool-converter.ts), and every tool runs without a shell, killed on abort or after five
+ * minutes.
  */
 import { open } from 'node:fs/promises';
 import { z } from 'zod';
@@ -67,20 +68,11 @@ const JP2_OPTIONS = z.strictObject({
 
 /** Options of png/jpg -> heic. */
 const HEIC_OPTIONS = z.strictObject({
-  quality: z
-    .int()
-    .min(1)
-    .max(100)
-    .optional()
-    .describe(
-      "HEVC quality, 1-100. Default 50 (libheif's own; about a third of the size of a JPEG at quality 80)",
-    ),
+  quality: z.int().min(1).max(100).optional().describe("HEVC quality, 1-100. Default libheif's own (50)"),
   lossless: z
     .boolean()
     .optional()
-    .describe(
-      'Lossless HEVC with full-resolution colour (4:4:4): the pixels come back exactly; quality is then ignored',
-    ),
+    .describe('Lossless HEVC, in RGB at full colour resolution (4:4:4); quality is then ignored'),
 });
 
 /** What heif-enc prints when the PNG or JPEG it was given cannot be decoded (it may also abort). */
@@ -88,10 +80,7 @@ const HEIF_ENC_INPUT_WORDS = /libpng error|not a (?:png|jpeg)|bogus|can(?:no|')t
 /** libjpeg's warnings for a damaged or truncated JPEG, printed even when it decodes to the end. */
 const JPEG_DAMAGE_WORDS = /premature end of jpeg|corrupt jpeg data/i;
 
-/**
- * libheif's heif-enc: PNG and JPEG to HEIC (HEVC stills, by x265). The colour profile and alpha
- * are kept; metadata is not copied.
- */
+/** libheif's heif-enc: PNG and JPEG to HEIC (HEVC stills, encoded by x265). */
 export function createLibheifConverter(): Converter {
   return createRasterToolConverter({
     name: 'libheif',
