@@ -23,6 +23,7 @@ import { parseTree, type TreeFormat, writeTree } from './data-formats/tree-forma
 import { moveIntoPlace } from './image/output.js';
 import type { Row } from './office/sheets/cells.js';
 import { delimitedSink } from './office/sheets/text-sinks.js';
+import { xmlDeclaredEncoding } from './office/text/text-encoding.js';
 
 export { DATA_EDGES } from './data-formats/data-edges.js';
 
@@ -51,7 +52,13 @@ const noOptions = z.strictObject({});
 
 type Settings = Required<DataConverterOptions>;
 
-async function readInput(path: string, maxBytes: number): Promise<string> {
+/**
+ * The input as text. JSON, YAML, TOML, iCalendar and vCard are UTF-8 (their specifications say
+ * so; a byte-order mark is dropped). XML names its own encoding: a UTF-16 byte-order mark, or the
+ * declaration's `encoding` (found by the real-files survey: an RSS feed in IBM866 was refused as
+ * "not UTF-8 text"); a file that is not what it declares is CORRUPT_INPUT.
+ */
+async function readInput(path: string, maxBytes: number, format: string): Promise<string> {
   const { size } = await stat(path);
   if (size > maxBytes) {
     throw new FileconvError(
@@ -61,14 +68,29 @@ async function readInput(path: string, maxBytes: number): Promise<string> {
     );
   }
   const bytes = await readFile(path);
-  if (bytes.subarray(0, 4096).includes(0)) {
+  const utf16 = format === 'xml' ? utf16ByMark(bytes) : undefined;
+  if (!utf16 && bytes.subarray(0, 4096).includes(0)) {
     throw new FileconvError('CORRUPT_INPUT', 'The file is not text (it holds NUL bytes)');
   }
+  const encoding = utf16 ?? (format === 'xml' ? xmlDeclaredEncoding(bytes) : undefined) ?? 'utf-8';
   try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(bytes).replace(/^\uFEFF/, '');
+    return new TextDecoder(encoding, { fatal: true }).decode(bytes).replace(/^\uFEFF/, '');
   } catch {
-    throw new FileconvError('CORRUPT_INPUT', 'The file is not UTF-8 text');
+    throw new FileconvError(
+      'CORRUPT_INPUT',
+      `The file is not ${encoding === 'utf-8' ? 'UTF-8' : encoding} text`,
+      {
+        details: { encoding },
+      },
+    );
   }
+}
+
+/** 'utf-16le' or 'utf-16be' for bytes opening with that byte-order mark. */
+function utf16ByMark(bytes: Uint8Array): string | undefined {
+  if (bytes[0] === 0xff && bytes[1] === 0xfe) return 'utf-16le';
+  if (bytes[0] === 0xfe && bytes[1] === 0xff) return 'utf-16be';
+  return undefined;
 }
 
 /** Records (ics events, vcf contacts) as the output's text, or written as CSV into `path`. */
@@ -103,7 +125,7 @@ async function writeRecords(
 }
 
 async function run(ctx: ConvertContext, settings: Settings): Promise<void> {
-  const text = await readInput(ctx.inputPath, settings.maxInputBytes);
+  const text = await readInput(ctx.inputPath, settings.maxInputBytes, ctx.from);
   const scratch = join(ctx.tempDir, `data-${randomUUID()}.${ctx.to}`);
   try {
     if (ctx.from === 'ics' || ctx.from === 'vcf') {

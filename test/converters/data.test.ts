@@ -121,7 +121,46 @@ describe('json, yaml and xml', () => {
     const back = await convert(ws, 'yaml', 'xml', yaml);
     expect(readByPython(back, 'xml')).toEqual(readByPython(fixture('fixture.xml'), 'xml'));
   });
+
+  it('xml in the encoding it declares (IBM866, windows-1251) or with a UTF-16 mark -> json keeps its text', async () => {
+    const ws = await workspace();
+    for (const [name, bytes] of Object.entries(cyrillicFeeds())) {
+      const input = join(ws.inputs, `${name}.xml`);
+      await writeFile(input, bytes);
+      expect(readByPython(await convert(ws, 'xml', 'json', input), 'json'), name).toEqual({
+        rss: { title: 'Привет' },
+      });
+    }
+    // A file that is not what it declares (UTF-8 bytes under a Shift_JIS declaration) says so.
+    const lying = join(ws.inputs, 'lying.xml');
+    await writeFile(
+      lying,
+      Buffer.from('<?xml version="1.0" encoding="Shift_JIS"?><rss><title>\u{1F600}</title></rss>'),
+    );
+    await expect(convert(ws, 'xml', 'json', lying)).rejects.toMatchObject({
+      code: 'CORRUPT_INPUT',
+      message: 'The file is not shift_jis text',
+    });
+  });
 });
+
+/** An RSS title 'Привет' in IBM866 and windows-1251 (each declared), and in UTF-16LE with its mark. */
+function cyrillicFeeds(): Record<string, Buffer> {
+  const declared = (encoding: string, title: number[]) =>
+    Buffer.concat([
+      Buffer.from(`<?xml version="1.0" encoding="${encoding}"?>\n<rss><title>`),
+      Buffer.from(title),
+      Buffer.from('</title></rss>\n'),
+    ]);
+  return {
+    ibm866: declared('IBM866', [0x8f, 0xe0, 0xa8, 0xa2, 0xa5, 0xe2]),
+    windows1251: declared('windows-1251', [0xcf, 0xf0, 0xe8, 0xe2, 0xe5, 0xf2]),
+    utf16: Buffer.concat([
+      Buffer.from([0xff, 0xfe]),
+      Buffer.from('<?xml version="1.0" encoding="UTF-16"?>\n<rss><title>Привет</title></rss>\n', 'utf16le'),
+    ]),
+  };
+}
 
 describe('toml', () => {
   it('toml -> json and json -> toml keep the values (python json and tomllib)', async () => {

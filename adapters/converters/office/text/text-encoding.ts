@@ -52,16 +52,33 @@ function isUtf8(head: Uint8Array): boolean {
   }
 }
 
-/** The charset an HTML page declares (<meta charset> or http-equiv content), if TextDecoder knows it. */
-function declaredCharset(head: Uint8Array): string | undefined {
-  const text = new TextDecoder('latin1').decode(head.subarray(0, 4096));
-  const match = /<meta[^>]+charset\s*=\s*["']?\s*([\w.:-]+)/i.exec(text);
-  if (!match?.[1]) return undefined;
+/** The encoding TextDecoder knows by `label`, or undefined. */
+function knownEncoding(label: string | undefined): string | undefined {
+  if (!label) return undefined;
   try {
-    return new TextDecoder(match[1]).encoding;
+    return new TextDecoder(label).encoding;
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The encoding an XML declaration names (`<?xml version="1.0" encoding="IBM866"?>`, which must
+ * open the file), if TextDecoder knows it.
+ */
+export function xmlDeclaredEncoding(head: Uint8Array): string | undefined {
+  const text = new TextDecoder('latin1').decode(head.subarray(0, 1024));
+  return knownEncoding(/^<\?xml\s[^>]*?\bencoding\s*=\s*["']([A-Za-z][\w.:-]*)["']/.exec(text)?.[1]);
+}
+
+/**
+ * The charset an HTML page declares (<meta charset> or http-equiv content), or an XHTML page's
+ * XML declaration, if TextDecoder knows it.
+ */
+function declaredCharset(head: Uint8Array): string | undefined {
+  const text = new TextDecoder('latin1').decode(head.subarray(0, 4096));
+  const meta = /<meta[^>]+charset\s*=\s*["']?\s*([\w.:-]+)/i.exec(text)?.[1];
+  return knownEncoding(meta) ?? xmlDeclaredEncoding(head);
 }
 
 /** The encoding of text whose first bytes are `head` (see the rules above). */
