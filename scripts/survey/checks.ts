@@ -1,6 +1,7 @@
 /**
  * Reads a survey result back with a tool that is not the engine that wrote it: Poppler for PDF,
- * ffprobe for pictures, sound and video, fc-scan for fonts, 7-Zip for archives, file(1) for office
+ * ImageMagick's identify for WebP and GIF (ffmpeg 5.1 cannot decode an animated WebP: it reported
+ * a good one as 0 pixels wide), ffprobe for other pictures, sound and video, fc-scan for fonts, 7-Zip for archives, file(1) for office
  * and e-book containers, PyYAML and JSON.parse for data, and a UTF-8 decode for text (no U+FFFD).
  */
 import { execFile } from 'node:child_process';
@@ -49,6 +50,13 @@ async function text(path: string): Promise<{ verdict: Verdict; content: string }
   };
 }
 
+/** identify's size of the first frame, and how many frames there are. */
+async function frames(path: string): Promise<Verdict> {
+  const lines = (await tool('identify', ['-format', '%w %h\n', path])).trim().split('\n');
+  const [width = 0, height = 0] = (lines[0] ?? '').split(' ').map(Number);
+  return { ok: width > 0 && height > 0, detail: `${width}x${height}, ${lines.length} frames` };
+}
+
 async function mime(path: string, expected: RegExp): Promise<Verdict> {
   const type = (await tool('file', ['--mime-type', '-b', path])).trim();
   return { ok: expected.test(type), detail: type };
@@ -73,12 +81,13 @@ export async function verify(path: string, format: string): Promise<Verdict> {
         return await pdf(path);
       case 'png':
       case 'jpg':
-      case 'webp':
         return await media(path, 'video', false);
+      case 'webp':
+      case 'gif':
+        return await frames(path);
       case 'mp4':
       case 'webm':
-      case 'gif':
-        return await media(path, 'video', format !== 'gif');
+        return await media(path, 'video', true);
       case 'mp3':
       case 'ogg':
       case 'wav':
