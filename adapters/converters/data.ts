@@ -23,7 +23,7 @@ import { parseTree, type TreeFormat, writeTree } from './data-formats/tree-forma
 import { moveIntoPlace } from './image/output.js';
 import type { Row } from './office/sheets/cells.js';
 import { delimitedSink } from './office/sheets/text-sinks.js';
-import { xmlDeclaredEncoding } from './office/text/text-encoding.js';
+import { byteOrderMark, xmlDeclaredEncoding } from './office/text/text-encoding.js';
 
 export { DATA_EDGES } from './data-formats/data-edges.js';
 
@@ -68,7 +68,8 @@ async function readInput(path: string, maxBytes: number, format: string): Promis
     );
   }
   const bytes = await readFile(path);
-  const utf16 = format === 'xml' ? utf16ByMark(bytes) : undefined;
+  const mark = format === 'xml' ? byteOrderMark(bytes)?.encoding : undefined;
+  const utf16 = mark?.startsWith('utf-16') ? mark : undefined;
   if (!utf16 && bytes.subarray(0, 4096).includes(0)) {
     throw new FileconvError('CORRUPT_INPUT', 'The file is not text (it holds NUL bytes)');
   }
@@ -84,13 +85,6 @@ async function readInput(path: string, maxBytes: number, format: string): Promis
       },
     );
   }
-}
-
-/** 'utf-16le' or 'utf-16be' for bytes opening with that byte-order mark. */
-function utf16ByMark(bytes: Uint8Array): string | undefined {
-  if (bytes[0] === 0xff && bytes[1] === 0xfe) return 'utf-16le';
-  if (bytes[0] === 0xfe && bytes[1] === 0xff) return 'utf-16be';
-  return undefined;
 }
 
 /** Records (ics events, vcf contacts) as the output's text, or written as CSV into `path`. */

@@ -81,11 +81,18 @@ function declaredCharset(head: Uint8Array): string | undefined {
   return knownEncoding(meta) ?? xmlDeclaredEncoding(head);
 }
 
-/** The encoding of text whose first bytes are `head` (see the rules above). */
-export function sniffEncoding(head: Uint8Array): TextEncoding {
+/** The encoding a byte-order mark at the start of `head` names, or undefined without one. */
+export function byteOrderMark(head: Uint8Array): TextEncoding | undefined {
   if (startsWith(head, [0xef, 0xbb, 0xbf])) return { encoding: 'utf-8', bom: 3 };
   if (startsWith(head, [0xff, 0xfe])) return { encoding: 'utf-16le', bom: 2 };
   if (startsWith(head, [0xfe, 0xff])) return { encoding: 'utf-16be', bom: 2 };
+  return undefined;
+}
+
+/** The encoding of text whose first bytes are `head` (see the rules above). */
+export function sniffEncoding(head: Uint8Array): TextEncoding {
+  const marked = byteOrderMark(head);
+  if (marked) return marked;
   const utf16 = bomlessUtf16(head);
   if (utf16) return { encoding: utf16, bom: 0 };
   if (isUtf8(head)) return { encoding: 'utf-8', bom: 0 };
