@@ -12,13 +12,13 @@ import pkg from './package.json' with { type: 'json' };
  */
 function entriesFromExports(): string[] {
   // Plus files loaded by path at run time rather than imported: the worker threads of the HEIC
-  // decoder, of ffmpeg.wasm and of isolated conversions (image/heic.ts, media/wasm-runner.ts and
-  // isolation/isolated.ts look for them by path).
+  // decoder, of ffmpeg.wasm and of isolated conversions (sharp/heic.ts, ffmpeg/wasm-thread.ts and
+  // kit/isolation/isolated.ts look for them by path).
   const entries: string[] = [
     'bin/cli.ts',
-    'adapters/converters/image/heic-worker.ts',
-    'adapters/converters/media/wasm-worker.ts',
-    'adapters/converters/isolation/converter-process.ts',
+    'src/converters/sharp/heic-worker.ts',
+    'src/converters/ffmpeg/wasm-worker.ts',
+    'src/kit/isolation/converter-process.ts',
   ];
   for (const target of Object.values(pkg.exports)) {
     if (typeof target === 'string') continue;
@@ -85,22 +85,22 @@ export default defineConfig({
         }
       : {},
   // Files that are not entries: the Python bridge that drives warm LibreOffice workers
-  // (office/libreoffice-locate.ts finds it beside the built adapters), and the web page's assets.
+  // (libreoffice/libreoffice-locate.ts finds it beside the built adapters), and the web page's assets.
   async onSuccess() {
-    await mkdir('dist/adapters/converters/office', { recursive: true });
+    await mkdir('dist/src/converters/libreoffice', { recursive: true });
     await copyFile(
-      'adapters/converters/office/uno-bridge.py',
-      'dist/adapters/converters/office/uno-bridge.py',
+      'src/converters/libreoffice/uno-bridge.py',
+      'dist/src/converters/libreoffice/uno-bridge.py',
     );
-    // The web converter page's files (adapters/http/web-routes.ts finds them here). Its script is
-    // built from adapters/http/web/src/ (scripts/build-web.mjs, not committed) by `npm run build`
+    // The web converter page's files (src/service/web-routes.ts finds them here). Its script is
+    // built from src/service/web/src/ (scripts/build-web.mjs, not committed) by `npm run build`
     // before tsup, so it is older than dist/ (helpers/built-package.ts); a bare `tsup` builds it here.
-    if (!existsSync('adapters/http/web/app.js')) {
+    if (!existsSync('src/service/web/app.js')) {
       execFileSync(process.execPath, ['scripts/build-web.mjs'], { stdio: 'inherit' });
     }
-    await mkdir('dist/adapters/http/web', { recursive: true });
+    await mkdir('dist/src/service/web', { recursive: true });
     for (const asset of ['page.html', 'app.js', 'style.css']) {
-      await copyFile(`adapters/http/web/${asset}`, `dist/adapters/http/web/${asset}`);
+      await copyFile(`src/service/web/${asset}`, `dist/src/service/web/${asset}`);
     }
   },
 });

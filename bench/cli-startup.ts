@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';
-import { IMAGE_DEFAULTS } from '../adapters/converters/sharp.js';
+import { IMAGE_DEFAULTS } from '../src/converters/sharp/index.js';
 import { makePhoto } from './images.js';
 import { median } from './stats.js';
 

@@ -8,16 +8,16 @@ import { mkdir } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import { join } from 'node:path';
 import express from 'express';
-import { createSharpConverter } from '../adapters/converters/sharp.js';
-import { createHttpRouter } from '../adapters/http/express.js';
-import { createFsJobStore } from '../adapters/jobs/fs.js';
-import { createMemoryJobStore } from '../adapters/jobs/memory.js';
-import { createSqliteJobStore } from '../adapters/jobs/sqlite.js';
-import { createMemoryQueue } from '../adapters/queue/memory.js';
-import { createFsStorage } from '../adapters/storage/fs.js';
-import { createMemoryStorage } from '../adapters/storage/memory.js';
+import { createHttpRouter } from '../src/adapters/http/express.js';
+import { createFsJobStore } from '../src/adapters/jobs/fs.js';
+import { createMemoryJobStore } from '../src/adapters/jobs/memory.js';
+import { createSqliteJobStore } from '../src/adapters/jobs/sqlite.js';
+import { createMemoryQueue } from '../src/adapters/queue/memory.js';
+import { createFsStorage } from '../src/adapters/storage/fs.js';
+import { createMemoryStorage } from '../src/adapters/storage/memory.js';
+import { createSharpConverter } from '../src/converters/sharp/index.js';
+import { definePlans } from '../src/core/policy/plans.js';
 import { createEngine, type Engine } from '../src/index.js';
-import { definePlans } from '../src/policy/plans.js';
 
 export interface BenchServiceConfig {
   /** Everything the service writes goes under this directory. */

@@ -10,7 +10,7 @@ import { Agent } from 'node:http';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import sharp from 'sharp';
-import { IMAGE_DEFAULTS } from '../adapters/converters/sharp.js';
+import { IMAGE_DEFAULTS } from '../src/converters/sharp/index.js';
 import { type BenchServiceConfig, startBenchService } from './http-app.js';
 import { multipartBody, send, sendJson } from './http-client.js';
 import { makePhoto } from './images.js';

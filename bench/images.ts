@@ -6,7 +6,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
-import { createSharpConverter, IMAGE_DEFAULTS } from '../adapters/converters/sharp.js';
+import { createSharpConverter, IMAGE_DEFAULTS } from '../src/converters/sharp/index.js';
 import { createEngine } from '../src/index.js';
 import { compare, report } from './stats.js';
 

@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
-import { createLibreOfficeConverter } from '../adapters/converters/libreoffice.js';
+import { createLibreOfficeConverter } from '../src/converters/libreoffice/index.js';
 import { createEngine } from '../src/index.js';
 import { alternate } from './stats.js';
 

@@ -21,8 +21,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { createFfmpegConverter, type FfmpegPlan } from '../adapters/converters/ffmpeg.js';
-import { PROBE_ENTRIES } from '../adapters/converters/media/probe-json.js';
+import { createFfmpegConverter, type FfmpegPlan } from '../src/converters/ffmpeg/index.js';
+import { PROBE_ENTRIES } from '../src/converters/ffmpeg/probe-json.js';
 import { createEngine } from '../src/index.js';
 import { median, timed } from './stats.js';
 

@@ -29,14 +29,14 @@
  */
 import { Queue as BullQueue, Worker as BullWorker, type Job } from 'bullmq';
 import { Redis } from 'ioredis';
-import { createBullmqQueue, toBullmqPriority } from '../adapters/queue/bullmq.js';
-import { createMemoryQueue } from '../adapters/queue/memory.js';
+import { createBullmqQueue, toBullmqPriority } from '../src/adapters/queue/bullmq.js';
+import { createMemoryQueue } from '../src/adapters/queue/memory.js';
 import {
   resolveRedisSettings,
   storeClientOptions,
   workerClientOptions,
-} from '../adapters/redis/connection.js';
-import type { Queue } from '../src/ports.js';
+} from '../src/adapters/redis/connection.js';
+import type { Queue } from '../src/core/ports.js';
 import { startRedisServer } from '../test/helpers/redis-server.js';
 import { median, report } from './stats.js';
 

@@ -13,7 +13,7 @@ import { once } from 'node:events';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import ExcelJS from 'exceljs';
-import { createSpreadsheetConverter } from '../adapters/converters/exceljs.js';
+import { createSpreadsheetConverter } from '../src/converters/exceljs/index.js';
 
 const [mode, input, output, tempDir] = process.argv.slice(2);
 if (!['fileconv', 'exceljs', 'idle'].includes(mode ?? '') || !input || !output || !tempDir) {

@@ -3,8 +3,8 @@
  * (`fileconv: <message> [CODE]`) and exit non-zero; no stack traces for expected failures.
  */
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
-import { FileconvError } from '../src/errors.js';
-import { FORMAT_FAMILIES } from '../src/formats/types.js';
+import { FileconvError } from '../src/core/errors.js';
+import { FORMAT_FAMILIES } from '../src/core/formats/types.js';
 import type { PdfProtectFlags } from './commands/pdf.js';
 import { fileconvVersion } from './version.js';
 

@@ -6,10 +6,11 @@
  * stdout is a terminal (`--log-format pretty|json` decides). Nothing secret is logged:
  * headers are not logged at all, and signature query parameters are redacted by the service.
  */
-import { installLine } from '../adapters/engine-packages.js';
-import type { RequestEvent } from '../adapters/http/service.js';
-import type { Engine } from '../src/engine.js';
-import type { JobLifecycleEvent } from '../src/job-events.js';
+
+import type { Engine } from '../src/engine/engine.js';
+import type { JobLifecycleEvent } from '../src/engine/job-events.js';
+import { installLine } from '../src/kit/engine-packages.js';
+import type { RequestEvent } from '../src/service/service.js';
 
 export type LogFormat = 'json' | 'pretty';
 

@@ -4,7 +4,7 @@
  * neither zod nor express. The error codes come from the server's own table through a type-only
  * import, which disappears at build time and can never drift from the server.
  */
-import type { ErrorCode } from '../src/errors.js';
+import type { ErrorCode } from '../src/core/errors.js';
 
 export type { ErrorCode };
 

@@ -3,7 +3,7 @@
  * is about; the test's 60-second soak asserts the counts, states and leaks and only prints the
  * timing and memory ones (a short run on a shared machine proves nothing about those).
  */
-import { SERVICE_FAULT_CODES } from '../src/policy/refunds.js';
+import { SERVICE_FAULT_CODES } from '../src/core/policy/refunds.js';
 import { statusOfCode } from './client.js';
 import type { FaultRecord } from './faults.js';
 import type { Attempt, Ledger } from './ledger.js';

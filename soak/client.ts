@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ERROR_CODES } from '../src/errors.js';
+import { ERROR_CODES } from '../src/core/errors.js';
 import { createHttpClient, jobIdOf, leaveMidUpload, RETRIED_STATUSES } from './http.js';
 import { pickInput, resultProblem, type SoakInput } from './inputs.js';
 import type { AckedJob, Attempt, Ledger } from './ledger.js';

@@ -3,9 +3,9 @@
  * conversion loads only the engines it needs): they must stay what the converters declare.
  */
 import { describe, expect, it } from 'vitest';
-import { lazyConverter } from '../adapters/converters/lazy.js';
-import { defaultConverters } from '../adapters/preset/converters.js';
 import { createEngine } from '../src/index.js';
+import { lazyConverter } from '../src/kit/lazy.js';
+import { defaultConverters } from '../src/preset/converters.js';
 import { copyConverter } from './helpers/fake-converters.js';
 import { fixture, tempDir } from './helpers/temp.js';
 

@@ -11,7 +11,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ENGINE_PACKAGES } from '../adapters/engine-packages.js';
+import { ENGINE_PACKAGES } from '../src/kit/engine-packages.js';
 import { assertBuiltPackageFresh, ROOT } from './helpers/built-package.js';
 
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {

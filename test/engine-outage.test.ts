@@ -8,11 +8,12 @@
 import { copyFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it, vi } from 'vitest';
-import { createMemoryCounterStore } from '../adapters/counters/memory.js';
-import { createMemoryJobStore } from '../adapters/jobs/memory.js';
-import { createMemoryQueue } from '../adapters/queue/memory.js';
-import { createMemoryStorage } from '../adapters/storage/memory.js';
-import { FileconvError } from '../src/errors.js';
+import { createMemoryCounterStore } from '../src/adapters/counters/memory.js';
+import { createMemoryJobStore } from '../src/adapters/jobs/memory.js';
+import { createMemoryQueue } from '../src/adapters/queue/memory.js';
+import { createMemoryStorage } from '../src/adapters/storage/memory.js';
+import { FileconvError } from '../src/core/errors.js';
+import { blameFullDisk } from '../src/engine/worker.js';
 import {
   type Converter,
   createEngine,
@@ -23,7 +24,6 @@ import {
   refundFailedConversions,
 } from '../src/index.js';
 import { createFakeConverter, fakeOutputHeader, readAll } from '../src/testing/index.js';
-import { blameFullDisk } from '../src/worker.js';
 import { createOutage } from './helpers/outages.js';
 import { leftovers, tempDir } from './helpers/temp.js';
 

@@ -5,12 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import {
-  ENGINE_PACKAGES,
-  installLine,
-  isInstalled,
-  packageUnavailable,
-} from '../adapters/engine-packages.js';
+import { ENGINE_PACKAGES, installLine, isInstalled, packageUnavailable } from '../src/kit/engine-packages.js';
 
 const pkg = JSON.parse(readFileSync(join(import.meta.dirname, '..', 'package.json'), 'utf8')) as {
   dependencies: Record<string, string>;

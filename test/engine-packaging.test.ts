@@ -2,9 +2,9 @@ import { copyFile, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createMemoryJobStore } from '../adapters/jobs/memory.js';
-import { createMemoryQueue } from '../adapters/queue/memory.js';
-import { createMemoryStorage } from '../adapters/storage/memory.js';
+import { createMemoryJobStore } from '../src/adapters/jobs/memory.js';
+import { createMemoryQueue } from '../src/adapters/queue/memory.js';
+import { createMemoryStorage } from '../src/adapters/storage/memory.js';
 import { type Converter, createEngine } from '../src/index.js';
 import { fixture, leftovers, tempDir } from './helpers/temp.js';
 

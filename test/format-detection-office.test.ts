@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import yazl from 'yazl';
-import { detectFormat, isContentCompatible } from '../src/formats/index.js';
+import { detectFormat, isContentCompatible } from '../src/core/formats/index.js';
 
 const FIXTURES = join(import.meta.dirname, '..', 'fixtures');
 const text = (value: string) => new TextEncoder().encode(value);

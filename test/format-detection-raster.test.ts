@@ -3,7 +3,7 @@
  * the header checks that stand in for a magic number must take real headers and refuse near misses.
  */
 import { describe, expect, it } from 'vitest';
-import { detectFormat } from '../src/formats/index.js';
+import { detectFormat } from '../src/core/formats/index.js';
 
 const bytes = (...values: number[]) => Uint8Array.from(values);
 const text = (value: string) => new TextEncoder().encode(value);

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DETECTION_BYTES, detectFormat, isContentCompatible } from '../src/formats/index.js';
+import { DETECTION_BYTES, detectFormat, isContentCompatible } from '../src/core/formats/index.js';
 
 const fixture = (name: string) =>
   new Uint8Array(readFileSync(join(import.meta.dirname, '..', 'fixtures', name)));

@@ -1,7 +1,7 @@
 /** Detection of the print and vector formats from constructed bytes (the fixtures are in formats.test.ts). */
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { detectFormat, isContentCompatible } from '../src/formats/index.js';
+import { detectFormat, isContentCompatible } from '../src/core/formats/index.js';
 
 const bytes = (text: string) => new TextEncoder().encode(text);
 

@@ -4,8 +4,13 @@
  * and detected from their bytes, and which declared formats accept them.
  */
 import { describe, expect, it } from 'vitest';
-import { detectFormat, isContentCompatible, parseUrlFile, urlFileContent } from '../src/formats/index.js';
-import { resolveSourceFormat } from '../src/planning.js';
+import {
+  detectFormat,
+  isContentCompatible,
+  parseUrlFile,
+  urlFileContent,
+} from '../src/core/formats/index.js';
+import { resolveSourceFormat } from '../src/engine/planning.js';
 import { zipBytes } from './helpers/zip.js';
 
 const text = (value: string) => new TextEncoder().encode(value);

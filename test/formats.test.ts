@@ -5,7 +5,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { FileconvError } from '../src/errors.js';
+import { FileconvError } from '../src/core/errors.js';
 import {
   DETECTION_BYTES,
   detectFormat,
@@ -21,7 +21,7 @@ import {
   isContentCompatible,
   mimeTypeOf,
   requireFormat,
-} from '../src/formats/index.js';
+} from '../src/core/formats/index.js';
 
 const FIXTURES = join(import.meta.dirname, '..', 'fixtures');
 

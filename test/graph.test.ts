@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { buildImageEdges } from '../adapters/converters/image/image-edges.js';
-import { buildMediaEdges } from '../adapters/converters/media/media-edges.js';
-import { isFileconvError } from '../src/errors.js';
-import { carriesAudio } from '../src/formats/index.js';
-import { ConversionGraph } from '../src/graph/index.js';
+import { buildMediaEdges } from '../src/converters/ffmpeg/media-edges.js';
+import { buildImageEdges } from '../src/converters/sharp/image-edges.js';
+import { isFileconvError } from '../src/core/errors.js';
+import { carriesAudio } from '../src/core/formats/index.js';
+import { ConversionGraph } from '../src/core/graph/index.js';
 
 const graph = ConversionGraph.fromConverters([
   {

@@ -9,11 +9,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
-import { isolateConverter } from '../adapters/converters/isolation/isolated.js';
-import { createMammothConverter } from '../adapters/converters/mammoth.js';
-import { createTextConverter } from '../adapters/converters/text.js';
-import { defaultConverters } from '../adapters/preset/converters.js';
+import { createMammothConverter } from '../src/converters/mammoth/index.js';
+import { createTextConverter } from '../src/converters/text/index.js';
 import { createEngine, isFileconvError } from '../src/index.js';
+import { isolateConverter } from '../src/kit/isolation/isolated.js';
+import { defaultConverters } from '../src/preset/converters.js';
 import { fixture } from './helpers/temp.js';
 import { inflatingDocx as makeInflatingDocx } from './hostile/inflating-docx.js';
 

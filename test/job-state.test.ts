@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { isFileconvError } from '../src/errors.js';
-import { canTransition, type JobEvent, transition } from '../src/jobs/state.js';
-import { JOB_STATUSES, type Job, type JobStatus } from '../src/jobs/types.js';
+import { isFileconvError } from '../src/core/errors.js';
+import { canTransition, type JobEvent, transition } from '../src/core/jobs/state.js';
+import { JOB_STATUSES, type Job, type JobStatus } from '../src/core/jobs/types.js';
 
 const NOW = '2026-11-22T00:00:00.000Z';
 

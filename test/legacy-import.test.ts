@@ -6,11 +6,11 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createFsJobStore } from '../adapters/jobs/fs.js';
-import { createSqliteJobStore } from '../adapters/jobs/sqlite.js';
-import { createFsKeyStore } from '../adapters/keys/fs.js';
-import { createSqliteKeyStore } from '../adapters/keys/sqlite.js';
-import { openDataDirDatabase } from '../adapters/preset/backends.js';
+import { createFsJobStore } from '../src/adapters/jobs/fs.js';
+import { createSqliteJobStore } from '../src/adapters/jobs/sqlite.js';
+import { createFsKeyStore } from '../src/adapters/keys/fs.js';
+import { createSqliteKeyStore } from '../src/adapters/keys/sqlite.js';
+import { openDataDirDatabase } from '../src/preset/backends.js';
 import { sampleApiKeyRecord, sampleFile, sampleJob } from '../src/testing/index.js';
 import { tempDir } from './helpers/temp.js';
 

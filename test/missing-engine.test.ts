@@ -5,11 +5,11 @@
  */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createMemoryJobStore } from '../adapters/jobs/memory.js';
-import { createMemoryQueue } from '../adapters/queue/memory.js';
-import { createMemoryStorage } from '../adapters/storage/memory.js';
+import { createMemoryJobStore } from '../src/adapters/jobs/memory.js';
+import { createMemoryQueue } from '../src/adapters/queue/memory.js';
+import { createMemoryStorage } from '../src/adapters/storage/memory.js';
+import type { Converter } from '../src/core/ports.js';
 import { createEngine } from '../src/index.js';
-import type { Converter } from '../src/ports.js';
 import { copyConverter } from './helpers/fake-converters.js';
 import { fixture, tempDir } from './helpers/temp.js';
 

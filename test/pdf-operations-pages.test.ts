@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { crc32, deflateSync } from 'node:zlib';
 import sharp from 'sharp';
 import { expect, it } from 'vitest';
-import { pdfThumbnail, splitEveryPage, watermarkPdf } from '../adapters/pdf/index.js';
+import { pdfThumbnail, splitEveryPage, watermarkPdf } from '../src/operations/pdf/index.js';
 import { describeWithEngine } from './helpers/engines.js';
 import { labelledPdf, truncatedCopy } from './helpers/pdf-samples.js';
 import { CLI_ARGS } from './helpers/serve-process.js';

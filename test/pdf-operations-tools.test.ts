@@ -11,7 +11,7 @@ import { existsSync } from 'node:fs';
 import { copyFile, mkdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
-import { compressPdf, convertToPdfA, protectPdf, unlockPdf } from '../adapters/pdf/index.js';
+import { compressPdf, convertToPdfA, protectPdf, unlockPdf } from '../src/operations/pdf/index.js';
 import { describeWithEngine } from './helpers/engines.js';
 import { labelledPdf, photoPdf, truncatedCopy } from './helpers/pdf-samples.js';
 import { CLI_ARGS } from './helpers/serve-process.js';

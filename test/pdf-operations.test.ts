@@ -15,7 +15,7 @@ import {
   readPdfMetadata,
   rotatePages,
   writePdfMetadata,
-} from '../adapters/pdf/index.js';
+} from '../src/operations/pdf/index.js';
 import { describeWithEngine } from './helpers/engines.js';
 import { labelledPdf } from './helpers/pdf-samples.js';
 import { CLI_ARGS } from './helpers/serve-process.js';

@@ -8,8 +8,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadPlansFile } from '../adapters/preset/limits-config.js';
-import { DEFAULT_PLANS } from '../src/policy/plans.js';
+import { DEFAULT_PLANS } from '../src/core/policy/plans.js';
+import { loadPlansFile } from '../src/preset/limits-config.js';
 
 let root: string;
 

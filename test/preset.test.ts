@@ -9,9 +9,9 @@ import { join } from 'node:path';
 import express from 'express';
 import sharp from 'sharp';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createHttpRouter } from '../adapters/http/express.js';
-import { createFileconv, type Fileconv } from '../adapters/preset/index.js';
+import { createHttpRouter } from '../src/adapters/http/express.js';
 import { isFileconvError } from '../src/index.js';
+import { createFileconv, type Fileconv } from '../src/preset/index.js';
 import { fixture, tempDir } from './helpers/temp.js';
 
 const opened: Fileconv[] = [];

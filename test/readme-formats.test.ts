@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { withFormatsTable } from '../scripts/readme-formats.js';
-import { FORMATS } from '../src/formats/index.js';
+import { FORMATS } from '../src/core/formats/index.js';
 
 describe("README's format table", () => {
   it('matches the registry (run `npx tsx scripts/readme-formats.ts` after changing formats)', async () => {

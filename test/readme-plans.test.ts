@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { END, plansTable, START, withPlansTable } from '../scripts/readme-plans.js';
-import { DEFAULT_PLANS, definePlans } from '../src/policy/plans.js';
+import { DEFAULT_PLANS, definePlans } from '../src/core/policy/plans.js';
 
 /** The README's table rows by plan name, each a list of its cells. */
 function rowsOf(table: string): Map<string, string[]> {

@@ -4,7 +4,7 @@
  * budget (shared by the calls of one job), and a wait ends at once when its signal aborts.
  */
 import { describe, expect, it } from 'vitest';
-import { FileconvError } from '../src/errors.js';
+import { FileconvError } from '../src/core/errors.js';
 import {
   abortableSleep,
   backoffDelay,
@@ -12,7 +12,7 @@ import {
   INITIAL_DELAY_MS,
   MAX_DELAY_MS,
   retryWhileUnavailable,
-} from '../src/retry.js';
+} from '../src/core/retry.js';
 
 const away = () => new FileconvError('UNAVAILABLE', 'S3 is away.', { details: { key: 'k' } });
 

@@ -7,10 +7,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import sharp from 'sharp';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createSharpConverter } from '../adapters/converters/sharp.js';
-import { createRedisJobStore } from '../adapters/jobs/redis.js';
-import { createBullmqQueue } from '../adapters/queue/bullmq.js';
-import { createS3Storage } from '../adapters/storage/s3.js';
+import { createRedisJobStore } from '../src/adapters/jobs/redis.js';
+import { createBullmqQueue } from '../src/adapters/queue/bullmq.js';
+import { createS3Storage } from '../src/adapters/storage/s3.js';
+import { createSharpConverter } from '../src/converters/sharp/index.js';
 import {
   type Converter,
   createEngine,

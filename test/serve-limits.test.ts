@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { limitsFromEnv, loadPlansFile } from '../adapters/preset/limits-config.js';
+import { limitsFromEnv, loadPlansFile } from '../src/preset/limits-config.js';
 import { fixtures } from '../src/testing/index.js';
 import { CLI_ARGS, exited, type ServeProcess, startServeProcess } from './helpers/serve-process.js';
 

@@ -8,8 +8,8 @@ import type { Socket } from 'node:net';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
-import { createSqliteJobStore } from '../adapters/jobs/sqlite.js';
 import { loadOrCreateSecret, startService } from '../bin/commands/serve.js';
+import { createSqliteJobStore } from '../src/adapters/jobs/sqlite.js';
 import { leftovers, tempDir } from './helpers/temp.js';
 
 async function createJob(

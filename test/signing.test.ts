@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { sign, signingKey, verify } from '../src/signing.js';
+import { sign, signingKey, verify } from '../src/core/signing.js';
 
 const key = signingKey('k'.repeat(32));
 const claims = { purpose: 'upload', id: 'file1', expires: 1_000, bound: ['image/png', 123] };

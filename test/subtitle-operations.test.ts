@@ -7,9 +7,9 @@ import { execFileSync } from 'node:child_process';
 import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { subtitleFilter, subtitleOperations } from '../adapters/converters/subtitles/subtitle-operations.js';
-import { findTool } from '../adapters/tools/command-tools.js';
-import type { OperationContext } from '../src/ports.js';
+import type { OperationContext } from '../src/core/ports.js';
+import { findTool } from '../src/kit/command-tools.js';
+import { subtitleFilter, subtitleOperations } from '../src/operations/subtitles/subtitle-operations.js';
 import { expectCode, fixture, MAX_PIXELS, workspace } from './converters/converter-harness.js';
 import { describeWithEngine } from './helpers/engines.js';
 

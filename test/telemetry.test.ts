@@ -17,8 +17,8 @@ import {
   SimpleSpanProcessor,
 } from '@opentelemetry/sdk-trace-base';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createNodeHandler } from '../adapters/http/node.js';
-import { createFileconv, type Fileconv } from '../adapters/preset/index.js';
+import { createNodeHandler } from '../src/adapters/http/node.js';
+import { createFileconv, type Fileconv } from '../src/preset/index.js';
 import { createFakeConverter } from '../src/testing/index.js';
 
 const exporter = new InMemorySpanExporter();

@@ -5,9 +5,9 @@
  * with (the file, the field, what is expected) and exit code 1, so a deployment can check a
  * config file before it ships. `fileconv config schema` prints the file's JSON Schema.
  */
-import { configJsonSchema } from '../../adapters/preset/config-file.js';
-import { defaultConverters } from '../../adapters/preset/converters.js';
-import { type EffectiveConfig, resolveConfig } from '../../adapters/preset/effective-config.js';
+import { configJsonSchema } from '../../src/preset/config-file.js';
+import { defaultConverters } from '../../src/preset/converters.js';
+import { type EffectiveConfig, resolveConfig } from '../../src/preset/effective-config.js';
 
 export async function runConfigCheck(flags: { config?: string }): Promise<void> {
   const config = await resolveConfig(flags);

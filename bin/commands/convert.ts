@@ -8,7 +8,7 @@ import { mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import cliProgress from 'cli-progress';
-import { defaultConverters } from '../../adapters/preset/converters.js';
+import { baseName } from '../../src/core/names.js';
 import {
   createEngine,
   extensionOf,
@@ -17,8 +17,8 @@ import {
   requireFormat,
   urlFileContent,
 } from '../../src/index.js';
-import { outputFileError } from '../../src/local-files.js';
-import { baseName } from '../../src/names.js';
+import { outputFileError } from '../../src/kit/local-files.js';
+import { defaultConverters } from '../../src/preset/converters.js';
 
 export interface ConvertFlags {
   to?: string;

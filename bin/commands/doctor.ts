@@ -1,11 +1,11 @@
 /** `fileconv doctor`: which conversion engines (and the embedded database) can run here, and how to install the missing ones. */
 
-import { ocrOperations } from '../../adapters/converters/ocr/ocr-operation.js';
-import { subtitleOperations } from '../../adapters/converters/subtitles/subtitle-operations.js';
-import { type EngineGroup, installLine, missingPackages } from '../../adapters/engine-packages.js';
-import { pdfOperations } from '../../adapters/pdf/pdf-operations.js';
-import { defaultConverters } from '../../adapters/preset/converters.js';
 import { type ConverterStatus, createEngine } from '../../src/index.js';
+import { type EngineGroup, installLine, missingPackages } from '../../src/kit/engine-packages.js';
+import { ocrOperations } from '../../src/operations/ocr/ocr-operation.js';
+import { pdfOperations } from '../../src/operations/pdf/pdf-operations.js';
+import { subtitleOperations } from '../../src/operations/subtitles/subtitle-operations.js';
+import { defaultConverters } from '../../src/preset/converters.js';
 import { table } from './formats.js';
 
 /** Prints the report; returns 0 when every engine is available, 1 otherwise. */
@@ -82,7 +82,7 @@ const OPTIONAL_FEATURES: readonly (readonly [EngineGroup, string])[] = [
 
 /** The embedded database's binding, in the shape of a converter's status (it provides no conversions). */
 async function databaseStatus(): Promise<ConverterStatus> {
-  const { loadSqlite, SQLITE_INSTALL } = await import('../../adapters/sqlite/sqlite-package.js');
+  const { loadSqlite, SQLITE_INSTALL } = await import('../../src/adapters/sqlite/sqlite-package.js');
   try {
     const Database = await loadSqlite();
     const memory = new Database(':memory:');

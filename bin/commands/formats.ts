@@ -1,7 +1,7 @@
 /** `fileconv formats`: every format, its extensions and the targets it converts to here. */
 
-import { defaultConverters } from '../../adapters/preset/converters.js';
 import { createEngine, FileconvError, FORMAT_FAMILIES, type FormatFamily } from '../../src/index.js';
+import { defaultConverters } from '../../src/preset/converters.js';
 
 export async function runFormats(flags: { family?: string; json?: boolean }): Promise<void> {
   if (flags.family !== undefined && !FORMAT_FAMILIES.includes(flags.family as FormatFamily)) {

@@ -5,8 +5,9 @@
  * finds them (flags, environment, config file), so a key lands where serve looks for it and may
  * name a plan the config file adds.
  */
-import { type EffectiveConfig, resolveConfig } from '../../adapters/preset/effective-config.js';
+
 import { createApiKey, type KeyStore, revokeApiKey } from '../../src/index.js';
+import { type EffectiveConfig, resolveConfig } from '../../src/preset/effective-config.js';
 import { table } from './formats.js';
 
 interface DataFlags {
@@ -30,12 +31,12 @@ function settingsOf(flags: DataFlags): Promise<EffectiveConfig> {
 async function keyStoreOf(config: EffectiveConfig): Promise<KeyStore> {
   const redisUrl = config.redis?.url;
   if (redisUrl) {
-    const { createRedisKeyStore } = await import('../../adapters/keys/redis.js');
+    const { createRedisKeyStore } = await import('../../src/adapters/keys/redis.js');
     return createRedisKeyStore({ url: redisUrl });
   }
   const [{ createSqliteKeyStore }, { openDataDirDatabase }] = await Promise.all([
-    import('../../adapters/keys/sqlite.js'),
-    import('../../adapters/preset/backends.js'),
+    import('../../src/adapters/keys/sqlite.js'),
+    import('../../src/preset/backends.js'),
   ]);
   const database = await openDataDirDatabase(config.dataDir);
   const keys = createSqliteKeyStore({ database });

@@ -3,19 +3,19 @@
  * the operations of fileconv/pdf on local files. Each prints one line saying what it wrote.
  */
 import { extname } from 'node:path';
-import { compressPdf } from '../../adapters/pdf/compress.js';
+import { compressPdf } from '../../src/operations/pdf/compress.js';
 import {
   extractPages,
   mergePdfs,
   readPdfMetadata,
   rotatePages,
   writePdfMetadata,
-} from '../../adapters/pdf/operations.js';
-import { convertToPdfA, type PdfaLevel } from '../../adapters/pdf/pdfa.js';
-import { protectPdf, unlockPdf } from '../../adapters/pdf/protect.js';
-import { splitEveryPage } from '../../adapters/pdf/split-every-page.js';
-import { pdfThumbnail } from '../../adapters/pdf/thumbnail.js';
-import { type WatermarkOptions, watermarkPdf } from '../../adapters/pdf/watermark.js';
+} from '../../src/operations/pdf/operations.js';
+import { convertToPdfA, type PdfaLevel } from '../../src/operations/pdf/pdfa.js';
+import { protectPdf, unlockPdf } from '../../src/operations/pdf/protect.js';
+import { splitEveryPage } from '../../src/operations/pdf/split-every-page.js';
+import { pdfThumbnail } from '../../src/operations/pdf/thumbnail.js';
+import { type WatermarkOptions, watermarkPdf } from '../../src/operations/pdf/watermark.js';
 
 export interface PdfCommand {
   op: 'merge' | 'split' | 'rotate';

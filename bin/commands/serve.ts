@@ -9,20 +9,20 @@
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createNodeHandler } from '../../adapters/http/node.js';
-import type { BackendFlags } from '../../adapters/preset/backends.js';
+import { createNodeHandler } from '../../src/adapters/http/node.js';
+import { type Engine, FileconvError } from '../../src/index.js';
+import type { BackendFlags } from '../../src/preset/backends.js';
 import {
   type ConfigFlags,
   type EffectiveConfig,
   fileconvOptionsOf,
   resolveConfig,
-} from '../../adapters/preset/effective-config.js';
-import { createFileconv } from '../../adapters/preset/index.js';
-import { type Engine, FileconvError } from '../../src/index.js';
+} from '../../src/preset/effective-config.js';
+import { createFileconv } from '../../src/preset/index.js';
 import { createServiceLog, logFormatOf } from '../logging.js';
 import { startMetricsEndpoint } from '../metrics-flag.js';
 
-export { dataDirOf, loadOrCreateSecret } from '../../adapters/preset/index.js';
+export { dataDirOf, loadOrCreateSecret } from '../../src/preset/index.js';
 
 /**
  * The command line of `fileconv serve` (see ConfigFlags for each): flags go before environment

@@ -3,14 +3,11 @@
  * reads and writes files in the shared storage (S3_BUCKET), so any number of workers can run
  * beside the API nodes (`fileconv serve --no-worker`).
  */
-import type { BackendFlags } from '../../adapters/preset/backends.js';
-import {
-  type EffectiveConfig,
-  fileconvOptionsOf,
-  resolveConfig,
-} from '../../adapters/preset/effective-config.js';
-import { createFileconv } from '../../adapters/preset/index.js';
+
 import { type Engine, FileconvError } from '../../src/index.js';
+import type { BackendFlags } from '../../src/preset/backends.js';
+import { type EffectiveConfig, fileconvOptionsOf, resolveConfig } from '../../src/preset/effective-config.js';
+import { createFileconv } from '../../src/preset/index.js';
 import { startMetricsEndpoint } from '../metrics-flag.js';
 import { untilSignal } from './serve.js';
 

@@ -17,8 +17,8 @@ import { mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { defaultConverters } from '../../adapters/preset/converters.js';
 import { createEngine, FileconvError, formatFromExtension, getFormat } from '../../src/index.js';
+import { defaultConverters } from '../../src/preset/converters.js';
 import { type Verdict, verify } from './checks.js';
 import { TARGETS } from './targets.js';
 

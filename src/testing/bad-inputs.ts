@@ -3,7 +3,7 @@
  * cleanly. Each returns the bytes and the error code fileconv answers with.
  */
 import { crc32 } from 'node:zlib';
-import type { ErrorCode } from '../errors.js';
+import type { ErrorCode } from '../core/errors.js';
 
 export interface BadInput {
   /** What it is, for test names. */

@@ -12,10 +12,10 @@ import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, type TestFunction } from 'vitest';
-import { type ErrorCode, FileconvError } from '../errors.js';
-import { FORMATS, getFormat } from '../formats/index.js';
-import type { FormatName } from '../formats/types.js';
-import type { ConvertContext, Converter } from '../ports.js';
+import { type ErrorCode, FileconvError } from '../core/errors.js';
+import { FORMATS, getFormat } from '../core/formats/index.js';
+import type { FormatName } from '../core/formats/types.js';
+import type { ConvertContext, Converter } from '../core/ports.js';
 import { truncated } from './bad-inputs.js';
 import { type AdapterFactory, useFreshInstance, waitUntil } from './fresh-instance.js';
 

@@ -9,9 +9,9 @@ import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
-import { throwIfAborted } from '../abort.js';
-import { type ErrorCode, FileconvError } from '../errors.js';
-import type { ConversionEdge, ConvertContext, Converter, ConvertResult } from '../ports.js';
+import { throwIfAborted } from '../core/abort.js';
+import { type ErrorCode, FileconvError } from '../core/errors.js';
+import type { ConversionEdge, ConvertContext, Converter, ConvertResult } from '../core/ports.js';
 
 export interface FakeConverterOptions {
   /** Converter name. Default 'fake'. */

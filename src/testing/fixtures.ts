@@ -6,10 +6,10 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { FileconvError } from '../errors.js';
-import { getFormat } from '../formats/index.js';
-import { FORMATS } from '../formats/registry.js';
-import type { FormatName } from '../formats/types.js';
+import { FileconvError } from '../core/errors.js';
+import { getFormat } from '../core/formats/index.js';
+import { FORMATS } from '../core/formats/registry.js';
+import type { FormatName } from '../core/formats/types.js';
 
 /**
  * The package root, found by walking up from this module rather than by a fixed `../..`: the

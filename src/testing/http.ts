@@ -24,14 +24,14 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { createMemoryCounterStore } from '../../adapters/counters/memory.js';
-import type { HttpServiceOptions } from '../../adapters/http/service.js';
-import { createMemoryJobStore } from '../../adapters/jobs/memory.js';
-import { createMemoryKeyStore } from '../../adapters/keys/memory.js';
-import { createMemoryQueue } from '../../adapters/queue/memory.js';
-import { createFsStorage } from '../../adapters/storage/fs.js';
-import { createEngine, type Engine } from '../engine.js';
-import { definePlans } from '../policy/plans.js';
+import { createMemoryCounterStore } from '../adapters/counters/memory.js';
+import { createMemoryJobStore } from '../adapters/jobs/memory.js';
+import { createMemoryKeyStore } from '../adapters/keys/memory.js';
+import { createMemoryQueue } from '../adapters/queue/memory.js';
+import { createFsStorage } from '../adapters/storage/fs.js';
+import { definePlans } from '../core/policy/plans.js';
+import { createEngine, type Engine } from '../engine/engine.js';
+import type { HttpServiceOptions } from '../service/service.js';
 import { createFakeConverter, fakeOutputHeader } from './fake-converter.js';
 
 /** The service options a mount passes through unchanged (the suite uses no host sign-in). */

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createMemoryCounterStore } from '../../adapters/counters/memory.js';
+import { createMemoryCounterStore } from '../../src/adapters/counters/memory.js';
 import { testCounterStore } from '../../src/testing/index.js';
 
 testCounterStore('memory', () => createMemoryCounterStore());

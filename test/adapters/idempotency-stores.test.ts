@@ -5,9 +5,9 @@
  */
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createMemoryIdempotencyStore } from '../../adapters/idempotency/memory.js';
-import { createRedisIdempotencyStore } from '../../adapters/idempotency/redis.js';
-import { createSqliteIdempotencyStore } from '../../adapters/idempotency/sqlite.js';
+import { createMemoryIdempotencyStore } from '../../src/adapters/idempotency/memory.js';
+import { createRedisIdempotencyStore } from '../../src/adapters/idempotency/redis.js';
+import { createSqliteIdempotencyStore } from '../../src/adapters/idempotency/sqlite.js';
 import { testIdempotencyStore } from '../../src/testing/index.js';
 import { describeWithRedis, freshPrefix } from '../helpers/redis-server.js';
 import { makeTempDir } from './tmp-dirs.js';

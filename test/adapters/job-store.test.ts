@@ -1,8 +1,8 @@
 import { readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createFsJobStore, type FsJobStoreWarning } from '../../adapters/jobs/fs.js';
-import { createMemoryJobStore } from '../../adapters/jobs/memory.js';
+import { createFsJobStore, type FsJobStoreWarning } from '../../src/adapters/jobs/fs.js';
+import { createMemoryJobStore } from '../../src/adapters/jobs/memory.js';
 import { sampleFile, sampleJob, testJobStore } from '../../src/testing/index.js';
 import { listFiles, makeTempDir } from './tmp-dirs.js';
 

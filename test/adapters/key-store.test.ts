@@ -1,9 +1,9 @@
 import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createFsKeyStore, KEY_FILE_NAME } from '../../adapters/keys/fs.js';
-import { createMemoryKeyStore } from '../../adapters/keys/memory.js';
-import { authenticate, createApiKey, revokeApiKey } from '../../src/policy/api-keys.js';
+import { createFsKeyStore, KEY_FILE_NAME } from '../../src/adapters/keys/fs.js';
+import { createMemoryKeyStore } from '../../src/adapters/keys/memory.js';
+import { authenticate, createApiKey, revokeApiKey } from '../../src/core/policy/api-keys.js';
 import { sampleApiKeyRecord, testKeyStore } from '../../src/testing/index.js';
 import { makeTempDir } from './tmp-dirs.js';
 

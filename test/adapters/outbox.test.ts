@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createMemoryOutbox } from '../../adapters/outbox/memory.js';
-import { createRedisOutbox } from '../../adapters/outbox/redis.js';
+import { createMemoryOutbox } from '../../src/adapters/outbox/memory.js';
+import { createRedisOutbox } from '../../src/adapters/outbox/redis.js';
 import { sampleDelivery, testWebhookOutbox } from '../../src/testing/index.js';
 import { describeWithRedis, freshPrefix } from '../helpers/redis-server.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createMemoryQueue } from '../../adapters/queue/memory.js';
+import { createMemoryQueue } from '../../src/adapters/queue/memory.js';
 import { testQueue } from '../../src/testing/index.js';
 
 testQueue('memory', () => createMemoryQueue({ onError: () => {} }));

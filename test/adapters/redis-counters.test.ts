@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRedisCounterStore, type RedisCounterStore } from '../../adapters/counters/redis.js';
+import { createRedisCounterStore, type RedisCounterStore } from '../../src/adapters/counters/redis.js';
 import { testCounterStore } from '../../src/testing/index.js';
 import { describeWithEngine } from '../helpers/engines.js';
 import {

@@ -1,9 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { expect, it } from 'vitest';
-import { createSharpConverter } from '../../adapters/converters/sharp.js';
-import { createRedisJobStore } from '../../adapters/jobs/redis.js';
-import { createBullmqQueue } from '../../adapters/queue/bullmq.js';
-import { createMemoryStorage } from '../../adapters/storage/memory.js';
+import { createRedisJobStore } from '../../src/adapters/jobs/redis.js';
+import { createBullmqQueue } from '../../src/adapters/queue/bullmq.js';
+import { createMemoryStorage } from '../../src/adapters/storage/memory.js';
+import { createSharpConverter } from '../../src/converters/sharp/index.js';
 import { createEngine, type Engine } from '../../src/index.js';
 import { describeWithRedis, freshPrefix } from '../helpers/redis-server.js';
 import { fixture, tempDir } from '../helpers/temp.js';

@@ -4,7 +4,7 @@
  * with a Retry-After, so workers wait it out; a command Redis refused as wrong stays INTERNAL.
  */
 import { describe, expect, it } from 'vitest';
-import { redisError, resolveRedisSettings } from '../../adapters/redis/connection.js';
+import { redisError, resolveRedisSettings } from '../../src/adapters/redis/connection.js';
 
 const settings = resolveRedisSettings('createRedisJobStore', { url: 'redis://:secret@127.0.0.1:6379' });
 

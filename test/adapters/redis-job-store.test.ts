@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRedisJobStore, type RedisJobStore } from '../../adapters/jobs/redis.js';
+import { createRedisJobStore, type RedisJobStore } from '../../src/adapters/jobs/redis.js';
 import { sampleFile, sampleJob, testJobStore } from '../../src/testing/index.js';
 import { describeWithEngine } from '../helpers/engines.js';
 import {

@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
-import { createRedisKeyStore } from '../../adapters/keys/redis.js';
-import { authenticate, createApiKey, revokeApiKey } from '../../src/policy/api-keys.js';
+import { createRedisKeyStore } from '../../src/adapters/keys/redis.js';
+import { authenticate, createApiKey, revokeApiKey } from '../../src/core/policy/api-keys.js';
 import { sampleApiKeyRecord, testKeyStore } from '../../src/testing/index.js';
 import { describeWithRedis, freshPrefix } from '../helpers/redis-server.js';
 

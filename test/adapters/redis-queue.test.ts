@@ -3,8 +3,12 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type BullmqQueueOptions, createBullmqQueue, toBullmqPriority } from '../../adapters/queue/bullmq.js';
-import type { Queue } from '../../src/ports.js';
+import {
+  type BullmqQueueOptions,
+  createBullmqQueue,
+  toBullmqPriority,
+} from '../../src/adapters/queue/bullmq.js';
+import type { Queue } from '../../src/core/ports.js';
 import { deferred, waitUntil } from '../../src/testing/fresh-instance.js';
 import { testQueue } from '../../src/testing/index.js';
 import { describeWithEngine } from '../helpers/engines.js';
@@ -424,7 +428,7 @@ async function startWorkerProcess(
   timing: { lockDurationMs: number; stalledIntervalMs: number },
 ): Promise<{ started(jobId: string): Promise<void>; kill(): void }> {
   const script = `
-    const { createBullmqQueue } = await import(${JSON.stringify(join(root, 'adapters/queue/bullmq.ts'))});
+    const { createBullmqQueue } = await import(${JSON.stringify(join(root, 'src/adapters/queue/bullmq.ts'))});
     const queue = createBullmqQueue(${JSON.stringify({ url, prefix, ...timing })});
     queue.process((jobId) => { console.log('started ' + jobId); return new Promise(() => {}); });
     console.log('ready');

@@ -21,9 +21,9 @@ describe('Redis adapters without their packages', () => {
   it('report a missing ioredis on first use, naming `npm install bullmq ioredis`', async () => {
     vi.resetModules();
     vi.doMock('ioredis', missing('ioredis'));
-    const { createRedisJobStore } = await import('../../adapters/jobs/redis.js');
-    const { createRedisCounterStore } = await import('../../adapters/counters/redis.js');
-    const { createRedisKeyStore } = await import('../../adapters/keys/redis.js');
+    const { createRedisJobStore } = await import('../../src/adapters/jobs/redis.js');
+    const { createRedisCounterStore } = await import('../../src/adapters/counters/redis.js');
+    const { createRedisKeyStore } = await import('../../src/adapters/keys/redis.js');
     const expected = {
       code: 'ENGINE_UNAVAILABLE',
       message: expect.stringContaining('`npm install bullmq ioredis`'),
@@ -41,7 +41,7 @@ describe('Redis adapters without their packages', () => {
   it('report a missing bullmq on the first enqueue and through onError for process()', async () => {
     vi.resetModules();
     vi.doMock('bullmq', missing('bullmq'));
-    const { createBullmqQueue } = await import('../../adapters/queue/bullmq.js');
+    const { createBullmqQueue } = await import('../../src/adapters/queue/bullmq.js');
     const errors: unknown[] = [];
     const queue = createBullmqQueue({ url: 'redis://127.0.0.1:1', onError: (error) => errors.push(error) });
     await expect(queue.enqueue('job_1')).rejects.toMatchObject({

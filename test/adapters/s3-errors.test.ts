@@ -6,8 +6,8 @@
  */
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { mapStreamErrors, s3Error } from '../../adapters/storage/s3-errors.js';
-import { FileconvError } from '../../src/errors.js';
+import { mapStreamErrors, s3Error } from '../../src/adapters/storage/s3-errors.js';
+import { FileconvError } from '../../src/core/errors.js';
 import { readAll } from '../../src/testing/index.js';
 
 const where = { action: 'Reading', key: 'uploads/a', bucket: 'b', endpoint: 'http://s3.test:9000' };

@@ -9,10 +9,10 @@ import { createHash, randomUUID } from 'node:crypto';
 import { Readable, Transform } from 'node:stream';
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createS3Storage, type S3Storage } from '../../adapters/storage/s3.js';
-import { partSizeFor, readResumableState } from '../../adapters/storage/s3-resumable-state.js';
-import { FileconvError } from '../../src/errors.js';
-import type { ResumableState } from '../../src/ports.js';
+import { createS3Storage, type S3Storage } from '../../src/adapters/storage/s3.js';
+import { partSizeFor, readResumableState } from '../../src/adapters/storage/s3-resumable-state.js';
+import { FileconvError } from '../../src/core/errors.js';
+import type { ResumableState } from '../../src/core/ports.js';
 import { readAll, sha256 } from '../../src/testing/index.js';
 import { describeWithEngine } from '../helpers/engines.js';
 import {

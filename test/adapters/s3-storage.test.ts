@@ -10,9 +10,9 @@ import { Readable } from 'node:stream';
 import { S3Client } from '@aws-sdk/client-s3';
 import { parse as parseContentDisposition } from 'content-disposition';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createS3Storage, type S3Storage, type S3StorageOptions } from '../../adapters/storage/s3.js';
-import { importS3Sdk, S3_SDK_INSTALL } from '../../adapters/storage/s3-sdk.js';
-import { FileconvError } from '../../src/errors.js';
+import { createS3Storage, type S3Storage, type S3StorageOptions } from '../../src/adapters/storage/s3.js';
+import { importS3Sdk, S3_SDK_INSTALL } from '../../src/adapters/storage/s3-sdk.js';
+import { FileconvError } from '../../src/core/errors.js';
 import { patternStream, readAll, sha256, testStorage } from '../../src/testing/index.js';
 import { describeWithEngine } from '../helpers/engines.js';
 import {
@@ -124,7 +124,7 @@ describe('loading the AWS SDK', () => {
       });
     });
     try {
-      const { createS3Storage: create } = await import('../../adapters/storage/s3.js');
+      const { createS3Storage: create } = await import('../../src/adapters/storage/s3.js');
       const storage = create({ bucket: 'fileconv-test' });
       // The module graph was reloaded, so the error is another copy of FileconvError: match its shape.
       const unavailable = { code: 'ENGINE_UNAVAILABLE', message: expect.stringContaining(S3_SDK_INSTALL) };

@@ -8,12 +8,12 @@ import { randomBytes } from 'node:crypto';
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createSqliteCounterStore } from '../../adapters/counters/sqlite.js';
-import { createSqliteJobStore } from '../../adapters/jobs/sqlite.js';
-import { createSqliteKeyStore } from '../../adapters/keys/sqlite.js';
-import { createSqliteOutbox } from '../../adapters/outbox/sqlite.js';
-import { openSqliteDatabase } from '../../adapters/sqlite/database.js';
-import { SCHEMA_VERSION } from '../../adapters/sqlite/schema.js';
+import { createSqliteCounterStore } from '../../src/adapters/counters/sqlite.js';
+import { createSqliteJobStore } from '../../src/adapters/jobs/sqlite.js';
+import { createSqliteKeyStore } from '../../src/adapters/keys/sqlite.js';
+import { createSqliteOutbox } from '../../src/adapters/outbox/sqlite.js';
+import { openSqliteDatabase } from '../../src/adapters/sqlite/database.js';
+import { SCHEMA_VERSION } from '../../src/adapters/sqlite/schema.js';
 import {
   sampleApiKeyRecord,
   sampleDelivery,

@@ -2,8 +2,8 @@ import { mkdir, readdir, readFile, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createFsStorage, type FsStorage } from '../../adapters/storage/fs.js';
-import { createMemoryStorage } from '../../adapters/storage/memory.js';
+import { createFsStorage, type FsStorage } from '../../src/adapters/storage/fs.js';
+import { createMemoryStorage } from '../../src/adapters/storage/memory.js';
 import { readAll, testStorage } from '../../src/testing/index.js';
 import { listFiles, makeTempDir } from './tmp-dirs.js';
 

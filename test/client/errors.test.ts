@@ -5,8 +5,8 @@
  */
 
 import { describe, expect, it, vi } from 'vitest';
-import { createMemoryCounterStore } from '../../adapters/counters/memory.js';
 import { createClient, FileconvApiError, isFileconvApiError } from '../../client/index.js';
+import { createMemoryCounterStore } from '../../src/adapters/counters/memory.js';
 import { fixture, startServer } from '../http/harness.js';
 
 /** Rejection of a promise, failing the test if it resolves. */

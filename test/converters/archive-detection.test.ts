@@ -7,8 +7,8 @@ import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { DETECTION_BYTES, detectFormat } from '../../src/formats/index.js';
-import { resolveSourceFormat } from '../../src/planning.js';
+import { DETECTION_BYTES, detectFormat } from '../../src/core/formats/index.js';
+import { resolveSourceFormat } from '../../src/engine/planning.js';
 import { tarBytes } from '../helpers/tar.js';
 import { fixture } from './converter-harness.js';
 

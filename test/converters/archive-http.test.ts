@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { expect, it } from 'vitest';
-import { createArchiveConverter } from '../../adapters/converters/bsdtar.js';
+import { createArchiveConverter } from '../../src/converters/archive/index.js';
 import { describeWithEngine } from '../helpers/engines.js';
 import { tarBytes } from '../helpers/tar.js';
 import { call, fixture, pollJob, put, startServer, type TestServer } from '../http/harness.js';

@@ -6,10 +6,10 @@
 import { readFileSync } from 'node:fs';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
-import { decodeDib, type RawImage } from '../../adapters/converters/image/bmp-decode.js';
-import { encodeBmp } from '../../adapters/converters/image/bmp-encode.js';
-import { parseBmp } from '../../adapters/converters/image/bmp-header.js';
-import type { FileconvError } from '../../src/errors.js';
+import { decodeDib, type RawImage } from '../../src/converters/sharp/bmp-decode.js';
+import { encodeBmp } from '../../src/converters/sharp/bmp-encode.js';
+import { parseBmp } from '../../src/converters/sharp/bmp-header.js';
+import type { FileconvError } from '../../src/core/errors.js';
 import { fixture } from './sharp-helpers.js';
 
 const decode = (bytes: Buffer, maxPixels = 1_000_000): RawImage =>

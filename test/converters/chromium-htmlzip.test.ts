@@ -1,8 +1,8 @@
 import { readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
-import { locateChromium } from '../../adapters/converters/browser/chromium-locate.js';
-import { CHROMIUM_INSTALL, createChromiumConverter } from '../../adapters/converters/chromium.js';
+import { locateChromium } from '../../src/converters/chromium/chromium-locate.js';
+import { CHROMIUM_INSTALL, createChromiumConverter } from '../../src/converters/chromium/index.js';
 import { describeWithEngine } from '../helpers/engines.js';
 import { zipBytes } from '../helpers/zip.js';
 import { dejaVuFace, expectSize, pdfInfo, pdfText, run, wordBoxes } from './chromium-helpers.js';

@@ -11,13 +11,10 @@ import { mkdir, mkdtemp, readdir, rm, utimes, writeFile } from 'node:fs/promises
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BrowserPool } from '../../adapters/converters/browser/browser-pool.js';
-import { locateChromium } from '../../adapters/converters/browser/chromium-locate.js';
-import {
-  PROFILE_MIN_AGE_MS,
-  sweepChromiumProfiles,
-} from '../../adapters/converters/browser/chromium-temp.js';
-import { CHROMIUM_INSTALL } from '../../adapters/converters/chromium.js';
+import { BrowserPool } from '../../src/converters/chromium/browser-pool.js';
+import { locateChromium } from '../../src/converters/chromium/chromium-locate.js';
+import { PROFILE_MIN_AGE_MS, sweepChromiumProfiles } from '../../src/converters/chromium/chromium-temp.js';
+import { CHROMIUM_INSTALL } from '../../src/converters/chromium/index.js';
 import { describeWithEngine } from '../helpers/engines.js';
 
 const executable = await locateChromium(undefined);

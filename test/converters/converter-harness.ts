@@ -6,9 +6,9 @@ import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, expect } from 'vitest';
-import type { ErrorCode } from '../../src/errors.js';
-import { FileconvError } from '../../src/errors.js';
-import type { ConvertContext } from '../../src/ports.js';
+import type { ErrorCode } from '../../src/core/errors.js';
+import { FileconvError } from '../../src/core/errors.js';
+import type { ConvertContext } from '../../src/core/ports.js';
 
 export const FIXTURES = join(import.meta.dirname, '..', '..', 'fixtures');
 export const fixture = (name: string) => join(FIXTURES, name);

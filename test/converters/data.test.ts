@@ -7,10 +7,10 @@ import { execFileSync } from 'node:child_process';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createDataConverter } from '../../adapters/converters/data.js';
-import { createSpreadsheetConverter } from '../../adapters/converters/exceljs.js';
-import { isolateConverter } from '../../adapters/converters/isolation/isolated.js';
+import { createDataConverter } from '../../src/converters/data/index.js';
+import { createSpreadsheetConverter } from '../../src/converters/exceljs/index.js';
 import { createEngine } from '../../src/index.js';
+import { isolateConverter } from '../../src/kit/isolation/isolated.js';
 import {
   context,
   expectCode,

@@ -10,8 +10,8 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
-import { CALIBRE_INSTALL, createCalibreConverter } from '../../adapters/converters/calibre.js';
-import { findTool } from '../../adapters/tools/command-tools.js';
+import { CALIBRE_INSTALL, createCalibreConverter } from '../../src/converters/calibre/index.js';
+import { findTool } from '../../src/kit/command-tools.js';
 import { describeWithEngine } from '../helpers/engines.js';
 import {
   context,

@@ -6,11 +6,11 @@
 import { readdir, readFile } from 'node:fs/promises';
 import mammoth from 'mammoth';
 import { expect, it } from 'vitest';
-import { CALIBRE_INSTALL, createCalibreConverter } from '../../adapters/converters/calibre.js';
-import { CALIBRE_EDGES } from '../../adapters/converters/ebook/calibre-edges.js';
-import { createMammothConverter } from '../../adapters/converters/mammoth.js';
-import { findTool } from '../../adapters/tools/command-tools.js';
-import { ConversionGraph } from '../../src/graph/index.js';
+import { CALIBRE_EDGES } from '../../src/converters/calibre/calibre-edges.js';
+import { CALIBRE_INSTALL, createCalibreConverter } from '../../src/converters/calibre/index.js';
+import { createMammothConverter } from '../../src/converters/mammoth/index.js';
+import { ConversionGraph } from '../../src/core/graph/index.js';
+import { findTool } from '../../src/kit/command-tools.js';
 import { fixturePath, testConverter } from '../../src/testing/index.js';
 import { describeWithEngine } from '../helpers/engines.js';
 import { readZip } from '../helpers/zip.js';

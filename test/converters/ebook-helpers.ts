@@ -6,7 +6,7 @@
 import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { promisify } from 'node:util';
-import { DETECTION_BYTES, detectFormat } from '../../src/formats/index.js';
+import { DETECTION_BYTES, detectFormat } from '../../src/core/formats/index.js';
 import { zipBytes } from '../helpers/zip.js';
 
 export const run = promisify(execFile);

@@ -8,8 +8,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import yauzl from 'yauzl';
 import yazl from 'yazl';
-import { createSpreadsheetConverter } from '../../adapters/converters/exceljs.js';
-import { FileconvError } from '../../src/errors.js';
+import { createSpreadsheetConverter } from '../../src/converters/exceljs/index.js';
+import { FileconvError } from '../../src/core/errors.js';
 import {
   context,
   expectCode,

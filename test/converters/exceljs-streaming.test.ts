@@ -16,7 +16,7 @@ import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import yauzl from 'yauzl';
 import yazl from 'yazl';
-import { createSpreadsheetConverter } from '../../adapters/converters/exceljs.js';
+import { createSpreadsheetConverter } from '../../src/converters/exceljs/index.js';
 import { context, expectCode, expectNoLeftovers, fixture, workspace } from './converter-harness.js';
 
 const ROWS = 100_000;

@@ -13,9 +13,9 @@ import ExcelJS from 'exceljs';
 import { describe, expect, it } from 'vitest';
 import yauzl from 'yauzl';
 import yazl from 'yazl';
-import { assertWorkbookParts } from '../../adapters/converters/office/sheets/workbook-parts.js';
-import { xlsxSource } from '../../adapters/converters/office/sheets/xlsx-source.js';
-import type { FileconvError } from '../../src/errors.js';
+import { assertWorkbookParts } from '../../src/converters/exceljs/workbook-parts.js';
+import { xlsxSource } from '../../src/converters/exceljs/xlsx-source.js';
+import type { FileconvError } from '../../src/core/errors.js';
 import { fixture } from './converter-harness.js';
 
 const PATH = fixture('fixture.xlsx');

@@ -8,8 +8,8 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import ExcelJS from 'exceljs';
 import { describe, expect, it } from 'vitest';
-import { createSpreadsheetConverter } from '../../adapters/converters/exceljs.js';
-import type { ConvertContext } from '../../src/ports.js';
+import { createSpreadsheetConverter } from '../../src/converters/exceljs/index.js';
+import type { ConvertContext } from '../../src/core/ports.js';
 import {
   type ContextOverrides,
   context,

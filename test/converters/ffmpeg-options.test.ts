@@ -6,9 +6,9 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createFfmpegConverter, mediaOptionsSchema } from '../../adapters/converters/ffmpeg.js';
-import type { FfmpegPlan } from '../../adapters/converters/media/ffmpeg-args.js';
-import { parseBitrate } from '../../adapters/converters/media/media-options.js';
+import type { FfmpegPlan } from '../../src/converters/ffmpeg/ffmpeg-args.js';
+import { createFfmpegConverter, mediaOptionsSchema } from '../../src/converters/ffmpeg/index.js';
+import { parseBitrate } from '../../src/converters/ffmpeg/media-options.js';
 import { describeWithEngine } from '../helpers/engines.js';
 import {
   context,

@@ -9,9 +9,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { FfmpegRunInput } from '../../adapters/converters/media/runner.js';
-import { createWasmFfmpegRunner } from '../../adapters/converters/media/wasm-runner.js';
-import { FileconvError } from '../../src/errors.js';
+import type { FfmpegRunInput } from '../../src/converters/ffmpeg/runner.js';
+import { createWasmFfmpegRunner } from '../../src/converters/ffmpeg/wasm-runner.js';
+import { FileconvError } from '../../src/core/errors.js';
 import { describeWithEngine } from '../helpers/engines.js';
 import { fixture } from '../helpers/temp.js';
 
@@ -162,7 +162,7 @@ describeWithEngine(
     });
 
     it('lets a process exit while its worker idles, without close()', async () => {
-      const runnerUrl = new URL('../../adapters/converters/media/wasm-runner.ts', import.meta.url).href;
+      const runnerUrl = new URL('../../src/converters/ffmpeg/wasm-runner.ts', import.meta.url).href;
       const script = [
         `const { createWasmFfmpegRunner } = await import(${JSON.stringify(runnerUrl)});`,
         'const runner = createWasmFfmpegRunner();',

@@ -9,10 +9,10 @@ import { existsSync } from 'node:fs';
 import { readdir, truncate, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { FfmpegRunInput } from '../../adapters/converters/media/runner.js';
-import { LogTail, parseProbe } from '../../adapters/converters/media/wasm-probe.js';
-import { createWasmFfmpegRunner } from '../../adapters/converters/media/wasm-runner.js';
-import { FileconvError } from '../../src/errors.js';
+import type { FfmpegRunInput } from '../../src/converters/ffmpeg/runner.js';
+import { LogTail, parseProbe } from '../../src/converters/ffmpeg/wasm-probe.js';
+import { createWasmFfmpegRunner } from '../../src/converters/ffmpeg/wasm-runner.js';
+import { FileconvError } from '../../src/core/errors.js';
 import { describeWithEngine } from '../helpers/engines.js';
 import { fixture, tempDir } from '../helpers/temp.js';
 

@@ -9,8 +9,8 @@ import { execFileSync } from 'node:child_process';
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
-import { createFfmpegConverter } from '../../adapters/converters/ffmpeg.js';
-import type { FfmpegPlan } from '../../adapters/converters/media/ffmpeg-args.js';
+import type { FfmpegPlan } from '../../src/converters/ffmpeg/ffmpeg-args.js';
+import { createFfmpegConverter } from '../../src/converters/ffmpeg/index.js';
 import { describeWithEngine } from '../helpers/engines.js';
 import {
   audioTolerance,

@@ -8,9 +8,9 @@ import { readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { decodeHeic, stopHeicWorker } from '../../adapters/converters/image/heic.js';
-import { createSharpConverter } from '../../adapters/converters/sharp.js';
-import { FileconvError } from '../../src/errors.js';
+import { decodeHeic, stopHeicWorker } from '../../src/converters/sharp/heic.js';
+import { createSharpConverter } from '../../src/converters/sharp/index.js';
+import { FileconvError } from '../../src/core/errors.js';
 import { context, expectCode, expectNoLeftovers, fixture, workspace } from './sharp-helpers.js';
 
 const small = readFileSync(fixture('fixture.heic'));
@@ -80,7 +80,7 @@ describe('the HEIC worker', () => {
   it('lets a process exit once its decodes are done', async () => {
     const ws = await workspace();
     const script = join(ws.inputs, 'decode-and-exit.mts');
-    const heic = join(root, 'adapters', 'converters', 'image', 'heic.ts');
+    const heic = join(root, 'src', 'converters', 'sharp', 'heic.ts');
     await writeFile(
       script,
       `import { readFileSync } from 'node:fs';

@@ -9,12 +9,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
-import { decodeDib } from '../../adapters/converters/image/bmp-decode.js';
-import { isIco, largestEntry, readIcoEntries, writeIco } from '../../adapters/converters/image/ico.js';
-import { createSharpConverter } from '../../adapters/converters/sharp.js';
-import type { FileconvError } from '../../src/errors.js';
+import { decodeDib } from '../../src/converters/sharp/bmp-decode.js';
+import { isIco, largestEntry, readIcoEntries, writeIco } from '../../src/converters/sharp/ico.js';
+import { createSharpConverter } from '../../src/converters/sharp/index.js';
+import type { FileconvError } from '../../src/core/errors.js';
+import { resolveSourceFormat } from '../../src/engine/planning.js';
 import { createEngine } from '../../src/index.js';
-import { resolveSourceFormat } from '../../src/planning.js';
 import { fixture } from './sharp-helpers.js';
 
 const icon = () => Buffer.from(readFileSync(fixture('fixture.ico')));

@@ -12,8 +12,8 @@ import ExcelJS from 'exceljs';
 import { getDocument, OPS } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import yauzl from 'yauzl';
 import yazl from 'yazl';
-import { createLibreOfficeConverter, LIBREOFFICE_INSTALL } from '../../adapters/converters/libreoffice.js';
-import type { ConvertContext } from '../../src/ports.js';
+import { createLibreOfficeConverter, LIBREOFFICE_INSTALL } from '../../src/converters/libreoffice/index.js';
+import type { ConvertContext } from '../../src/core/ports.js';
 import { context, FIXTURES, type Workspace } from './converter-harness.js';
 
 export { context, expectCode, expectNoLeftovers, FIXTURES, fixture, workspace } from './converter-harness.js';

@@ -15,9 +15,9 @@ import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, expect, it } from 'vitest';
-import { createLibreOfficeConverter } from '../../adapters/converters/libreoffice.js';
-import { withoutBacktrace } from '../../adapters/converters/office/libreoffice-errors.js';
-import { detectFormat } from '../../src/formats/index.js';
+import { createLibreOfficeConverter } from '../../src/converters/libreoffice/index.js';
+import { withoutBacktrace } from '../../src/converters/libreoffice/libreoffice-errors.js';
+import { detectFormat } from '../../src/core/formats/index.js';
 import { createEngine } from '../../src/index.js';
 import { describeWithEngine } from '../helpers/engines.js';
 import {

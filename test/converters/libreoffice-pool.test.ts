@@ -14,7 +14,7 @@ import { afterAll, beforeAll, expect, it, onTestFinished } from 'vitest';
 import {
   createLibreOfficeConverter,
   type LibreOfficeConverter,
-} from '../../adapters/converters/libreoffice.js';
+} from '../../src/converters/libreoffice/index.js';
 import { describeWithEngine } from '../helpers/engines.js';
 import {
   context,

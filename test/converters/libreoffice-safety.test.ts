@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import yazl from 'yazl';
-import { createLibreOfficeConverter } from '../../adapters/converters/libreoffice.js';
+import { createLibreOfficeConverter } from '../../src/converters/libreoffice/index.js';
 import { describeWithEngine } from '../helpers/engines.js';
 import {
   contextFor,

@@ -8,8 +8,8 @@
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { afterAll, expect, it } from 'vitest';
-import { createSpreadsheetConverter } from '../../adapters/converters/exceljs.js';
-import { createLibreOfficeConverter } from '../../adapters/converters/libreoffice.js';
+import { createSpreadsheetConverter } from '../../src/converters/exceljs/index.js';
+import { createLibreOfficeConverter } from '../../src/converters/libreoffice/index.js';
 import { describeWithEngine } from '../helpers/engines.js';
 import {
   context,

@@ -8,8 +8,8 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { afterAll, expect, it } from 'vitest';
 import yauzl from 'yauzl';
-import { createLibreOfficeConverter } from '../../adapters/converters/libreoffice.js';
-import { ConversionGraph } from '../../src/graph/index.js';
+import { createLibreOfficeConverter } from '../../src/converters/libreoffice/index.js';
+import { ConversionGraph } from '../../src/core/graph/index.js';
 import { describeWithEngine } from '../helpers/engines.js';
 import { expectProgressRun } from './converter-harness.js';
 import {

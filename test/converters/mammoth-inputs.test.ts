@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import mammoth from 'mammoth';
 import { describe, expect, it } from 'vitest';
-import { createMammothConverter } from '../../adapters/converters/mammoth.js';
+import { createMammothConverter } from '../../src/converters/mammoth/index.js';
 import { readZip, zipBytes } from '../helpers/zip.js';
 import { inflatingDocx } from '../hostile/inflating-docx.js';
 import {

@@ -5,8 +5,8 @@
  */
 import { readdir, readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
-import { createMammothConverter } from '../../adapters/converters/mammoth.js';
-import { FileconvError } from '../../src/errors.js';
+import { createMammothConverter } from '../../src/converters/mammoth/index.js';
+import { FileconvError } from '../../src/core/errors.js';
 import {
   context,
   expectCode,

@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
-import { createTextConverter } from '../../adapters/converters/text.js';
+import { createTextConverter } from '../../src/converters/text/index.js';
 import { context, workspace } from './converter-harness.js';
 
 /** The table cells (tag, align, text), struck text, checkboxes and links python's parser finds. */

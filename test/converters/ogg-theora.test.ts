@@ -6,7 +6,7 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
-import { createFfmpegConverter } from '../../adapters/converters/ffmpeg.js';
+import { createFfmpegConverter } from '../../src/converters/ffmpeg/index.js';
 import { createEngine } from '../../src/index.js';
 import { describeWithEngine } from '../helpers/engines.js';
 import { tempDir } from '../helpers/temp.js';

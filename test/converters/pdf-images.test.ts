@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
-import { createPdfConverter } from '../../adapters/converters/pdf.js';
+import { createPdfConverter } from '../../src/converters/pdf/index.js';
 import { context, expectCode, expectNoLeftovers, fixture, workspace } from './converter-harness.js';
 
 const converter = createPdfConverter();

@@ -8,7 +8,7 @@ import { PDFDocument, StandardFonts } from 'pdf-lib';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import * as yauzl from 'yauzl';
-import { createPdfConverter } from '../../adapters/converters/pdf.js';
+import { createPdfConverter } from '../../src/converters/pdf/index.js';
 import { context, expectCode, expectNoLeftovers, workspace } from './converter-harness.js';
 
 const converter = createPdfConverter();

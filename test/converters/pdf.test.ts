@@ -7,7 +7,7 @@ import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { describe, expect, it } from 'vitest';
-import { createPdfConverter } from '../../adapters/converters/pdf.js';
+import { createPdfConverter } from '../../src/converters/pdf/index.js';
 import { context, expectCode, expectNoLeftovers, workspace } from './converter-harness.js';
 
 const converter = createPdfConverter();

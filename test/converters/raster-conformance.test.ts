@@ -10,7 +10,7 @@ import {
   createLibheifConverter,
   createLibjxlConverter,
   createLibrawConverter,
-} from '../../adapters/converters/raster-tools.js';
+} from '../../src/converters/raster/index.js';
 import { fixturePath, testConverter } from '../../src/testing/index.js';
 import { describeWithEngine } from '../helpers/engines.js';
 import { RASTER_ENGINES_AVAILABLE, RASTER_INSTALL, ROSE } from './raster-helpers.js';

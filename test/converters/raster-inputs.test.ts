@@ -10,16 +10,16 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
-import { magickPolicy } from '../../adapters/converters/raster/imagemagick.js';
 import {
   createFfmpegImageConverter,
   createImageMagickConverter,
   createLibjxlConverter,
   createLibrawConverter,
-} from '../../adapters/converters/raster-tools.js';
-import { createSharpConverter } from '../../adapters/converters/sharp.js';
+} from '../../src/converters/raster/index.js';
+import { createSharpConverter } from '../../src/converters/sharp/index.js';
+import type { Converter } from '../../src/core/ports.js';
 import { createEngine } from '../../src/index.js';
-import type { Converter } from '../../src/ports.js';
+import { magickPolicy } from '../../src/kit/raster/imagemagick.js';
 import { describeWithEngine } from '../helpers/engines.js';
 import { context, expectCode, expectNoLeftovers, fixture, workspace } from './converter-harness.js';
 import { CONVERT, RASTER_ENGINES_AVAILABLE, RASTER_INSTALL } from './raster-helpers.js';

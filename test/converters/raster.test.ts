@@ -16,8 +16,8 @@ import {
   createImageMagickConverter,
   createLibjxlConverter,
   createLibrawConverter,
-} from '../../adapters/converters/raster-tools.js';
-import { createSharpConverter } from '../../adapters/converters/sharp.js';
+} from '../../src/converters/raster/index.js';
+import { createSharpConverter } from '../../src/converters/sharp/index.js';
 import { createEngine, type Engine } from '../../src/index.js';
 import { describeWithEngine } from '../helpers/engines.js';
 import { fixture } from './converter-harness.js';

@@ -7,10 +7,10 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
-import { writeIco } from '../../adapters/converters/image/ico.js';
-import { imageOptionsSchema } from '../../adapters/converters/image/image-options.js';
-import { createSharpConverter } from '../../adapters/converters/sharp.js';
-import type { ErrorCode } from '../../src/errors.js';
+import { writeIco } from '../../src/converters/sharp/ico.js';
+import { imageOptionsSchema } from '../../src/converters/sharp/image-options.js';
+import { createSharpConverter } from '../../src/converters/sharp/index.js';
+import type { ErrorCode } from '../../src/core/errors.js';
 import { truncated } from '../../src/testing/bad-inputs.js';
 import {
   context,

@@ -2,8 +2,8 @@
 
 import { readFile } from 'node:fs/promises';
 import sharp from 'sharp';
-import { parseBmp } from '../../adapters/converters/image/bmp-header.js';
-import { readIcoEntries } from '../../adapters/converters/image/ico.js';
+import { parseBmp } from '../../src/converters/sharp/bmp-header.js';
+import { readIcoEntries } from '../../src/converters/sharp/ico.js';
 import { workspace as sharedWorkspace } from './converter-harness.js';
 
 export {

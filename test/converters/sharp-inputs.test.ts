@@ -9,10 +9,10 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decodeHeic } from '../../adapters/converters/image/heic.js';
-import { mapSharpError } from '../../adapters/converters/image/sharp-errors.js';
-import { createSharpConverter } from '../../adapters/converters/sharp.js';
-import type { ErrorCode } from '../../src/errors.js';
+import { decodeHeic } from '../../src/converters/sharp/heic.js';
+import { createSharpConverter } from '../../src/converters/sharp/index.js';
+import type { ErrorCode } from '../../src/core/errors.js';
+import { mapSharpError } from '../../src/kit/image/sharp-errors.js';
 import { pngClaiming } from '../../src/testing/bad-inputs.js';
 import { frameBombGif } from '../hostile/frame-bomb-gif.js';
 import {

@@ -26,7 +26,7 @@ describe('missing engines', () => {
     vi.doMock('sharp', () => {
       throw Object.assign(new Error("Cannot find package 'sharp'"), { code: 'ERR_MODULE_NOT_FOUND' });
     });
-    const { createSharpConverter } = await import('../../adapters/converters/sharp.js');
+    const { createSharpConverter } = await import('../../src/converters/sharp/index.js');
     const converter = createSharpConverter();
     expect(converter.edges.length).toBeGreaterThan(0); // declaring edges needs no engine
     const availability = await converter.available();
@@ -43,7 +43,7 @@ describe('missing engines', () => {
     vi.doMock('sharp', () => {
       throw new Error('Could not load the "sharp" module using the linux-x64 runtime');
     });
-    const { createSharpConverter } = await import('../../adapters/converters/sharp.js');
+    const { createSharpConverter } = await import('../../src/converters/sharp/index.js');
     const availability = await createSharpConverter().available();
     expect(availability).toMatchObject({ ok: false, install: 'npm install --include=optional sharp' });
     expect(availability.reason).toMatch(/sharp is installed but failed to load on \w+-\w+/);
@@ -67,7 +67,7 @@ describe('missing engines', () => {
       };
       return { ...real, default: { ...real, createRequire }, createRequire };
     });
-    const { createSharpConverter } = await import('../../adapters/converters/sharp.js');
+    const { createSharpConverter } = await import('../../src/converters/sharp/index.js');
     expect(await createSharpConverter().available()).toMatchObject({
       ok: false,
       install: 'npm install heic-decode',
@@ -86,7 +86,7 @@ describe('missing engines', () => {
     vi.doMock('heic-decode', () => {
       throw Object.assign(new Error("Cannot find package 'heic-decode'"), { code: 'ERR_MODULE_NOT_FOUND' });
     });
-    const { decodeHeicInThisThread } = await import('../../adapters/converters/image/heic-wasm.js');
+    const { decodeHeicInThisThread } = await import('../../src/converters/sharp/heic-wasm.js');
     const error = await rejection(decodeHeicInThisThread(new Uint8Array(16), 1000));
     expect(error).toMatchObject({
       code: 'ENGINE_UNAVAILABLE',

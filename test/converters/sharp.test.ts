@@ -7,8 +7,8 @@ import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
-import { createSharpConverter } from '../../adapters/converters/sharp.js';
-import { FileconvError } from '../../src/errors.js';
+import { createSharpConverter } from '../../src/converters/sharp/index.js';
+import { FileconvError } from '../../src/core/errors.js';
 import {
   context,
   describeOutput,

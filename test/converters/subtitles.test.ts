@@ -7,8 +7,8 @@ import { execFileSync } from 'node:child_process';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createSubtitleConverter } from '../../adapters/converters/subtitles.js';
-import { findTool } from '../../adapters/tools/command-tools.js';
+import { createSubtitleConverter } from '../../src/converters/subtitles/index.js';
+import { findTool } from '../../src/kit/command-tools.js';
 import { describeWithEngine } from '../helpers/engines.js';
 import { context, expectCode, expectNoLeftovers, fixture, workspace } from './converter-harness.js';
 

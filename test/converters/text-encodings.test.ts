@@ -7,8 +7,8 @@ import { execFileSync } from 'node:child_process';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { sniffEncoding } from '../../adapters/converters/office/text/text-encoding.js';
-import { createTextConverter } from '../../adapters/converters/text.js';
+import { createTextConverter } from '../../src/converters/text/index.js';
+import { sniffEncoding } from '../../src/kit/text/text-encoding.js';
 import { describeWithEngine } from '../helpers/engines.js';
 import { context, type Workspace, workspace } from './converter-harness.js';
 

@@ -1,6 +1,6 @@
 /** The greedy line breaker of the PDF layout, with character counts as widths. */
 import { describe, expect, it } from 'vitest';
-import { breakLines } from '../../adapters/converters/office/text/line-breaker.js';
+import { breakLines } from '../../src/converters/text/line-breaker.js';
 
 describe('breakLines', () => {
   const lines = (text: string, width: number) => [...breakLines(text, width, (s) => [...s].length)];

@@ -9,7 +9,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { describe, expect, it } from 'vitest';
-import { createTextConverter, type TextPdfOptions } from '../../adapters/converters/text.js';
+import { createTextConverter, type TextPdfOptions } from '../../src/converters/text/index.js';
 import {
   context,
   expectCode,

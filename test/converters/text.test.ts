@@ -6,9 +6,9 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { MAX_HTML_DEPTH } from '../../adapters/converters/office/text/html-depth.js';
-import { createTextConverter } from '../../adapters/converters/text.js';
-import { FileconvError } from '../../src/errors.js';
+import { createTextConverter } from '../../src/converters/text/index.js';
+import { FileconvError } from '../../src/core/errors.js';
+import { MAX_HTML_DEPTH } from '../../src/kit/text/html-depth.js';
 import {
   context,
   expectCode,

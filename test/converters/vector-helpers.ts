@@ -1,7 +1,7 @@
 /** Shared by the print and vector converter tests: which engines are here, and reading outputs back. */
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { findTool } from '../../adapters/tools/command-tools.js';
+import { findTool } from '../../src/kit/command-tools.js';
 import type { Workspace } from './converter-harness.js';
 
 export { pdfInfo, pdfText, run } from './chromium-helpers.js';

@@ -11,15 +11,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { createSharpConverter } from '../../adapters/converters/sharp.js';
+import { createSharpConverter } from '../../src/converters/sharp/index.js';
 import {
   createGhostscriptConverter,
   createPdftocairoConverter,
   createRsvgConverter,
   createSvgzConverter,
-} from '../../adapters/converters/vector.js';
-import { COMMAND_TOOLS } from '../../adapters/tools/command-tools.js';
+} from '../../src/converters/vector/index.js';
 import { createEngine } from '../../src/index.js';
+import { COMMAND_TOOLS } from '../../src/kit/command-tools.js';
 import { describeWithEngine } from '../helpers/engines.js';
 import { context, expectCode, expectNoLeftovers, fixture, workspace } from './converter-harness.js';
 import { GS, input, PDFTOCAIRO, pdfText, RSVG } from './vector-helpers.js';

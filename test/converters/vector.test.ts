@@ -14,10 +14,10 @@ import {
   createPdftocairoConverter,
   createRsvgConverter,
   createSvgzConverter,
-} from '../../adapters/converters/vector.js';
-import { defaultConverters } from '../../adapters/preset/converters.js';
-import { COMMAND_TOOLS } from '../../adapters/tools/command-tools.js';
+} from '../../src/converters/vector/index.js';
 import { createEngine } from '../../src/index.js';
+import { COMMAND_TOOLS } from '../../src/kit/command-tools.js';
+import { defaultConverters } from '../../src/preset/converters.js';
 import { describeWithEngine } from '../helpers/engines.js';
 import { context, expectNoLeftovers, expectProgressRun, fixture, workspace } from './converter-harness.js';
 import { GS, input, PDFTOCAIRO, pdfInfo, pdfText, RSVG, readText, run } from './vector-helpers.js';

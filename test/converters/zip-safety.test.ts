@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { finished } from 'node:stream/promises';
 import { describe, expect, it } from 'vitest';
 import yazl from 'yazl';
-import { assertSafeZip, DEFAULT_ZIP_LIMITS } from '../../adapters/converters/office/zip-safety.js';
+import { assertSafeZip, DEFAULT_ZIP_LIMITS } from '../../src/kit/zip-safety.js';
 import { expectCode, FIXTURES, fixture, workspace } from './converter-harness.js';
 
 /** Writes a zip of `entries` (name -> content) to `path`. */

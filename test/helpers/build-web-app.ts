@@ -9,7 +9,7 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
 const ROOT = join(import.meta.dirname, '..', '..');
-const WEB = join(ROOT, 'adapters', 'http', 'web');
+const WEB = join(ROOT, 'src', 'service', 'web');
 
 export function webAppStale(): boolean {
   const built = join(WEB, 'app.js');

@@ -10,7 +10,7 @@ export const ROOT = join(import.meta.dirname, '..', '..');
 /** Throws, naming the newest source, when dist/ is missing or older than a source file. */
 export function assertBuiltPackageFresh(): void {
   const built = join(ROOT, 'dist/src/index.js');
-  const stale = newestSource(['src', 'adapters', 'client', 'bin']);
+  const stale = newestSource(['src', 'client', 'bin']);
   if (!existsSync(built) || statSync(built).mtimeMs < stale.mtimeMs) {
     throw new Error(
       `dist/ is older than ${stale.path}: run \`npm run build\` (this test runs the built package)`,

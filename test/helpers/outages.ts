@@ -4,8 +4,8 @@
  * service is out of reach) until brought back. `loseReply` makes a write land and then fail
  * anyway, as a Redis command whose answer is lost in a dropped connection does.
  */
-import { FileconvError } from '../../src/errors.js';
-import type { JobStore, Storage } from '../../src/ports.js';
+import { FileconvError } from '../../src/core/errors.js';
+import type { JobStore, Storage } from '../../src/core/ports.js';
 
 export type StorageOp = 'get' | 'put' | 'head' | 'delete';
 export type JobStoreOp = 'getJob' | 'updateJob' | 'listJobs';

@@ -4,8 +4,8 @@
  */
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { createFfmpegConverter } from '../../adapters/converters/ffmpeg.js';
-import { createSharpConverter } from '../../adapters/converters/sharp.js';
+import { createFfmpegConverter } from '../../src/converters/ffmpeg/index.js';
+import { createSharpConverter } from '../../src/converters/sharp/index.js';
 import {
   call,
   expectAlive,

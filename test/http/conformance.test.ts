@@ -7,10 +7,10 @@ import type { AddressInfo } from 'node:net';
 import { createAdaptorServer } from '@hono/node-server';
 import express from 'express';
 import Fastify from 'fastify';
-import { createHttpRouter } from '../../adapters/http/express.js';
-import { createFastifyPlugin, fileconvFrameworkErrors } from '../../adapters/http/fastify.js';
-import { createFetchHandler } from '../../adapters/http/fetch.js';
-import { createNodeHandler } from '../../adapters/http/node.js';
+import { createHttpRouter } from '../../src/adapters/http/express.js';
+import { createFastifyPlugin, fileconvFrameworkErrors } from '../../src/adapters/http/fastify.js';
+import { createFetchHandler } from '../../src/adapters/http/fetch.js';
+import { createNodeHandler } from '../../src/adapters/http/node.js';
 import { testHttpService } from '../../src/testing/index.js';
 import { listening } from '../helpers/listening.js';
 

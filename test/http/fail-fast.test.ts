@@ -10,17 +10,17 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createSharpConverter } from '../../adapters/converters/sharp.js';
-import { createMemoryCounterStore } from '../../adapters/counters/memory.js';
-import { createHttpRouter } from '../../adapters/http/express.js';
-import { createFastifyPlugin } from '../../adapters/http/fastify.js';
-import { createFetchHandler } from '../../adapters/http/fetch.js';
-import { createNodeHandler } from '../../adapters/http/node.js';
-import { createHttpService } from '../../adapters/http/service.js';
-import { createMemoryJobStore } from '../../adapters/jobs/memory.js';
-import { createMemoryQueue } from '../../adapters/queue/memory.js';
-import { createFsStorage } from '../../adapters/storage/fs.js';
+import { createMemoryCounterStore } from '../../src/adapters/counters/memory.js';
+import { createHttpRouter } from '../../src/adapters/http/express.js';
+import { createFastifyPlugin } from '../../src/adapters/http/fastify.js';
+import { createFetchHandler } from '../../src/adapters/http/fetch.js';
+import { createNodeHandler } from '../../src/adapters/http/node.js';
+import { createMemoryJobStore } from '../../src/adapters/jobs/memory.js';
+import { createMemoryQueue } from '../../src/adapters/queue/memory.js';
+import { createFsStorage } from '../../src/adapters/storage/fs.js';
+import { createSharpConverter } from '../../src/converters/sharp/index.js';
 import { createEngine, type Engine, type EngineOptions, FileconvError } from '../../src/index.js';
+import { createHttpService } from '../../src/service/service.js';
 import { call, expectError, fixture, SECRET, sharedQueue, startServer, uploadA, uploadB } from './harness.js';
 
 const NO_WORKER =

@@ -3,7 +3,7 @@
  * error code and shape, that storage kept nothing, and that the server answers the next request.
  */
 import { describe, expect, it } from 'vitest';
-import { sign, signingKey } from '../../src/signing.js';
+import { sign, signingKey } from '../../src/core/signing.js';
 import {
   call,
   expectAlive,

@@ -17,17 +17,17 @@ import { createAdaptorServer } from '@hono/node-server';
 import express from 'express';
 import Fastify from 'fastify';
 import { afterEach, expect } from 'vitest';
-import { createSharpConverter } from '../../adapters/converters/sharp.js';
-import { createHttpRouter } from '../../adapters/http/express.js';
-import { createFastifyPlugin, fileconvFrameworkErrors } from '../../adapters/http/fastify.js';
-import { createFetchHandler } from '../../adapters/http/fetch.js';
-import { createNodeHandler } from '../../adapters/http/node.js';
-import type { AuthRequest, HttpServiceOptions } from '../../adapters/http/service.js';
-import { createFsJobStore } from '../../adapters/jobs/fs.js';
-import { createMemoryJobStore } from '../../adapters/jobs/memory.js';
-import { createMemoryQueue } from '../../adapters/queue/memory.js';
-import { createFsStorage } from '../../adapters/storage/fs.js';
+import { createHttpRouter } from '../../src/adapters/http/express.js';
+import { createFastifyPlugin, fileconvFrameworkErrors } from '../../src/adapters/http/fastify.js';
+import { createFetchHandler } from '../../src/adapters/http/fetch.js';
+import { createNodeHandler } from '../../src/adapters/http/node.js';
+import { createFsJobStore } from '../../src/adapters/jobs/fs.js';
+import { createMemoryJobStore } from '../../src/adapters/jobs/memory.js';
+import { createMemoryQueue } from '../../src/adapters/queue/memory.js';
+import { createFsStorage } from '../../src/adapters/storage/fs.js';
+import { createSharpConverter } from '../../src/converters/sharp/index.js';
 import { createEngine, definePlans, type Engine, type EngineOptions, type Queue } from '../../src/index.js';
+import type { AuthRequest, HttpServiceOptions } from '../../src/service/service.js';
 
 /** The router's signing secret (>= 32 bytes); tests that forge URLs sign with it too. */
 export const SECRET = 'fileconv-http-e2e-signing-secret-0123456789';

@@ -7,10 +7,10 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, expect, it } from 'vitest';
-import { createRedisCounterStore } from '../../adapters/counters/redis.js';
-import { createNodeHandler } from '../../adapters/http/node.js';
-import { createRedisIdempotencyStore } from '../../adapters/idempotency/redis.js';
-import { createFileconv, type Fileconv } from '../../adapters/preset/index.js';
+import { createRedisCounterStore } from '../../src/adapters/counters/redis.js';
+import { createNodeHandler } from '../../src/adapters/http/node.js';
+import { createRedisIdempotencyStore } from '../../src/adapters/idempotency/redis.js';
+import { createFileconv, type Fileconv } from '../../src/preset/index.js';
 import { describeWithRedis, freshPrefix } from '../helpers/redis-server.js';
 import { tempDir } from '../helpers/temp.js';
 import { call, fixture, movableClock, startServer, uploadA } from './harness.js';

@@ -6,10 +6,10 @@
  * it a daily limit here to make the charges visible in /api/usage.
  */
 import { describe, expect, it } from 'vitest';
-import { createMemoryCounterStore } from '../../adapters/counters/memory.js';
-import { createMemoryKeyStore } from '../../adapters/keys/memory.js';
-import { createApiKey } from '../../src/policy/api-keys.js';
-import { definePlans } from '../../src/policy/plans.js';
+import { createMemoryCounterStore } from '../../src/adapters/counters/memory.js';
+import { createMemoryKeyStore } from '../../src/adapters/keys/memory.js';
+import { createApiKey } from '../../src/core/policy/api-keys.js';
+import { definePlans } from '../../src/core/policy/plans.js';
 import {
   type CallOptions,
   call,

@@ -5,10 +5,10 @@
  * counted per account, reset with the UTC calendar month.
  */
 import { describe, expect, it } from 'vitest';
-import { createMemoryCounterStore } from '../../adapters/counters/memory.js';
-import { createMemoryKeyStore } from '../../adapters/keys/memory.js';
-import { createApiKey, revokeApiKey } from '../../src/policy/api-keys.js';
-import { definePlans, type PlanTable } from '../../src/policy/plans.js';
+import { createMemoryCounterStore } from '../../src/adapters/counters/memory.js';
+import { createMemoryKeyStore } from '../../src/adapters/keys/memory.js';
+import { createApiKey, revokeApiKey } from '../../src/core/policy/api-keys.js';
+import { definePlans, type PlanTable } from '../../src/core/policy/plans.js';
 import { type ApiResponse, call, expectError, movableClock, startServer } from './harness.js';
 
 async function keyedServer(start: string, plans?: PlanTable) {

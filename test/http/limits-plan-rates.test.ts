@@ -6,11 +6,11 @@
  * before any limit. A hand-held clock keeps every request in one minute.
  */
 import { describe, expect, it } from 'vitest';
-import { createMemoryCounterStore } from '../../adapters/counters/memory.js';
-import type { AuthRequest } from '../../adapters/http/access.js';
-import { createMemoryKeyStore } from '../../adapters/keys/memory.js';
-import { createApiKey } from '../../src/policy/api-keys.js';
-import { definePlans, type PlanTable } from '../../src/policy/plans.js';
+import { createMemoryCounterStore } from '../../src/adapters/counters/memory.js';
+import { createMemoryKeyStore } from '../../src/adapters/keys/memory.js';
+import { createApiKey } from '../../src/core/policy/api-keys.js';
+import { definePlans, type PlanTable } from '../../src/core/policy/plans.js';
+import type { AuthRequest } from '../../src/service/access.js';
 import {
   type ApiResponse,
   type CallOptions,

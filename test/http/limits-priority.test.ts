@@ -6,10 +6,10 @@
  */
 import { copyFile, stat } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
-import { createMemoryCounterStore } from '../../adapters/counters/memory.js';
-import { createMemoryKeyStore } from '../../adapters/keys/memory.js';
+import { createMemoryCounterStore } from '../../src/adapters/counters/memory.js';
+import { createMemoryKeyStore } from '../../src/adapters/keys/memory.js';
+import { createApiKey } from '../../src/core/policy/api-keys.js';
 import type { Converter } from '../../src/index.js';
-import { createApiKey } from '../../src/policy/api-keys.js';
 import { type CallOptions, call, fixture, movableClock, startServer, uploadA } from './harness.js';
 
 /** Copies png -> gif, recording each input's size (the tests give each job its own size). */

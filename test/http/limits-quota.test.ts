@@ -7,12 +7,12 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { createSharpConverter } from '../../adapters/converters/sharp.js';
-import { createMemoryCounterStore } from '../../adapters/counters/memory.js';
-import { FileconvError } from '../../src/errors.js';
+import { createMemoryCounterStore } from '../../src/adapters/counters/memory.js';
+import { createSharpConverter } from '../../src/converters/sharp/index.js';
+import { FileconvError } from '../../src/core/errors.js';
+import { definePlans } from '../../src/core/policy/plans.js';
+import { refundFailedConversions } from '../../src/core/policy/refunds.js';
 import type { Converter } from '../../src/index.js';
-import { definePlans } from '../../src/policy/plans.js';
-import { refundFailedConversions } from '../../src/policy/refunds.js';
 import { truncated } from '../../src/testing/bad-inputs.js';
 import {
   type ApiResponse,

@@ -6,8 +6,8 @@
  * proxies the host trusts.
  */
 import { describe, expect, it } from 'vitest';
-import { createMemoryCounterStore } from '../../adapters/counters/memory.js';
-import type { HttpRouterOptions } from '../../adapters/http/express.js';
+import { createMemoryCounterStore } from '../../src/adapters/counters/memory.js';
+import type { HttpRouterOptions } from '../../src/adapters/http/express.js';
 import {
   type ApiResponse,
   type CallOptions,

@@ -6,10 +6,10 @@
  * 409 SIZE_MISMATCH and keeps nothing.
  */
 import { describe, expect, it } from 'vitest';
-import { createMemoryCounterStore } from '../../adapters/counters/memory.js';
-import { createMemoryKeyStore } from '../../adapters/keys/memory.js';
-import { createApiKey } from '../../src/policy/api-keys.js';
-import { MB } from '../../src/policy/plans.js';
+import { createMemoryCounterStore } from '../../src/adapters/counters/memory.js';
+import { createMemoryKeyStore } from '../../src/adapters/keys/memory.js';
+import { createApiKey } from '../../src/core/policy/api-keys.js';
+import { MB } from '../../src/core/policy/plans.js';
 import {
   call,
   expectAlive,

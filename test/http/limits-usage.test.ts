@@ -4,10 +4,10 @@
  * account, wherever it calls from).
  */
 import { describe, expect, it } from 'vitest';
-import { createMemoryCounterStore } from '../../adapters/counters/memory.js';
-import { createMemoryKeyStore } from '../../adapters/keys/memory.js';
-import { createApiKey } from '../../src/policy/api-keys.js';
-import { GB, MB } from '../../src/policy/plans.js';
+import { createMemoryCounterStore } from '../../src/adapters/counters/memory.js';
+import { createMemoryKeyStore } from '../../src/adapters/keys/memory.js';
+import { createApiKey } from '../../src/core/policy/api-keys.js';
+import { GB, MB } from '../../src/core/policy/plans.js';
 import {
   type CallOptions,
   call,

@@ -6,7 +6,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
-import { createMemoryCounterStore } from '../../adapters/counters/memory.js';
+import { createMemoryCounterStore } from '../../src/adapters/counters/memory.js';
+import { createMemoryKeyStore } from '../../src/adapters/keys/memory.js';
+import { createApiKey } from '../../src/core/policy/api-keys.js';
 import {
   batchResponse,
   convertResponse,
@@ -18,9 +20,7 @@ import {
   uploadedFileResponse,
   uploadGrantResponse,
   usageResponse,
-} from '../../adapters/http/response-schemas.js';
-import { createMemoryKeyStore } from '../../adapters/keys/memory.js';
-import { createApiKey } from '../../src/policy/api-keys.js';
+} from '../../src/service/response-schemas.js';
 import { type ApiResponse, call, fixture, pollJob, put, startServer, uploadB } from './harness.js';
 
 /** The body conforms, and the schema knows all of it: nothing is stripped as unknown. */

@@ -11,10 +11,10 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { describe, expect, it } from 'vitest';
-import { createSharpConverter } from '../../adapters/converters/sharp.js';
-import { pdfOperations } from '../../adapters/pdf/index.js';
 import { createClient } from '../../client/index.js';
-import { definePlans } from '../../src/policy/index.js';
+import { createSharpConverter } from '../../src/converters/sharp/index.js';
+import { definePlans } from '../../src/core/policy/index.js';
+import { pdfOperations } from '../../src/operations/pdf/index.js';
 import { describeWithEngine } from '../helpers/engines.js';
 import { tempDir } from '../helpers/temp.js';
 import {

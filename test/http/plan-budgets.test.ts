@@ -6,8 +6,8 @@
  */
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
-import type { AuthRequest } from '../../adapters/http/service.js';
 import { definePlans } from '../../src/index.js';
+import type { AuthRequest } from '../../src/service/service.js';
 import { call, expectError, fixture, movableClock, startServer, uploadA, uploadB } from './harness.js';
 
 const START = '2026-03-02T10:00:00.000Z';

@@ -7,7 +7,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createFsStorage } from '../../adapters/storage/fs.js';
+import { createFsStorage } from '../../src/adapters/storage/fs.js';
 import { FileconvError, type Storage } from '../../src/index.js';
 import { call, startServer } from './harness.js';
 

@@ -3,7 +3,7 @@
  * Retry-After (back off and come back), not a 500; and normal answers once Redis is back.
  */
 import { expect, it } from 'vitest';
-import { createRedisJobStore } from '../../adapters/jobs/redis.js';
+import { createRedisJobStore } from '../../src/adapters/jobs/redis.js';
 import { describeWithRedis } from '../helpers/redis-server.js';
 import { call, startServer } from './harness.js';
 

@@ -8,9 +8,9 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { completedUploadResponse, multipartGrantResponse } from '../../adapters/http/response-schemas.js';
-import { createS3Storage, type S3Storage } from '../../adapters/storage/s3.js';
 import { createClient } from '../../client/index.js';
+import { createS3Storage, type S3Storage } from '../../src/adapters/storage/s3.js';
+import { completedUploadResponse, multipartGrantResponse } from '../../src/service/response-schemas.js';
 import { readAll } from '../../src/testing/index.js';
 import { describeWithEngine } from '../helpers/engines.js';
 import {

@@ -17,7 +17,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { Upload } from 'tus-js-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createS3Storage } from '../../adapters/storage/s3.js';
+import { createS3Storage } from '../../src/adapters/storage/s3.js';
 import { waitUntil } from '../../src/testing/fresh-instance.js';
 import { S3RVER_CREDENTIALS, type S3rverHandle, startS3rver } from '../helpers/s3rver.js';
 import { expectError, HTTP_ADAPTER, startServer } from './harness.js';

@@ -8,11 +8,11 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { createNodeHandler } from '../../adapters/http/node.js';
-import { createFsJobStore } from '../../adapters/jobs/fs.js';
-import { createMemoryQueue } from '../../adapters/queue/memory.js';
-import { createFsStorage } from '../../adapters/storage/fs.js';
-import { createS3Storage } from '../../adapters/storage/s3.js';
+import { createNodeHandler } from '../../src/adapters/http/node.js';
+import { createFsJobStore } from '../../src/adapters/jobs/fs.js';
+import { createMemoryQueue } from '../../src/adapters/queue/memory.js';
+import { createFsStorage } from '../../src/adapters/storage/fs.js';
+import { createS3Storage } from '../../src/adapters/storage/s3.js';
 import { createEngine, definePlans } from '../../src/index.js';
 import { S3RVER_CREDENTIALS } from '../helpers/s3rver.js';
 

@@ -7,8 +7,8 @@
 import { createHash } from 'node:crypto';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
-import { createFsStorage } from '../../adapters/storage/fs.js';
-import { rateLimitClassOf } from '../../src/policy/limits.js';
+import { createFsStorage } from '../../src/adapters/storage/fs.js';
+import { rateLimitClassOf } from '../../src/core/policy/limits.js';
 import { call, expectError, fixture, pollJob, startServer } from './harness.js';
 import { createTusUpload, partialFiles, TUS, tusDelete, tusHead, tusPatch } from './tus-helpers.js';
 

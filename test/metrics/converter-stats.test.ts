@@ -6,11 +6,11 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createFfmpegConverter, type FfmpegRunner } from '../../adapters/converters/ffmpeg.js';
-import { LibreOfficePool } from '../../adapters/converters/office/libreoffice-pool.js';
-import { createMemoryJobStore } from '../../adapters/jobs/memory.js';
-import { createMemoryQueue } from '../../adapters/queue/memory.js';
-import { createMemoryStorage } from '../../adapters/storage/memory.js';
+import { createMemoryJobStore } from '../../src/adapters/jobs/memory.js';
+import { createMemoryQueue } from '../../src/adapters/queue/memory.js';
+import { createMemoryStorage } from '../../src/adapters/storage/memory.js';
+import { createFfmpegConverter, type FfmpegRunner } from '../../src/converters/ffmpeg/index.js';
+import { LibreOfficePool } from '../../src/converters/libreoffice/libreoffice-pool.js';
 import { createEngine, FileconvError, type Queue } from '../../src/index.js';
 import { createFakeConverter, fixturePath, testConverter } from '../../src/testing/index.js';
 import { tempDir } from '../helpers/temp.js';

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createMetrics } from '../../adapters/metrics/prometheus.js';
+import { createMetrics } from '../../src/adapters/metrics/prometheus.js';
 import { parseExposition, seriesNames } from './exposition.js';
 
 const DASHBOARD = join(import.meta.dirname, '..', '..', 'deploy', 'grafana', 'fileconv-dashboard.json');

@@ -1,15 +1,15 @@
 import { Gauge } from 'prom-client';
 import { describe, expect, it } from 'vitest';
-import { createMemoryJobStore } from '../../adapters/jobs/memory.js';
+import { startMetricsEndpoint } from '../../bin/metrics-flag.js';
+import { createMemoryJobStore } from '../../src/adapters/jobs/memory.js';
 import {
   createMetrics,
   createMetricsHandler,
   metricsResponse,
   serveMetrics,
-} from '../../adapters/metrics/prometheus.js';
-import { createMemoryQueue } from '../../adapters/queue/memory.js';
-import { createMemoryStorage } from '../../adapters/storage/memory.js';
-import { startMetricsEndpoint } from '../../bin/metrics-flag.js';
+} from '../../src/adapters/metrics/prometheus.js';
+import { createMemoryQueue } from '../../src/adapters/queue/memory.js';
+import { createMemoryStorage } from '../../src/adapters/storage/memory.js';
 import { createEngine, isFileconvError } from '../../src/index.js';
 import { createFakeConverter } from '../../src/testing/index.js';
 import { parseExposition, sampleValue } from './exposition.js';

@@ -7,10 +7,10 @@
 import { join } from 'node:path';
 import { Registry } from 'prom-client';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createMemoryJobStore } from '../../adapters/jobs/memory.js';
-import { createMetrics, instrumentEngine, type Metrics } from '../../adapters/metrics/prometheus.js';
-import { createMemoryQueue } from '../../adapters/queue/memory.js';
-import { createFsStorage } from '../../adapters/storage/fs.js';
+import { createMemoryJobStore } from '../../src/adapters/jobs/memory.js';
+import { createMetrics, instrumentEngine, type Metrics } from '../../src/adapters/metrics/prometheus.js';
+import { createMemoryQueue } from '../../src/adapters/queue/memory.js';
+import { createFsStorage } from '../../src/adapters/storage/fs.js';
 import { createEngine, type Engine, type EngineOptions, isFileconvError } from '../../src/index.js';
 import { createFakeConverter } from '../../src/testing/index.js';
 import { tempDir } from '../helpers/temp.js';

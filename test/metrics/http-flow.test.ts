@@ -7,11 +7,15 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createNodeHandler } from '../../adapters/http/node.js';
-import { createMemoryJobStore } from '../../adapters/jobs/memory.js';
-import { createMetrics, createMetricsHandler, instrumentEngine } from '../../adapters/metrics/prometheus.js';
-import { createMemoryQueue } from '../../adapters/queue/memory.js';
-import { createFsStorage } from '../../adapters/storage/fs.js';
+import { createNodeHandler } from '../../src/adapters/http/node.js';
+import { createMemoryJobStore } from '../../src/adapters/jobs/memory.js';
+import {
+  createMetrics,
+  createMetricsHandler,
+  instrumentEngine,
+} from '../../src/adapters/metrics/prometheus.js';
+import { createMemoryQueue } from '../../src/adapters/queue/memory.js';
+import { createFsStorage } from '../../src/adapters/storage/fs.js';
 import { createEngine, type Engine } from '../../src/index.js';
 import { createFakeConverter } from '../../src/testing/index.js';
 import { fixture, tempDir } from '../helpers/temp.js';

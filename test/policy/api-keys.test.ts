@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { createMemoryKeyStore } from '../../adapters/keys/memory.js';
+import { createMemoryKeyStore } from '../../src/adapters/keys/memory.js';
 import {
   authenticate,
   bearerChallenge,
@@ -10,9 +10,9 @@ import {
   isApiKeyFormat,
   parseAuthorization,
   revokeApiKey,
-} from '../../src/policy/api-keys.js';
-import { DEFAULT_PLANS } from '../../src/policy/plans.js';
-import type { ApiKeyRecord, KeyStore } from '../../src/ports.js';
+} from '../../src/core/policy/api-keys.js';
+import { DEFAULT_PLANS } from '../../src/core/policy/plans.js';
+import type { ApiKeyRecord, KeyStore } from '../../src/core/ports.js';
 
 const KEY = `fc_${'A1b2C3d4E5f6'}_${'x'.repeat(16)}${'Y9'.repeat(8)}`;
 

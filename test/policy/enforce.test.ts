@@ -1,16 +1,16 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createMemoryCounterStore, type MemoryCounterStore } from '../../adapters/counters/memory.js';
-import { FileconvError } from '../../src/errors.js';
+import { createMemoryCounterStore, type MemoryCounterStore } from '../../src/adapters/counters/memory.js';
+import { FileconvError } from '../../src/core/errors.js';
 import {
   consumeQuota,
   enforceRateLimit,
   quotaStatus,
   rateLimitSpent,
   refundQuota,
-} from '../../src/policy/enforce.js';
-import { AUTH_FAILURE_LIMIT, planRateLimit } from '../../src/policy/limits.js';
-import { DEFAULT_PLANS, definePlans } from '../../src/policy/plans.js';
-import type { CounterStore } from '../../src/ports.js';
+} from '../../src/core/policy/enforce.js';
+import { AUTH_FAILURE_LIMIT, planRateLimit } from '../../src/core/policy/limits.js';
+import { DEFAULT_PLANS, definePlans } from '../../src/core/policy/plans.js';
+import type { CounterStore } from '../../src/core/ports.js';
 
 const at = (iso: string) => Date.parse(iso);
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { rateLimitHeaders, windowSeconds } from '../../src/policy/headers.js';
-import { decide } from '../../src/policy/limits.js';
+import { rateLimitHeaders, windowSeconds } from '../../src/core/policy/headers.js';
+import { decide } from '../../src/core/policy/limits.js';
 
 const at = (iso: string) => Date.parse(iso);
 const now = at('2026-03-10T12:00:18.000Z');

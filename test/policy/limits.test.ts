@@ -12,8 +12,8 @@ import {
   rateLimitClassOf,
   rateLimitedError,
   rateLimitSlot,
-} from '../../src/policy/limits.js';
-import { DEFAULT_PLANS } from '../../src/policy/plans.js';
+} from '../../src/core/policy/limits.js';
+import { DEFAULT_PLANS } from '../../src/core/policy/plans.js';
 
 const at = (iso: string) => Date.parse(iso);
 

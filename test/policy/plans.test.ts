@@ -10,7 +10,7 @@ import {
   MB,
   uploadRetentionMsOf,
   workLimitsOf,
-} from '../../src/policy/plans.js';
+} from '../../src/core/policy/plans.js';
 
 describe('DEFAULT_PLANS', () => {
   it('counts sizes in binary units: 25 MB is 26,214,400 bytes', () => {

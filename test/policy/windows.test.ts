@@ -6,7 +6,7 @@ import {
   utcDayWindow,
   utcHourWindow,
   utcMonthWindow,
-} from '../../src/policy/windows.js';
+} from '../../src/core/policy/windows.js';
 
 const at = (iso: string) => Date.parse(iso);
 

@@ -4,9 +4,9 @@
  */
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
-import { createSpreadsheetConverter } from '../../adapters/converters/exceljs.js';
-import { createPdfConverter } from '../../adapters/converters/pdf.js';
-import { createSharpConverter } from '../../adapters/converters/sharp.js';
+import { createSpreadsheetConverter } from '../../src/converters/exceljs/index.js';
+import { createPdfConverter } from '../../src/converters/pdf/index.js';
+import { createSharpConverter } from '../../src/converters/sharp/index.js';
 import { createFakeConverter, fixturePath, testConverter } from '../../src/testing/index.js';
 
 const BUILT_IN = ['sharp', 'ffmpeg', 'libreoffice', 'exceljs', 'mammoth', 'pdf', 'text'];

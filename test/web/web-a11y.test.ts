@@ -12,7 +12,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSharpConverter } from '../../adapters/converters/sharp.js';
+import { createSharpConverter } from '../../src/converters/sharp/index.js';
 import type { Converter } from '../../src/index.js';
 import { describeWithEngine } from '../helpers/engines.js';
 import { tempDir } from '../helpers/temp.js';

@@ -17,9 +17,9 @@ import { PDFDocument, StandardFonts } from 'pdf-lib';
 import type { Browser, BrowserContext, FileChooser, Page } from 'playwright-core';
 import sharp from 'sharp';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
-import { createSharpConverter } from '../../adapters/converters/sharp.js';
-import { createMemoryCounterStore } from '../../adapters/counters/memory.js';
-import { pdfOperations } from '../../adapters/pdf/index.js';
+import { createMemoryCounterStore } from '../../src/adapters/counters/memory.js';
+import { createSharpConverter } from '../../src/converters/sharp/index.js';
+import { pdfOperations } from '../../src/operations/pdf/index.js';
 import { describeWithEngine } from '../helpers/engines.js';
 import { tempDir } from '../helpers/temp.js';
 import { readZip } from '../helpers/zip.js';
@@ -333,7 +333,7 @@ describeWithEngine('chromium', chromiumAvailable(), CHROMIUM_INSTALL, 'web conve
 
   it('works from another origin than the API (?api=), through CORS', async () => {
     // The page's three files on a plain static server of their own (another port: another origin).
-    const web = join(import.meta.dirname, '..', '..', 'adapters', 'http', 'web');
+    const web = join(import.meta.dirname, '..', '..', 'src', 'service', 'web');
     const types: Record<string, string> = { js: 'text/javascript', css: 'text/css', html: 'text/html' };
     const statics = createServer(async (request, response) => {
       const path = new URL(request.url ?? '/', 'http://x').pathname;

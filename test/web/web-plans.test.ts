@@ -8,10 +8,10 @@
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createMemoryCounterStore } from '../../adapters/counters/memory.js';
-import { createMemoryKeyStore } from '../../adapters/keys/memory.js';
-import { createApiKey } from '../../src/policy/api-keys.js';
-import { definePlans } from '../../src/policy/plans.js';
+import { createMemoryCounterStore } from '../../src/adapters/counters/memory.js';
+import { createMemoryKeyStore } from '../../src/adapters/keys/memory.js';
+import { createApiKey } from '../../src/core/policy/api-keys.js';
+import { definePlans } from '../../src/core/policy/plans.js';
 import { describeWithEngine } from '../helpers/engines.js';
 import { tempDir } from '../helpers/temp.js';
 import { FIXTURES, HTTP_ADAPTER, movableClock, startServer } from '../http/harness.js';

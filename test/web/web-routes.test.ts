@@ -4,12 +4,12 @@
  * nothing is served unless the router is asked to (an embedded API stays API-only).
  */
 import { describe, expect, it } from 'vitest';
-import { webAssetsDir } from '../../adapters/http/web-routes.js';
+import { webAssetsDir } from '../../src/service/web-routes.js';
 import { call, PREFIX, rawRequest, startServer } from '../http/harness.js';
 
 describe('web converter routes', () => {
   it('finds its assets beside the sources', () => {
-    expect(webAssetsDir()).toMatch(/adapters\/http\/web\/$/);
+    expect(webAssetsDir()).toMatch(/src\/service\/web\/$/);
   });
 
   it('serves the page with a strict CSP, revalidated on every load', async () => {

@@ -1,11 +1,11 @@
 import { describe, expect, it, vi } from 'vitest';
-import { createMemoryOutbox } from '../../adapters/outbox/memory.js';
+import { createMemoryOutbox } from '../../src/adapters/outbox/memory.js';
 import {
   createWebhookDispatcher,
   type WebhookDeliveryReport,
   type WebhookDispatcherOptions,
   type WebhookPayload,
-} from '../../adapters/webhooks/http.js';
+} from '../../src/adapters/webhooks/http.js';
 import { type Engine, verifyWebhookSignature } from '../../src/index.js';
 import { createTextJob, onCleanup, startEngine, startReceiver, WEBHOOK_SECRET } from './setup.js';
 

@@ -4,8 +4,8 @@
  */
 import sharp from 'sharp';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { WebhookPayload } from '../../adapters/webhooks/http.js';
 import { startService } from '../../bin/commands/serve.js';
+import type { WebhookPayload } from '../../src/adapters/webhooks/http.js';
 import { verifyWebhookSignature } from '../../src/index.js';
 import { tempDir } from '../helpers/temp.js';
 import { createWebhookJobOverHttp, startReceiver, WEBHOOK_SECRET } from './setup.js';

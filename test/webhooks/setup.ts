@@ -6,9 +6,9 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach } from 'vitest';
-import { createMemoryJobStore } from '../../adapters/jobs/memory.js';
-import { createMemoryQueue } from '../../adapters/queue/memory.js';
-import { createMemoryStorage } from '../../adapters/storage/memory.js';
+import { createMemoryJobStore } from '../../src/adapters/jobs/memory.js';
+import { createMemoryQueue } from '../../src/adapters/queue/memory.js';
+import { createMemoryStorage } from '../../src/adapters/storage/memory.js';
 import { type Converter, createEngine, type Engine, type EngineOptions } from '../../src/index.js';
 import { copyConverter } from '../helpers/fake-converters.js';
 import { tempDir } from '../helpers/temp.js';

@@ -1,8 +1,8 @@
 import { request } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { blockedRange, pinnedLookup } from '../../adapters/webhooks/addresses.js';
-import { createWebhookDispatcher, type WebhookDeliveryReport } from '../../adapters/webhooks/http.js';
-import { parseRetryAfter } from '../../adapters/webhooks/transport.js';
+import { createWebhookDispatcher, type WebhookDeliveryReport } from '../../src/adapters/webhooks/http.js';
+import { parseRetryAfter } from '../../src/adapters/webhooks/transport.js';
+import { blockedRange, pinnedLookup } from '../../src/kit/net/addresses.js';
 import { call, expectError, startServer, uploadA } from '../http/harness.js';
 import { createTextJob, onCleanup, startEngine, startReceiver, WEBHOOK_SECRET } from './setup.js';
 

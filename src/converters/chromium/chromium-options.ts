@@ -1,0 +1,131 @@
+/**
+ * Conversion options of the Chromium converter, as zod schemas: they validate requests and
+ * describe the API. PDF output takes the print options (paper, margins, header and footer...),
+ * screenshots the viewport; both take how the page is loaded (JavaScript, what to wait for).
+ */
+import { z } from 'zod';
+import type { FormatName } from '../../core/formats/types.js';
+
+export const CHROMIUM_OPTION_DEFAULTS = {
+  javascript: false,
+  waitFor: 'load',
+  paper: 'A4',
+  printBackground: true,
+  landscape: false,
+  scale: 1,
+  viewportWidth: 1280,
+  viewportHeight: 720,
+  fullPage: true,
+  deviceScaleFactor: 1,
+  quality: { jpg: 85, webp: 80 },
+} as const;
+
+/** A CSS length as Chromium's printing takes it: a number with px, in, cm or mm ('210mm'), or a bare number of px. */
+const cssLength = z
+  .union([
+    z.number().min(0).max(100_000),
+    z.string().regex(/^\d{1,6}(\.\d{1,4})?(px|in|cm|mm)$/, "a length like '210mm', '8.5in', '2cm' or '96px'"),
+  ])
+  .transform((value) => (typeof value === 'number' ? `${value}px` : value));
+
+/** Options that say how the page is loaded, for every target. */
+const pageShape = {
+  /** Run the page's scripts. Default false: an uploaded page renders as static markup. */
+  javascript: z.boolean().optional(),
+  /**
+   * What to wait for before printing: 'load' (default), 'networkidle' (no request for 500 ms; with
+   * `javascript`, for pages that build themselves) or a CSS selector that must appear.
+   */
+  waitFor: z.string().min(1).max(1000).optional(),
+  /** The CSS media type the page is laid out for. Default 'print' for PDF, 'screen' for images. */
+  media: z.enum(['print', 'screen']).optional(),
+  /** Longest the page may take to load and render, in seconds; CONVERSION_TIMEOUT past it. Default and maximum: the converter's timeoutMs (30 s). */
+  timeoutSeconds: z.number().min(0.1).max(600).optional(),
+};
+
+export const chromiumPdfOptionsSchema = z
+  .strictObject({
+    ...pageShape,
+    /** Paper size. Default 'A4' (595 x 842 pt); or give `width` and `height`. */
+    paper: z.enum(['A4', 'Letter', 'Legal', 'A3', 'A5', 'Tabloid']).optional(),
+    /** Paper width, a CSS length ('210mm'); with `height`, instead of `paper`. */
+    width: cssLength.optional(),
+    /** Paper height, a CSS length ('297mm'); with `width`, instead of `paper`. */
+    height: cssLength.optional(),
+    /** Page margins, CSS lengths. Default: none (the page's own CSS margins apply). */
+    margin: z
+      .strictObject({
+        top: cssLength.optional(),
+        right: cssLength.optional(),
+        bottom: cssLength.optional(),
+        left: cssLength.optional(),
+      })
+      .optional(),
+    /** Landscape orientation. Default false. */
+    landscape: z.boolean().optional(),
+    /** Zoom of the rendering, 0.1 to 2. Default 1. */
+    scale: z.number().min(0.1).max(2).optional(),
+    /** Print background colours and images. Default true. */
+    printBackground: z.boolean().optional(),
+    /** Pages to keep, as in a print dialog: '1-3,5'. Default all. */
+    pageRanges: z
+      .string()
+      .regex(/^\s*\d+(\s*-\s*\d+)?(\s*,\s*\d+(\s*-\s*\d+)?)*\s*$/, "page ranges like '1-3,5'")
+      .optional(),
+    /**
+     * HTML of each page's header; Chromium fills elements of class pageNumber, totalPages, date,
+     * title and url. Give a font-size: the default is tiny. Default: no header.
+     */
+    headerTemplate: z.string().max(65_536).optional(),
+    /** HTML of each page's footer, like headerTemplate: `<span class="pageNumber"></span> / <span class="totalPages"></span>`. */
+    footerTemplate: z.string().max(65_536).optional(),
+    /** Let the page's CSS @page size win over `paper`. Default false. */
+    preferCSSPageSize: z.boolean().optional(),
+  })
+  .refine((options) => (options.width === undefined) === (options.height === undefined), {
+    message: 'give both width and height, or neither',
+    path: ['width'],
+  })
+  .refine((options) => options.paper === undefined || options.width === undefined, {
+    message: 'give either paper or width and height, not both',
+    path: ['paper'],
+  });
+
+export type ChromiumPdfOptions = z.output<typeof chromiumPdfOptionsSchema>;
+
+function screenshotSchema(to: 'png' | 'jpg' | 'webp') {
+  return z.strictObject({
+    ...pageShape,
+    /** Viewport width in CSS pixels. Default 1280. */
+    width: z.int().min(16).max(8192).optional(),
+    /** Viewport height in CSS pixels (the image height unless `fullPage`). Default 720. */
+    height: z.int().min(16).max(8192).optional(),
+    /** The whole page, not just the viewport. Default true. */
+    fullPage: z.boolean().optional(),
+    /** Device pixels per CSS pixel (2 for a sharp "retina" image). Default 1. */
+    deviceScaleFactor: z.number().min(0.1).max(4).optional(),
+    ...(to === 'png'
+      ? {}
+      : {
+          /** Encoder quality, 1-100. Default 85 for jpg, 80 for webp. */
+          quality: z.int().min(1).max(100).optional(),
+        }),
+  });
+}
+
+export const chromiumScreenshotSchemas = {
+  png: screenshotSchema('png'),
+  jpg: screenshotSchema('jpg'),
+  webp: screenshotSchema('webp'),
+} as const;
+
+export type ChromiumScreenshotOptions = z.output<ReturnType<typeof screenshotSchema>> & {
+  quality?: number;
+};
+
+/** The options schema for a conversion to `to`; undefined for a target the converter has no edge to. */
+export function chromiumOptionsSchema(to: FormatName): z.ZodType<Record<string, unknown>> | undefined {
+  if (to === 'pdf') return chromiumPdfOptionsSchema as unknown as z.ZodType<Record<string, unknown>>;
+  if (to === 'png' || to === 'jpg' || to === 'webp') return chromiumScreenshotSchemas[to];
+  return undefined;
+}

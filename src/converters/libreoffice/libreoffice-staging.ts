@@ -1,0 +1,85 @@
+/**
+ * The LibreOffice converter's file handling around a conversion: the input checked (present, not
+ * empty, zip packages within the decompression limits) and staged under a name LibreOffice reads
+ * the format from, the result checked and moved into place only when complete.
+ */
+import { copyFile, rename, stat, symlink } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { FileconvError } from '../../core/errors.js';
+import type { FormatName } from '../../core/formats/types.js';
+import type { ConvertContext } from '../../core/ports.js';
+import { assertSafeZip, type ZipLimits } from '../../kit/zip-safety.js';
+import { ZIP_SOURCES } from './libreoffice-filters.js';
+import { hasMisnamedContentTypes, respellContentTypes } from './ooxml-part-names.js';
+import { assertNotTruncated } from './truncation-check.js';
+
+/**
+ * INTERNAL when the input is missing, CORRUPT_INPUT when empty or visibly truncated
+ * (truncation-check.ts); zip packages through assertSafeZip.
+ */
+export async function checkInput(ctx: ConvertContext, zipLimits: Partial<ZipLimits>): Promise<void> {
+  const size = await stat(ctx.inputPath).then(
+    (info) => info.size,
+    (error: unknown) => {
+      throw new FileconvError('INTERNAL', 'The conversion input file is missing', { cause: error });
+    },
+  );
+  if (size === 0) throw new FileconvError('CORRUPT_INPUT', 'The input file is empty');
+  // Before LibreOffice opens it: LibreOffice inflates package parts without a bound of its own.
+  if (ZIP_SOURCES.has(ctx.from)) await assertSafeZip(ctx.inputPath, zipLimits, ctx.signal);
+  await assertNotTruncated(ctx.inputPath, ctx.from, size);
+}
+
+/** Office Open XML packages, whose content-types part LibreOffice looks up case-sensitively. */
+const OOXML_SOURCES: ReadonlySet<FormatName> = new Set([
+  'docx',
+  'dotx',
+  'docm',
+  'xlsx',
+  'xltx',
+  'xlsm',
+  'pptx',
+  'potx',
+  'pptm',
+  'ppsx',
+  'vsdx',
+]);
+
+/**
+ * The input under a name LibreOffice can read the format from (storage keys have no extension),
+ * alone in a private dir, so a relative link in the document can only point at our own files.
+ * A symlink, or a copy where symlinks are refused; a copy with the name respelt for an OOXML
+ * package that calls its content types '[content_types].xml' (ooxml-part-names.ts).
+ */
+export async function stageInput(inputPath: string, scratch: string, from: FormatName): Promise<string> {
+  const staged = join(scratch, `input.${from}`);
+  if (OOXML_SOURCES.has(from) && (await hasMisnamedContentTypes(inputPath))) {
+    await copyFile(inputPath, staged);
+    await respellContentTypes(staged);
+    return staged;
+  }
+  try {
+    await symlink(resolve(inputPath), staged);
+  } catch {
+    await copyFile(inputPath, staged);
+  }
+  return staged;
+}
+
+/** A filter can report success and write nothing: an empty result is not a result. */
+export async function assertWritten(path: string, to: FormatName): Promise<void> {
+  const written = await stat(path).catch(() => undefined);
+  if (!written || written.size === 0) {
+    throw new FileconvError('CONVERSION_FAILED', `LibreOffice reported success but wrote no ${to}`);
+  }
+}
+
+/** Moves the finished file into place; a copy when the scratch dir and the output are on different devices. */
+export async function moveIntoPlace(from: string, to: string): Promise<void> {
+  try {
+    await rename(from, to);
+  } catch (error) {
+    if ((error as { code?: string }).code !== 'EXDEV') throw error;
+    await copyFile(from, to);
+  }
+}

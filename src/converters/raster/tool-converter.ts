@@ -1,0 +1,135 @@
+/**
+ * What the raster converters resting on a command-line tool (ImageMagick, libjxl, LibRaw, ffmpeg)
+ * share: refusing pairs they have no edge for, reading the input's claimed size from its header
+ * and refusing it past the limits before the tool starts, a private work folder inside tempDir
+ * (the input is linked in under a plain name, so no file name reaches a tool's argument parser),
+ * the output moved into place only when complete, and the folder removed whatever happens.
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdir, rm, stat, symlink } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { z } from 'zod';
+import { throwIfAborted } from '../../core/abort.js';
+import { FileconvError } from '../../core/errors.js';
+import type { FormatName } from '../../core/formats/types.js';
+import type { ConversionEdge, ConvertContext, Converter, ConvertResult } from '../../core/ports.js';
+import {
+  type CommandTool,
+  type ToolOutcome,
+  toolFailed,
+  toolsAvailability,
+} from '../../kit/command-tools.js';
+import { edgeGuard, parseOptions } from '../../kit/converter-kit.js';
+import { pixelLimitError } from '../../kit/image/probe.js';
+import { assertImageWork } from '../../kit/image/work-budget.js';
+import { type PixelSize, readPixelSize } from '../../kit/raster/raster-headers.js';
+import { moveIntoPlace } from '../sharp/output.js';
+import { assertComplete } from './integrity.js';
+
+/** One conversion, as a tool's run() sees it. */
+export interface RasterJob {
+  ctx: ConvertContext;
+  /** The input, linked into the work folder as `in.<from>`. */
+  input: string;
+  /** Where the tool writes: `out.<to>` in the work folder. */
+  output: string;
+  /** The private work folder (policy files, the tool's temporary files). */
+  workDir: string;
+  /** The size the input's header claims, already within the limits. */
+  size: PixelSize;
+  /** ctx.options, checked by the spec's optionsSchema for this target (its defaults not filled in). */
+  options: RasterOptions;
+}
+
+/** The options any raster tool converter may take; each target's schema allows a subset. */
+// A type, not an interface: option schemas must be assignable to Record<string, unknown>.
+export type RasterOptions = {
+  quality?: number | undefined;
+  effort?: number | undefined;
+  lossless?: boolean | undefined;
+};
+
+export interface RasterToolConverterSpec {
+  name: string;
+  edges: readonly ConversionEdge[];
+  /** Tools available() checks, the one whose version is reported first. */
+  tools: readonly CommandTool[];
+  /** Options per target; targets it leaves out take none. */
+  optionsSchema?: (to: FormatName) => z.ZodType<RasterOptions> | undefined;
+  /** Runs the tool(s) for `job`; throws a FileconvError on failure (see toolError). */
+  run(job: RasterJob): Promise<void>;
+}
+
+const noOptions: z.ZodType<RasterOptions> = z.strictObject({});
+
+/** Words tools print when an image is past a resource limit rather than broken. */
+const LIMIT_WORDS =
+  /exceeds limit|resource limit|cache resources exhausted|memory allocation failed|too large|max_pixels|Picture size \d+x\d+ is invalid/i;
+
+/**
+ * The error for a tool that failed: INPUT_LIMIT_EXCEEDED when it says a limit was hit,
+ * CORRUPT_INPUT when it was decoding the user's file (`inputFault`), CONVERSION_FAILED otherwise.
+ */
+export function toolError(
+  tool: CommandTool,
+  outcome: ToolOutcome,
+  doing: string,
+  inputFault: boolean,
+): FileconvError {
+  if (LIMIT_WORDS.test(outcome.stderr)) return toolFailed(tool, outcome, doing, 'INPUT_LIMIT_EXCEEDED');
+  return toolFailed(tool, outcome, doing, inputFault ? 'CORRUPT_INPUT' : 'CONVERSION_FAILED');
+}
+
+/** Creates a converter that checks, runs `spec.run` in a private folder, and cleans up. */
+export function createRasterToolConverter(spec: RasterToolConverterSpec): Converter {
+  const guard = edgeGuard(spec.name, spec.edges);
+  return {
+    name: spec.name,
+    edges: spec.edges,
+    available: () => toolsAvailability(spec.tools),
+    optionsSchema: (to) => spec.optionsSchema?.(to) ?? noOptions,
+    async convert(ctx: ConvertContext): Promise<ConvertResult> {
+      throwIfAborted(ctx.signal);
+      guard(ctx.from, ctx.to);
+      const schema = spec.optionsSchema?.(ctx.to) ?? noOptions;
+      const options = parseOptions(schema, ctx.options, `${spec.name} options`);
+      ctx.onProgress(0);
+      const size = await checkedSize(ctx);
+      await assertComplete(ctx.inputPath, ctx.from, size);
+      const workDir = join(ctx.tempDir, `${spec.name}-${randomUUID()}`);
+      try {
+        await mkdir(workDir);
+        const input = join(workDir, `in.${ctx.from}`);
+        await symlink(resolve(ctx.inputPath), input);
+        const output = join(workDir, `out.${ctx.to}`);
+        await spec.run({ ctx, input, output, workDir, size, options });
+        throwIfAborted(ctx.signal);
+        const written = await stat(output).catch(() => undefined);
+        if (!written || written.size === 0) {
+          throw new FileconvError(
+            'CORRUPT_INPUT',
+            `${spec.name} wrote no image from this ${ctx.from} file: it holds no picture it can decode`,
+          );
+        }
+        await moveIntoPlace(output, ctx.outputPath);
+      } finally {
+        await rm(workDir, { recursive: true, force: true });
+      }
+      ctx.onProgress(1);
+      return {};
+    },
+  };
+}
+
+/** The input's claimed size, refused past maxPixels (one image) or the plan's work budget. */
+async function checkedSize(ctx: ConvertContext): Promise<PixelSize> {
+  const size = await readPixelSize(ctx.inputPath, ctx.from as FormatName).catch((error: unknown) => {
+    if (error instanceof FileconvError) throw error;
+    throw new FileconvError('INTERNAL', 'The conversion input file could not be read', { cause: error });
+  });
+  if (size.width * size.height > ctx.limits.maxPixels) {
+    throw pixelLimitError(size.width, size.height, 1, ctx.limits.maxPixels);
+  }
+  assertImageWork(size.width, size.height, 1, ctx.limits.maxWorkPixels);
+  return size;
+}

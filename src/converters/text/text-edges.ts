@@ -1,0 +1,20 @@
+/**
+ * What the text converter offers the conversion graph, dependency-free (see image/image-edges.ts for why).
+ */
+import type { ConversionEdge } from '../../core/ports.js';
+
+/**
+ * Costs: 1 for a parse and a re-serialise, 2 for laying out a PDF. html -> txt costs 1.5 so that
+ * html -> pdf goes through Markdown, which keeps headings and lists, rather than through plain text.
+ * Lossy: whatever drops markup (to Markdown, which has no equivalent for much of HTML; to text).
+ * md -> html, txt -> html, txt -> pdf and md -> pdf keep all the text.
+ */
+export const TEXT_EDGES: readonly ConversionEdge[] = [
+  { from: 'md', to: 'html', cost: 1, lossy: false },
+  { from: 'txt', to: 'html', cost: 1, lossy: false },
+  { from: 'html', to: 'md', cost: 1, lossy: true },
+  { from: 'html', to: 'txt', cost: 1.5, lossy: true },
+  { from: 'md', to: 'txt', cost: 1, lossy: true },
+  { from: 'txt', to: 'pdf', cost: 2, lossy: false },
+  { from: 'md', to: 'pdf', cost: 2, lossy: false },
+];

@@ -1,0 +1,273 @@
+/**
+ * Resumable uploads (the tus protocol's engine side), transport-free: an upload is created with
+ * its size, appended to over as many requests as the client needs, and becomes an ordinary
+ * uploaded file (key `uploads/<id>`) once its last byte is stored. Between requests the file
+ * record holds the offset and the storage's own state (FileRecord.resumable); each append
+ * commits the new offset with the record's version check, so two nodes can never both move it.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Readable } from 'node:stream';
+import { FileconvError, isFileconvError } from '../core/errors.js';
+import type { FileRecord } from '../core/jobs/types.js';
+import { sanitizeFileName } from '../core/names.js';
+import type { ResumableAppendOptions, ResumableUploads } from '../core/ports.js';
+import { type EngineContext, jobPorts } from './engine-context.js';
+import { getFile, uploadKeyOf } from './upload-operations.js';
+
+export type ChecksumAlgorithm = NonNullable<ResumableAppendOptions['checksum']>['algorithm'];
+
+export interface CreateResumableInput {
+  /** Account id, or `ip:<address>` for anonymous clients. */
+  owner: string;
+  /** Client-supplied name; sanitised, kept for display only. */
+  fileName: string;
+  /** The whole upload's size in bytes (tus Upload-Length). */
+  size: number;
+  contentType: string;
+  /** How long the finished file is then kept unused, ms. Default: the engine's uploadTtlMs. */
+  retentionMs?: number;
+}
+
+export interface AppendResumableInput {
+  fileId: string;
+  /** Only this owner's upload: another owner's id is NOT_FOUND, like a missing one. */
+  owner: string;
+  /** Where the client says its bytes start (tus Upload-Offset): must be the stored offset. */
+  offset: number;
+  body: Readable;
+  /** The request's Content-Length, when it sent one: a body past the size is refused before a byte is read. */
+  contentLength?: number;
+  checksum?: { algorithm: ChecksumAlgorithm; digest: Buffer };
+}
+
+/** Appends running in this process, by file id: a newer append to the same upload stops the older one. */
+const appending = new WeakMap<EngineContext, Map<string, { stop(): void; done: Promise<unknown> }>>();
+
+function runningAppends(context: EngineContext) {
+  let map = appending.get(context);
+  if (!map) {
+    map = new Map();
+    appending.set(context, map);
+  }
+  return map;
+}
+
+function resumableOf(context: EngineContext): ResumableUploads {
+  const { storage } = jobPorts(context);
+  if (!storage.resumable) {
+    throw new FileconvError('CONFIG', 'The storage does not support resumable uploads (Storage.resumable).');
+  }
+  return storage.resumable;
+}
+
+/** A pending file record whose bytes will arrive in pieces; expires after resumableUploadTtlMs. */
+export async function createResumableUpload(
+  context: EngineContext,
+  input: CreateResumableInput,
+): Promise<FileRecord> {
+  const resumable = resumableOf(context);
+  if (!Number.isSafeInteger(input.size) || input.size <= 0) {
+    throw new FileconvError(
+      'INVALID_REQUEST',
+      'The upload size must be a whole number of bytes greater than 0.',
+    );
+  }
+  if (
+    input.retentionMs !== undefined &&
+    (!Number.isSafeInteger(input.retentionMs) || input.retentionMs < 1)
+  ) {
+    throw new FileconvError(
+      'INVALID_OPTIONS',
+      'retentionMs must be a positive whole number of milliseconds.',
+    );
+  }
+  const id = randomUUID();
+  const key = uploadKeyOf(id);
+  const state = await resumable.begin(key, { size: input.size, contentType: input.contentType });
+  const now = context.nowMs();
+  const file: FileRecord = {
+    id,
+    version: 1,
+    status: 'pending',
+    owner: input.owner,
+    key,
+    fileName: sanitizeFileName(input.fileName),
+    size: input.size,
+    contentType: input.contentType,
+    createdAt: new Date(now).toISOString(),
+    uploadedAt: null,
+    expiresAt: new Date(now + context.resumableUploadTtlMs).toISOString(),
+    ...(input.retentionMs === undefined ? {} : { retentionMs: input.retentionMs }),
+    resumable: { offset: 0, state },
+  };
+  try {
+    await jobPorts(context).jobs.createFile(file);
+  } catch (error) {
+    await resumable.abort(key, state).catch((cause: unknown) => context.onError(cause, 'resumable'));
+    throw error;
+  }
+  return file;
+}
+
+/**
+ * An owner's resumable upload, pending or finished (a finished one is a plain uploaded file).
+ * A pending upload past its expiry is dropped, bytes and record, and refused: UPLOAD_EXPIRED.
+ * A Flow A grant (pending, not resumable) is NOT_FOUND here.
+ */
+export async function getResumableUpload(
+  context: EngineContext,
+  id: string,
+  owner: string,
+): Promise<FileRecord> {
+  const file = await getFile(context, id, owner);
+  if (file.status === 'uploaded') return file;
+  if (!file.resumable) throw new FileconvError('NOT_FOUND', 'No such file.', { details: { fileId: id } });
+  if (context.nowMs() > Date.parse(file.expiresAt)) {
+    await dropResumable(context, file);
+    throw new FileconvError(
+      'UPLOAD_EXPIRED',
+      'The upload has expired: its bytes are gone, start a new upload.',
+      {
+        details: { fileId: id, expiresAt: file.expiresAt },
+      },
+    );
+  }
+  return file;
+}
+
+/**
+ * Stores the bytes of one tus PATCH at the upload's offset and commits the new offset. A body
+ * that ends early (the client dropped) keeps what arrived. A newer append to the same upload
+ * in this process stops this one (it then commits what it has): the client gave up on it.
+ * With the last byte stored, the upload becomes an `uploaded` file.
+ */
+export async function appendResumable(
+  context: EngineContext,
+  input: AppendResumableInput,
+): Promise<FileRecord> {
+  // The owner first: nobody else's request may stop a running append.
+  await getFile(context, input.fileId, input.owner);
+  const running = runningAppends(context);
+  const previous = running.get(input.fileId);
+  const controller = new AbortController();
+  const stop = () => {
+    controller.abort();
+    // Ends the body as a dropped connection would: the storage keeps what arrived.
+    input.body.destroy();
+  };
+  // Registered at once, before waiting for the previous append: a third request then stops
+  // this one, and appends to one upload never run side by side.
+  const done = (async () => {
+    if (previous) {
+      previous.stop();
+      await previous.done.catch(() => {});
+    }
+    if (controller.signal.aborted) {
+      throw new FileconvError('UPLOAD_LOCKED', 'A newer request is appending to this upload.', {
+        details: { fileId: input.fileId },
+      });
+    }
+    return appendNow(context, input, controller.signal);
+  })();
+  const entry = { stop, done };
+  running.set(input.fileId, entry);
+  try {
+    return await done;
+  } finally {
+    if (running.get(input.fileId) === entry) running.delete(input.fileId);
+  }
+}
+
+async function appendNow(
+  context: EngineContext,
+  input: AppendResumableInput,
+  signal: AbortSignal,
+): Promise<FileRecord> {
+  const { jobs } = jobPorts(context);
+  const resumable = resumableOf(context);
+  let file = await getResumableUpload(context, input.fileId, input.owner);
+  const stored = file.status === 'uploaded' ? file.size : file.resumable!.offset;
+  if (input.offset !== stored) {
+    throw new FileconvError('OFFSET_MISMATCH', `The upload is at offset ${stored}, not ${input.offset}.`, {
+      details: { fileId: file.id, offset: stored },
+    });
+  }
+  if (input.contentLength !== undefined && input.offset + input.contentLength > file.size) {
+    throw tooLarge(file);
+  }
+  if (file.status === 'uploaded') return file; // an empty PATCH at the end: nothing to do
+  const commit = async (state: FileRecord['resumable']) => {
+    const next: FileRecord = { ...file, version: file.version + 1, resumable: state };
+    await jobs.updateFile(next);
+    file = next;
+  };
+  let appended: Awaited<ReturnType<ResumableUploads['append']>>;
+  try {
+    appended = await resumable.append(file.key, file.resumable!.state, input.body, {
+      offset: input.offset,
+      size: file.size,
+      ...(input.checksum ? { checksum: input.checksum } : {}),
+      progress: (state, offset) => commit({ offset, state }),
+      signal,
+    });
+  } catch (error) {
+    if (isFileconvError(error, 'FILE_TOO_LARGE')) throw tooLarge(file, error);
+    throw error;
+  }
+  if (appended.offset !== file.resumable!.offset || appended.state !== file.resumable!.state) {
+    await commit({ offset: appended.offset, state: appended.state });
+  }
+  if (appended.offset < file.size) return file;
+  return finish(context, file);
+}
+
+/** The last byte is stored: the storage makes it the object, the record becomes an uploaded file. */
+async function finish(context: EngineContext, file: FileRecord): Promise<FileRecord> {
+  await resumableOf(context).complete(file.key, file.resumable!.state);
+  const now = context.nowMs();
+  const { resumable: _done, ...rest } = file;
+  const uploaded: FileRecord = {
+    ...rest,
+    version: file.version + 1,
+    status: 'uploaded',
+    uploadedAt: new Date(now).toISOString(),
+    // The plan's retention counts from the last byte, as for any other upload.
+    expiresAt: new Date(now + (file.retentionMs ?? context.uploadTtlMs)).toISOString(),
+  };
+  await jobPorts(context).jobs.updateFile(uploaded);
+  return uploaded;
+}
+
+/** tus termination: drops an unfinished upload's bytes, or deletes a finished one, and its record. */
+export async function terminateResumable(context: EngineContext, id: string, owner: string): Promise<void> {
+  const file = await getFile(context, id, owner);
+  if (file.status === 'pending' && !file.resumable) {
+    throw new FileconvError('NOT_FOUND', 'No such file.', { details: { fileId: id } });
+  }
+  const previous = runningAppends(context).get(id);
+  if (previous) {
+    previous.stop();
+    await previous.done.catch(() => {});
+  }
+  const current = (await jobPorts(context).jobs.getFile(id)) ?? file;
+  if (current.status === 'uploaded') {
+    await jobPorts(context).storage.delete(current.key);
+    await jobPorts(context).jobs.deleteFile(current.id);
+    return;
+  }
+  await dropResumable(context, current);
+}
+
+/** Aborts an unfinished upload's stored bytes and deletes its record. */
+export async function dropResumable(context: EngineContext, file: FileRecord): Promise<void> {
+  const { storage, jobs } = jobPorts(context);
+  if (file.resumable) await storage.resumable?.abort(file.key, file.resumable.state);
+  await jobs.deleteFile(file.id);
+}
+
+function tooLarge(file: FileRecord, cause?: unknown): FileconvError {
+  return new FileconvError('FILE_TOO_LARGE', `The upload is ${file.size} bytes: more were sent.`, {
+    details: { size: file.size },
+    cause,
+  });
+}

@@ -1,0 +1,380 @@
+/**
+ * The worker: takes a job id from the queue and converts it. Storage -> private temp dir ->
+ * converter chain -> storage, moving the job processing -> completed | failed, recording the
+ * measured CPU time, and removing the temp dir whatever happens.
+ *
+ * Delivery is at-least-once, so a job id may arrive twice or after a cancel: anything that is
+ * not queued is skipped, and winning the queued -> processing update is what claims the job.
+ *
+ * A backing service that is briefly away (storage or job store answering UNAVAILABLE) is waited
+ * out right here, with backoff, within one budget per job (unavailableRetryMs, see retry.ts);
+ * past it the job fails with UNAVAILABLE, a service fault that is refunded. Waiting in place
+ * rather than putting the job back on the queue with a delay is the simpler design that holds:
+ * - the job stays `processing` with its attempt and its converted output, so an outage during
+ *   the upload of a result never converts it again, and `attempts` keeps counting real runs;
+ * - the Queue port needs no delayed delivery, and the memory and BullMQ queues behave alike;
+ * - a requeue is itself a job-store write, which is exactly what fails while Redis is away;
+ * - the queue's own retries (BullMQ's `attempts`) stay for what they are for, a handler that
+ *   crashed, instead of being burnt in seconds by an outage that lasts a minute.
+ * The cost is a worker slot held while waiting, which buys nothing from a service that is away.
+ * A cancel still stops the job: between attempts the worker re-reads it (a cancel on another
+ * node) and its abort signal ends the wait at once (a cancel or a shutdown in this process).
+ *
+ * A full disk is not waited out by the conversion: the work dir, a converter's output or the
+ * stored result that finds no room fails the job at once with NO_SPACE, a service fault that is
+ * refunded (507 with Retry-After over HTTP), its input kept for a retry. Only the job record's
+ * own writes wait for room within the budget, so a job is never left neither failed nor done.
+ */
+import { createReadStream, createWriteStream } from 'node:fs';
+import { copyFile, mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { abortError } from '../core/abort.js';
+import { FileconvError, isFileconvError, toFileconvError } from '../core/errors.js';
+import { extensionOf } from '../core/formats/index.js';
+import type { ConversionPlan } from '../core/graph/index.js';
+import type { JobEvent } from '../core/jobs/state.js';
+import type { Job } from '../core/jobs/types.js';
+import type { QueueDelivery, Storage } from '../core/ports.js';
+import { createOutageBudget } from '../core/retry.js';
+import { withWorkLimits } from '../core/work-limits.js';
+import { freeBytes, mebibytes, NO_SPACE_RETRY_AFTER_SECONDS, noSpaceError } from '../kit/local-files.js';
+import { conversionSignal, resultMimeType, runChain } from './conversion.js';
+import { type EngineContext, jobPorts } from './engine-context.js';
+import { applyJobEvent } from './job-operations.js';
+import { runOperation, stagedInputPath } from './operation-jobs.js';
+import { abortIfCanceled, discardOutput, type Patiently, patience, recordOutcome } from './worker-outage.js';
+
+/**
+ * What the job-record writes wait out besides UNAVAILABLE: a full disk under an embedded job
+ * store. The conversion's own work (its work dir, the result) is not waited for: it fails at once
+ * with NO_SPACE, refunded, since the room it needs is the size of the file, not a few KB.
+ */
+const RECORD_RETRY = ['NO_SPACE'] as const;
+
+/**
+ * Runs job `jobId` as the queue delivered it. With `detach`, it resolves once the conversion is
+ * done, while the result is stored and the outcome saved in the background (tracked in
+ * context.finishing): the worker loop of an in-process queue uses it so that the next conversion
+ * starts meanwhile.
+ */
+export async function processJob(
+  context: EngineContext,
+  jobId: string,
+  options: { delivery?: QueueDelivery; detach?: boolean } = {},
+): Promise<void> {
+  const { jobs } = jobPorts(context);
+  const budget = createOutageBudget(context.unavailableRetryMs);
+  // Until the job is claimed nothing but a shutdown ends a wait. Writes of the job's record wait
+  // out a full disk too (an embedded database that cannot write): failing them would leave the
+  // job neither run nor failed.
+  const claiming = patience(context, budget, `job ${jobId}`, context.halt.signal, undefined, RECORD_RETRY);
+  const stored = await claiming(() => jobs.getJob(jobId));
+  if (!stored) return;
+  let queued = stored;
+  if (
+    stored.status === 'processing' &&
+    context.queue?.durable &&
+    !context.running.has(stored.id) &&
+    options.delivery?.redelivered !== false
+  ) {
+    // A durable queue redelivers a processing job when its worker lost the job's lock (it died)
+    // or its handler threw: take it over. A first delivery of a second entry (recovery on a
+    // start enqueues ids whose first entry is being claimed) is not one: its worker is alive,
+    // perhaps waiting out an outage. Should the old run still finish, the job has a new attempt
+    // by then and each attempt writes its own result key, so neither deletes the other's file.
+    queued = await claiming(() => applyJobEvent(context, stored, { type: 'requeue' })).catch(
+      (error: unknown) => {
+        // Someone else moved it first. Anything else (the store away past the budget) goes back
+        // to the queue, which delivers again; swallowing it would strand the job processing.
+        if (isFileconvError(error, 'INVALID_STATE')) return stored;
+        throw error;
+      },
+    );
+  }
+  if (queued.status !== 'queued') return;
+  let job: Job;
+  try {
+    job = await claiming(() => applyJobEvent(context, queued, { type: 'start' }));
+  } catch (error) {
+    // Another worker claimed it (or it was canceled) between our read and our write.
+    if (isFileconvError(error, 'INVALID_STATE')) return;
+    throw error;
+  }
+  const controller = new AbortController();
+  context.running.set(job.id, controller);
+  // Handed in while the engine closes, after running jobs were aborted: this one goes back too.
+  if (context.halt.signal.aborted) controller.abort(context.halt.signal.reason);
+  const converting = patience(context, budget, `job ${job.id}`, controller.signal, () =>
+    abortIfCanceled(context, job, controller),
+  );
+  let workDir: string | undefined;
+  let converted: Converted | FileconvError;
+  try {
+    // The temp parent may have been cleaned away under a long-running worker: make it again.
+    await mkdir(context.tempDir, { recursive: true });
+    workDir = await mkdtemp(join(context.tempDir, 'fileconv-'));
+    converted = await convertJob(context, job, workDir, controller.signal, converting);
+  } catch (error) {
+    // Judged before the work dir is removed: what a converter wrote there still fills the disk.
+    converted = await conversionFailure(context, error);
+  }
+  // Storing the result and recording the outcome wait on disks and networks, not the CPU: when
+  // detached, the next job starts converting meanwhile.
+  const finishing = finishJob(context, { job, controller, workDir, converted, budget, converting });
+  if (!options.detach) return finishing;
+  const tracked = finishing
+    .catch((error: unknown) => context.onError(error, 'finishJob'))
+    .finally(() => context.finishing.delete(tracked));
+  context.finishing.add(tracked);
+}
+
+/**
+ * The error a failed run stores on its job. A full disk (the work dir, a converter's output, the
+ * stored result) is NO_SPACE whatever code a converter wrapped it in: the service's fault, so
+ * refunded, and the client is told to retry later. A cancel stays a cancel.
+ */
+function failureOf(error: unknown, what: string): FileconvError {
+  if (isFileconvError(error, 'CANCELED')) return error;
+  return noSpaceError(error, `${what} failed`) ?? toFileconvError(error, 'CONVERSION_FAILED');
+}
+
+/**
+ * Free bytes below which a conversion that failed for no reason it could name (CONVERSION_FAILED,
+ * INTERNAL) is taken to have failed on the full disk: an external program that cannot write its
+ * profile or output often exits with a bare status (LibreOffice: 77 while starting), and one
+ * that cannot write its temp files often takes its input for damaged (see blameFullDisk).
+ */
+const NEARLY_FULL_BYTES = 8 * 1024 * 1024;
+
+/** The failure as the full disk's, when `free` bytes (undefined: unknown) make that the likelier cause. */
+export function blameFullDisk(failure: FileconvError, free: number | undefined): FileconvError {
+  const unexplained = failure.code === 'CONVERSION_FAILED' || failure.code === 'INTERNAL';
+  // Engines cannot tell a full disk from a bad input: LibreOffice "could not open the file",
+  // ffmpeg's empty result (it exits 0 when it could write nothing), exceljs's "no worksheets"
+  // (its unzipped parts did not fit), all seen by the soak. Damaged-input verdicts are doubted
+  // while the disk is full; a file really damaged fails with its own code once there is room.
+  const doubtful = failure.code === 'CORRUPT_INPUT';
+  if (!(unexplained || doubtful) || free === undefined || free >= NEARLY_FULL_BYTES) return failure;
+  return new FileconvError(
+    'NO_SPACE',
+    `The conversion failed with ${mebibytes(free)} free on the disk of the work folder: ${failure.message}`,
+    { details: { retryAfterSeconds: NO_SPACE_RETRY_AFTER_SECONDS }, cause: failure },
+  );
+}
+
+/**
+ * What a failed conversion tells its caller: NO_SPACE when the disk was full (or nearly, see
+ * blameFullDisk), else the converter's own error (CONVERSION_FAILED for an untyped one).
+ */
+export async function conversionFailure(context: EngineContext, error: unknown): Promise<FileconvError> {
+  const failure = failureOf(error, 'The conversion');
+  if (failure.code === 'NO_SPACE' || failure.code === 'CANCELED') return failure;
+  return blameFullDisk(failure, await freeBytes(context.tempDir).catch(() => undefined));
+}
+
+interface Converted {
+  outputPath: string;
+  cpuMs: number;
+}
+
+interface Finish {
+  job: Job;
+  controller: AbortController;
+  workDir: string | undefined;
+  converted: Converted | FileconvError;
+  budget: ReturnType<typeof createOutageBudget>;
+  converting: Patiently;
+}
+
+/** Stores the result, cleans up, and moves the job to where the conversion left it. */
+async function finishJob(context: EngineContext, finish: Finish): Promise<void> {
+  const { job, controller, workDir, converted, converting } = finish;
+  const { storage } = jobPorts(context);
+  let outcome:
+    | { ok: true; outputKey: string; outputSize: number; cpuMs: number }
+    | { ok: false; error: FileconvError };
+  try {
+    if (converted instanceof FileconvError) throw converted;
+    // One key per attempt: a run that lost the job to another worker deletes only its own output.
+    const outputKey = `results/${job.id}/${job.attempts}`;
+    const contentType = resultMimeType(job.targetFormat, job.packaging);
+    // Moved in where the storage can (a rename on the same disk), streamed in where it cannot
+    // (a fresh stream per try: a failed put has consumed and destroyed the last one).
+    const { size } = await converting(() =>
+      storage.putFile
+        ? storage.putFile(outputKey, converted.outputPath, { contentType })
+        : storage.put(outputKey, createReadStream(converted.outputPath), { contentType }),
+    );
+    outcome = { ok: true, outputKey, outputSize: size, cpuMs: converted.cpuMs };
+  } catch (error) {
+    outcome = { ok: false, error: failureOf(error, 'Storing the result') };
+  } finally {
+    // Cleaned up before the job is marked done, so whoever waits for it finds nothing left behind.
+    context.running.delete(job.id);
+    if (workDir) await rm(workDir, { recursive: true, force: true });
+  }
+  // Stopped by a shutdown: the job goes back to the queue for the next start, nothing is lost.
+  const interrupted = !outcome.ok && context.stopping && controller.signal.aborted;
+  const event: JobEvent = interrupted
+    ? { type: 'requeue' }
+    : outcome.ok
+      ? {
+          type: 'complete',
+          outputKey: outcome.outputKey,
+          outputSize: outcome.outputSize,
+          cpuMs: outcome.cpuMs,
+          expiresAt: new Date(context.nowMs() + context.resultTtlMs).toISOString(),
+        }
+      : { type: 'fail', error: { code: outcome.error.code, message: outcome.error.message } };
+  // The outcome is worth waiting for (a completed result is not thrown away over a Redis
+  // restart); only a shutdown past its grace stops that wait.
+  const recording = patience(
+    context,
+    finish.budget,
+    `job ${job.id}`,
+    context.halt.signal,
+    undefined,
+    RECORD_RETRY,
+  );
+  let settled: Job | null;
+  try {
+    settled = await recordOutcome(context, job, event, recording);
+  } catch (error) {
+    // Not recorded: the job stays processing and is run again (the durable queue redelivers it,
+    // the in-process one on the next start); this attempt's output would be an orphan.
+    if (outcome.ok) await discardOutput(context, outcome.outputKey);
+    throw error;
+  }
+  if (!settled) {
+    // Canceled while running, or taken over by a newer attempt: what this run made is not wanted.
+    if (outcome.ok) await discardOutput(context, outcome.outputKey);
+  } else if (settled.status === 'completed' || settled.status === 'failed') {
+    await context.onJobSettled(settled);
+  }
+}
+
+async function convertJob(
+  context: EngineContext,
+  job: Job,
+  workDir: string,
+  cancel: AbortSignal,
+  patiently: Patiently,
+): Promise<Converted> {
+  const { storage } = jobPorts(context);
+  if (job.operation) {
+    const inputs = job.inputs ?? [
+      { fileId: job.fileId ?? '', inputKey: job.inputKey, fileName: job.fileName },
+    ];
+    const inputPaths = inputs.map((_, index) => stagedInputPath(workDir, job, index));
+    for (const [index, input] of inputs.entries()) {
+      await patiently(() => stageInput(storage, input.inputKey, inputPaths[index]!));
+    }
+    const signal = conversionSignal(context.timeoutMs, cancel);
+    const result = await runOperation(context, {
+      job,
+      inputPaths,
+      workDir,
+      signal,
+      limits: withWorkLimits(context.limits, job.limits),
+    });
+    if (signal.aborted) throw abortError(signal);
+    return result;
+  }
+  const inputPath = join(workDir, `input.${extensionOf(job.sourceFormat)}`);
+  await patiently(() => stageInput(storage, job.inputKey, inputPath));
+  const signal = conversionSignal(context.timeoutMs, cancel);
+  const result = await runChain({
+    plan: await replan(context, job),
+    converters: context.converters,
+    inputPath,
+    workDir,
+    options: job.options,
+    signal,
+    limits: withWorkLimits(context.limits, job.limits),
+    onProgress: throttledProgress(context, job),
+  });
+  if (signal.aborted) throw abortError(signal);
+  return { outputPath: result.outputPath, cpuMs: result.cpuMs };
+}
+
+/**
+ * The job stores the planned format path; the converters for each step are looked up again
+ * here, so a worker with a different set of engines than the API node still runs the same chain.
+ */
+async function replan(context: EngineContext, job: Job): Promise<ConversionPlan> {
+  const steps = await Promise.all(
+    job.path
+      .slice(1)
+      .map(
+        async (to, index) =>
+          (await context.findPath(job.path[index]!, to, 1, { explainMissing: true })).steps[0]!,
+      ),
+  );
+  return {
+    from: job.sourceFormat,
+    to: job.targetFormat,
+    steps,
+    cost: steps.reduce((sum, step) => sum + step.cost, 0),
+    lossySteps: steps.filter((step) => step.lossy).length,
+  };
+}
+
+function throttledProgress(context: EngineContext, job: Job): (fraction: number) => void {
+  // Progress is a hint, not a log: written at most once an interval, and not in the first one
+  // (a conversion that ends within it, as most do, costs no store write for progress).
+  let lastWrite = Date.now();
+  let current = job;
+  let writing = false;
+  return (fraction) => {
+    const now = Date.now();
+    if (writing || fraction >= 1 || now - lastWrite < context.progressIntervalMs) return;
+    lastWrite = now;
+    writing = true;
+    applyJobEvent(context, current, { type: 'progress', progress: fraction })
+      .then((saved) => {
+        current = saved;
+      })
+      .catch((error: unknown) => {
+        // A cancel wins over progress: abort the running conversion.
+        if (isFileconvError(error, 'INVALID_STATE'))
+          context.running.get(job.id)?.abort(new FileconvError('CANCELED', 'The job was canceled.'));
+        // A progress write lost to an outage is not worth a log line a second.
+        else if (!isFileconvError(error, 'UNAVAILABLE')) context.onError(error, 'progress');
+      })
+      .finally(() => {
+        writing = false;
+      });
+  };
+}
+
+/**
+ * Copies the stored input into the work dir: a kernel-side file copy when the storage keeps it
+ * as a local file, else a stream from storage. The converter gets a private file either way.
+ * Only a missing object means the upload is gone; any other failure keeps its own code (an
+ * unreachable storage is UNAVAILABLE and waited out, never taken for a deleted file).
+ */
+async function stageInput(storage: Storage, key: string, inputPath: string): Promise<void> {
+  const gone = (error: unknown) =>
+    new FileconvError('NOT_FOUND', 'The uploaded file is gone (it expired or was deleted).', {
+      cause: error,
+    });
+  const local = await storage.localPath?.(key);
+  if (local) {
+    await copyFile(local, inputPath).catch((error: unknown) => {
+      // Deleted between localPath and the copy.
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw gone(error);
+      throw (
+        noSpaceError(error, 'Copying the uploaded file into the work folder failed') ??
+        toFileconvError(error, 'INTERNAL', `Copying the uploaded file failed: ${String(error)}`)
+      );
+    });
+    return;
+  }
+  const input = await storage.get(key).catch((error: unknown) => {
+    throw isFileconvError(error, 'NOT_FOUND') ? gone(error) : error;
+  });
+  await pipeline(input, createWriteStream(inputPath)).catch((error: unknown) => {
+    throw noSpaceError(error, 'Copying the uploaded file into the work folder failed') ?? error;
+  });
+}

@@ -1,0 +1,86 @@
+/**
+ * The npm packages behind each engine and optional feature. fileconv itself depends on sharp
+ * (images) and small pure-JS libraries only; everything else is an optional peer dependency,
+ * installed by whoever needs it, so an images-only project does not download PDF renderers,
+ * spreadsheet parsers, ffmpeg.wasm (GPL) or cloud SDKs. Each engine's "not installed" error and
+ * `fileconv doctor` name the one command that installs the whole group.
+ */
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { FileconvError } from '../core/errors.js';
+import type { Availability } from '../core/ports.js';
+
+export const ENGINE_PACKAGES = {
+  pdf: ['pdfjs-dist', 'pdf-lib'],
+  exceljs: ['exceljs', 'csv-parse'],
+  mammoth: ['mammoth', 'turndown'],
+  text: ['marked', 'turndown', 'pdf-lib', '@pdf-lib/fontkit', 'dejavu-fonts-ttf', 'regenerator-runtime'],
+  data: ['yaml', 'fast-xml-parser', 'smol-toml'],
+  chromium: ['playwright-core'],
+  'ffmpeg.wasm': ['@ffmpeg/core'],
+  database: ['better-sqlite3'],
+  s3: ['@aws-sdk/client-s3', '@aws-sdk/lib-storage', '@aws-sdk/s3-request-presigner'],
+  redis: ['ioredis', 'bullmq'],
+  express: ['express'],
+  fastify: ['fastify'],
+  metrics: ['prom-client'],
+  'pretty logs': ['pino-pretty'],
+  telemetry: ['@opentelemetry/api'],
+} as const satisfies Record<string, readonly string[]>;
+
+export type EngineGroup = keyof typeof ENGINE_PACKAGES;
+
+/** `npm install <every package of the group>`. */
+export function installLine(group: EngineGroup): string {
+  return `npm install ${ENGINE_PACKAGES[group].join(' ')}`;
+}
+
+/**
+ * Whether `pkg` is installed where this module can see it: its package.json on the module lookup
+ * path. Nothing is loaded (a PDF renderer is not parsed to answer `doctor`), and packages whose
+ * `exports` hide package.json or lack a `require` condition are found all the same.
+ */
+export function isInstalled(pkg: string): boolean {
+  const require = createRequire(import.meta.url);
+  return (require.resolve.paths(pkg) ?? []).some((dir) => existsSync(join(dir, pkg, 'package.json')));
+}
+
+/** The group's packages that are not installed. */
+export function missingPackages(group: EngineGroup): string[] {
+  return ENGINE_PACKAGES[group].filter((pkg) => !isInstalled(pkg));
+}
+
+/** The availability of an engine whose `missing` packages are not installed. */
+export function notInstalled(group: EngineGroup, missing: readonly string[]): Availability {
+  return { ok: false, reason: `not installed: ${missing.join(', ')}`, install: installLine(group) };
+}
+
+/** Whether `error` (or what caused it: loaders and module mocks wrap it) is "module not found". */
+export function isModuleNotFound(error: unknown): boolean {
+  for (let at = error, depth = 0; at && depth < 5; at = (at as { cause?: unknown }).cause, depth++) {
+    const code = (at as { code?: unknown }).code;
+    if (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') return true;
+  }
+  return false;
+}
+
+/**
+ * ENGINE_UNAVAILABLE for `pkg` of `group`, which failed to import (`cause`) while needed for
+ * `purpose`: the message says whether it is missing or broken, and the install line covers the
+ * whole group, so one command makes the engine work.
+ */
+export function packageUnavailable(
+  group: EngineGroup,
+  pkg: string,
+  purpose: string,
+  cause: unknown,
+): FileconvError {
+  const install = installLine(group);
+  const problem = isModuleNotFound(cause) ? 'is not installed' : 'failed to load';
+  return new FileconvError(
+    'ENGINE_UNAVAILABLE',
+    `The ${group} engine needs the npm package '${pkg}' for ${purpose}, which ${problem}: run \`${install}\``,
+    { cause, details: { package: pkg, install } },
+  );
+}

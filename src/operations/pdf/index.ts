@@ -1,0 +1,55 @@
+/**
+ * `fileconv/pdf`: operations on whole PDFs. Merge, page ranges, rotation, document information,
+ * watermarks and splitting into pages run on pdf-lib; compress and PDF/A on Ghostscript
+ * (AGPL-3.0, `apt-get install ghostscript`); protect and unlock on qpdf (Apache-2.0,
+ * `apt-get install qpdf`); thumbnails on the PDF converter's pdf.js renderer and sharp.
+ */
+
+export type { WorkDirOptions } from '../../kit/work-dir.js';
+export {
+  COMPRESS_DEFAULTS,
+  type CompressOptions,
+  type CompressResult,
+  compressOptionsSchema,
+  compressPdf,
+} from './compress.js';
+export {
+  extractPages,
+  mergePdfs,
+  type PdfMetadata,
+  readPdfMetadata,
+  rotatePages,
+  writePdfMetadata,
+} from './operations.js';
+export { parsePageRanges, readPageRanges } from './page-ranges.js';
+export type { PdfOperationOptions, PdfRunOptions } from './pdf-document.js';
+export {
+  libraryOptions,
+  MAX_MERGE_INPUTS,
+  type PdfOperationsOptions,
+  pdfOperations,
+} from './pdf-operations.js';
+export { PDF_TOOLS, type PdfTool, type PdfToolRunOptions } from './pdf-tools.js';
+export { convertToPdfA, PDFA_LEVELS, type PdfaLevel, type PdfaOptions, pdfaOptionsSchema } from './pdfa.js';
+export {
+  type ProtectOptions,
+  pdfPermissionsSchema,
+  protectOptionsSchema,
+  protectPdf,
+  type UnlockOptions,
+  unlockOptionsSchema,
+  unlockPdf,
+} from './protect.js';
+export {
+  type SplitEveryPageOptions,
+  splitEveryPage,
+  splitEveryPageOptionsSchema,
+} from './split-every-page.js';
+export { pdfThumbnail, type ThumbnailOptions, thumbnailOptionsSchema } from './thumbnail.js';
+export {
+  WATERMARK_POSITIONS,
+  type WatermarkOptions,
+  type WatermarkPosition,
+  watermarkOptionsSchema,
+  watermarkPdf,
+} from './watermark.js';

@@ -1,0 +1,265 @@
+/**
+ * `fileconv/preset`: the whole service `fileconv serve` runs, in one call, for a host that mounts
+ * it in its own server:
+ *
+ *   const fileconv = await createFileconv({ dataDir: './data' });
+ *   app.use('/files', createHttpRouter(fileconv.engine, fileconv.http));
+ *   // ... on shutdown: await fileconv.close();
+ *
+ * Every converter (each loaded on first use, so a missing engine only removes its formats), the
+ * embedded stores (one SQLite file in the data dir: jobs, uploads, keys, counters, webhook
+ * outbox, Idempotency-Key answers), the rate-limit and quota counters, the signing secret (created in the data dir on
+ * first start), refunds of service-fault failures, and webhook delivery when a secret is given.
+ * Plans come from the options or a JSON file ($FILECONV_PLANS); `limits: false`
+ * ($FILECONV_LIMITS=off) turns rate limits and quotas off for a deployment behind its own auth.
+ * With a Redis URL (and an S3 bucket) it is one node of a scale-out deployment instead. The
+ * engine is started: its workers take jobs from the first call on.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { loadTracing } from '../adapters/telemetry/opentelemetry.js';
+import type { WebhookDeliveryReport, WebhookDispatcher } from '../adapters/webhooks/http.js';
+import { FileconvError } from '../core/errors.js';
+import type { PlanTable } from '../core/policy/plans.js';
+import { refundFailedConversions } from '../core/policy/refunds.js';
+import type { Converter, DocumentOperation } from '../core/ports.js';
+import type { Engine, EngineOptions } from '../engine/engine.js';
+import { createEngine } from '../engine/engine.js';
+import { ocrOperations } from '../operations/ocr/ocr-operation.js';
+import { pdfOperations } from '../operations/pdf/pdf-operations.js';
+import { subtitleOperations } from '../operations/subtitles/subtitle-operations.js';
+import type { HttpServiceOptions } from '../service/service.js';
+import { type Backends, createBackends, processTempDir, type S3Location } from './backends.js';
+import { defaultConverters } from './converters.js';
+import { limitsFromEnv, loadPlansFile } from './limits-config.js';
+
+export { type ConfigFile, DEFAULT_CONFIG_FILE, loadConfigFile } from './config-file.js';
+export { defaultConverters } from './converters.js';
+export {
+  type ConfigFlags,
+  type EffectiveConfig,
+  fileconvOptionsOf,
+  resolveConfig,
+} from './effective-config.js';
+export { limitsFromEnv, loadPlansFile } from './limits-config.js';
+
+export interface FileconvWebhookOptions {
+  /** Signs every delivery (32+ bytes, the same on every node of a deployment). */
+  secret: string;
+  /** Let deliveries reach private addresses (receivers on an intranet). Default false. */
+  allowPrivateAddresses?: boolean;
+  onDelivery?: (report: WebhookDeliveryReport) => void;
+}
+
+export interface FileconvOptions {
+  /** Files, the database and the signing secret. Default $FILECONV_DATA, else ./data. */
+  dataDir?: string;
+  /** Redis for jobs, queue, counters, keys and webhooks (scale-out). Default $REDIS_URL. */
+  redisUrl?: string;
+  /** S3 bucket for files (S3_ENDPOINT, S3_REGION, S3_FORCE_PATH_STYLE, S3_PREFIX apply). Default $S3_BUCKET. */
+  s3Bucket?: string;
+  /** The bucket's endpoint, region, path style and prefix. Default: S3_ENDPOINT, S3_REGION, S3_FORCE_PATH_STYLE, S3_PREFIX. */
+  s3?: S3Location;
+  /**
+   * Signs upload and download URLs (32+ bytes). Default $FILECONV_SIGNING_SECRET, else a secret
+   * kept in the data dir (created on first start, mode 0600). Every API node must share it.
+   */
+  signingSecret?: string | Uint8Array;
+  /** Default: every converter fileconv ships (see `defaultConverters`). */
+  converters?: Converter[];
+  /**
+   * Document operations jobs may run. Default: the PDF operations (`pdfOperations()` of fileconv/pdf),
+   * 'ocr' (a searchable PDF) and adding subtitles to a video (`subtitleOperations()`).
+   */
+  operations?: DocumentOperation[];
+  /** Convert in this process. Default true; false needs Redis (workers run elsewhere). */
+  worker?: boolean;
+  /** Conversions at once in this process. Default 2. */
+  concurrency?: number;
+  /** How long results are kept, ms. Default 24 hours. */
+  resultTtlMs?: number;
+  /** How long an uploaded file waits for its conversion, ms (a plan's uploadRetentionSeconds goes first). Default one hour. */
+  uploadTtlMs?: number;
+  /**
+   * The plans (limits per plan: conversions a day, file size, work budgets...). Default:
+   * `http.plans`, else the JSON file named by $FILECONV_PLANS merged into DEFAULT_PLANS (see
+   * `loadPlansFile`), else DEFAULT_PLANS.
+   */
+  plans?: PlanTable;
+  /**
+   * Rate limits and quotas (per-IP request rates, conversions a day, hourly uploads, monthly API
+   * calls). Default true, or false when $FILECONV_LIMITS is 'off'. false: nothing is counted or
+   * refused for it, for an internal deployment behind its own access control; each plan's file
+   * size and work budgets still apply (raise them with `plans`).
+   */
+  limits?: boolean;
+  /** Webhook delivery. Default: on when $FILECONV_WEBHOOK_SECRET is set; false turns it off. */
+  webhooks?: FileconvWebhookOptions | false;
+  /** Background errors (a failed sweep, a store away). Default: console.error. */
+  onError?: EngineOptions['onError'];
+  /**
+   * OpenTelemetry spans (requests, job runs, conversion steps; see fileconv/telemetry). Default
+   * 'auto': on when @opentelemetry/api is installed (spans go wherever the host's SDK sends them;
+   * without an SDK they cost next to nothing). false: never loaded.
+   */
+  tracing?: 'auto' | false;
+  /**
+   * More HTTP service options (publicUrl, plans, trustProxy, onRequest...), passed on in `http`.
+   * A host's own sign-in (`authenticate`) is typed per framework: give it to the adapter.
+   */
+  http?: Omit<FileconvHttpOptions, 'signingSecret' | 'counters' | 'keys' | 'idempotency'>;
+}
+
+/** The HTTP service's options every adapter takes as they are (sign-in aside: see `http`). */
+export type FileconvHttpOptions = Omit<HttpServiceOptions, 'authenticate'>;
+
+export interface Fileconv {
+  /** Started; convert with it directly or mount it. */
+  engine: Engine;
+  /** The HTTP service's options for any adapter: `createHttpRouter(engine, http)`, `createFetchHandler(engine, http)`... */
+  http: FileconvHttpOptions;
+  /** The stores it runs on. */
+  backends: Backends;
+  /** Whether rate limits and quotas apply (the `limits` option or $FILECONV_LIMITS). */
+  limits: boolean;
+  /** Webhook delivery, when on. */
+  webhooks: WebhookDispatcher | undefined;
+  /** Stops taking jobs, gives running conversions `graceMs` (default 30 s), closes every store. */
+  close(options?: { graceMs?: number }): Promise<void>;
+}
+
+function env(name: string): string | undefined {
+  const value = process.env[name];
+  return value === undefined || value === '' ? undefined : value;
+}
+
+/** The data dir: the option, else $FILECONV_DATA, else ./data (absolute). */
+export function dataDirOf(dataDir?: string): string {
+  return resolve(dataDir ?? env('FILECONV_DATA') ?? 'data');
+}
+
+/**
+ * The signing secret: $FILECONV_SIGNING_SECRET (shared by every API node of a deployment), else
+ * the one kept in the data dir, created (0600) on first start.
+ */
+export async function loadOrCreateSecret(dataDir: string): Promise<Buffer> {
+  const fromEnv = env('FILECONV_SIGNING_SECRET');
+  if (fromEnv) return Buffer.from(fromEnv, 'utf8');
+  const path = join(dataDir, 'signing-secret');
+  try {
+    const secret = Buffer.from((await readFile(path, 'utf8')).trim(), 'base64url');
+    if (secret.length >= 32) return secret;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  const secret = randomBytes(32);
+  await writeFile(path, `${secret.toString('base64url')}\n`, { mode: 0o600 });
+  return secret;
+}
+
+/** Webhooks as the options say, else from $FILECONV_WEBHOOK_SECRET (and ..._ALLOW_PRIVATE=1). */
+function webhookOptionsOf(option: FileconvOptions['webhooks']): FileconvWebhookOptions | undefined {
+  if (option === false) return undefined;
+  if (option) return option;
+  const secret = env('FILECONV_WEBHOOK_SECRET');
+  return secret
+    ? {
+        secret,
+        allowPrivateAddresses: env('FILECONV_WEBHOOK_ALLOW_PRIVATE') === '1',
+        onDelivery: (report) => {
+          if (!report.ok) console.error(`fileconv: webhook for job ${report.jobId} failed: ${report.error}`);
+        },
+      }
+    : undefined;
+}
+
+export async function createFileconv(options: FileconvOptions = {}): Promise<Fileconv> {
+  // Read before anything is opened: a bad plans file or variable fails the start at once.
+  const limits = options.limits ?? limitsFromEnv();
+  const plansFile = env('FILECONV_PLANS');
+  const plans =
+    options.plans ??
+    options.http?.plans ??
+    (plansFile === undefined ? undefined : await loadPlansFile(plansFile));
+  const dataDir = dataDirOf(options.dataDir);
+  await mkdir(dataDir, { recursive: true });
+  const signingSecret = options.signingSecret ?? (await loadOrCreateSecret(dataDir));
+  const backends = await createBackends(dataDir, {
+    ...(options.redisUrl === undefined ? {} : { redisUrl: options.redisUrl }),
+    ...(options.s3Bucket === undefined ? {} : { s3Bucket: options.s3Bucket }),
+    ...(options.s3 === undefined ? {} : { s3: options.s3 }),
+  });
+  let engine: Engine;
+  let onRequest: HttpServiceOptions['onRequest'];
+  let unwatchTracing: (() => void) | undefined;
+  let webhooks: WebhookDispatcher | undefined;
+  try {
+    if (options.worker === false && !backends.shared) {
+      throw new FileconvError(
+        'INVALID_REQUEST',
+        'An API node without workers needs a queue shared with them: set REDIS_URL (and S3_BUCKET for files).',
+      );
+    }
+    const tracing = options.tracing === false ? undefined : await loadTracing();
+    const converters = options.converters ?? defaultConverters();
+    engine = createEngine({
+      converters: tracing ? converters.map((converter) => tracing.traceConverter(converter)) : converters,
+      operations: options.operations ?? [...pdfOperations(), ...ocrOperations(), ...subtitleOperations()],
+      storage: backends.storage,
+      jobs: backends.jobs,
+      queue: tracing ? tracing.traceQueue(backends.queue) : backends.queue,
+      tempDir: await processTempDir(dataDir),
+      concurrency: options.concurrency,
+      resultTtlMs: options.resultTtlMs,
+      uploadTtlMs: options.uploadTtlMs,
+      onError: options.onError ?? ((error, context) => console.error(`fileconv: ${context}:`, error)),
+      // A conversion that failed through the service's fault does not count against the quota.
+      onJobSettled: refundFailedConversions(backends.counters),
+    });
+    unwatchTracing = tracing?.watch(engine);
+    const hostOnRequest = options.http?.onRequest;
+    onRequest = tracing
+      ? (event) => {
+          tracing.onRequest(event);
+          hostOnRequest?.(event);
+        }
+      : hostOnRequest;
+    const webhookOptions = webhookOptionsOf(options.webhooks);
+    if (webhookOptions) {
+      const { createWebhookDispatcher } = await import('../adapters/webhooks/http.js');
+      webhooks = createWebhookDispatcher(engine, { ...webhookOptions, outbox: backends.outbox });
+    }
+    await engine.start({ worker: options.worker !== false });
+  } catch (error) {
+    await backends.close();
+    throw error;
+  }
+  let closing: Promise<void> | undefined;
+  return {
+    engine,
+    http: {
+      ...options.http,
+      ...(onRequest ? { onRequest } : {}),
+      ...(plans ? { plans } : {}),
+      signingSecret,
+      // Without counters the HTTP service limits and counts nothing (HttpServiceOptions.counters).
+      ...(limits ? { counters: backends.counters } : {}),
+      keys: backends.keys,
+      idempotency: backends.idempotency,
+    },
+    backends,
+    limits,
+    webhooks,
+    close(closeOptions = {}) {
+      closing ??= (async () => {
+        // Before the engine closes its job store, which records delivery outcomes.
+        await webhooks?.close();
+        await engine.close({ graceMs: closeOptions.graceMs ?? 30_000 });
+        unwatchTracing?.();
+        await backends.close();
+      })();
+      return closing;
+    },
+  };
+}

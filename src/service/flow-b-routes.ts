@@ -1,0 +1,171 @@
+/**
+ * Flow B of the specification: a streamed multipart upload, a conversion that answers once the
+ * result is ready, and the download by id.
+ */
+
+import { FileconvError } from '../core/errors.js';
+import type { FileRecord } from '../core/jobs/types.js';
+import { sanitizeFileName } from '../core/names.js';
+import { refundQuota } from '../core/policy/enforce.js';
+import { assertFileSize, uploadRetentionMsOf, workLimitsOf } from '../core/policy/plans.js';
+import type { CreateJobInput } from '../engine/job-operations.js';
+import type { CreateOperationJobInput } from '../engine/operation-jobs.js';
+import { chargeQuota } from './access.js';
+import { jsonAnswer, singleQueryValue } from './exchange.js';
+import { readJsonBody } from './json-body.js';
+import { receiveSingleFile } from './multipart.js';
+import {
+  convertRequest,
+  namesOperation,
+  operationConvertRequest,
+  urlConvertRequest,
+} from './request-schemas.js';
+import {
+  assertWorkerRunning,
+  jobIdParam,
+  parse,
+  type RouteContext,
+  resultAnswer,
+  withCharge,
+} from './route-context.js';
+import type { Route } from './routes.js';
+import { namesUrl, storeUrlSource } from './url-source.js';
+import { uploadedFileView } from './views.js';
+
+export function flowBRoutes(ctx: RouteContext): Route[] {
+  return [
+    {
+      method: 'POST',
+      path: '/api/upload',
+      idempotent: true,
+      async handle(call) {
+        const { client, exchange } = call;
+        const maxBytes = client.plan.maxFileBytes;
+        const declared = Number(exchange.header('content-length'));
+        // Multipart framing is small: a body far over the limit cannot hold a file under it, so it is refused unread.
+        if (Number.isFinite(declared) && declared > maxBytes + 64 * 1024)
+          assertFileSize(client.plan, declared);
+        const ticket = await chargeQuota(ctx.access, call, 'files');
+        // The most this body can store, charged before a byte is read (a budget spent is refused
+        // at once); what it did not store is given back below.
+        const most = Number.isFinite(declared) ? Math.min(declared, maxBytes) : maxBytes;
+        const bytesTicket = await chargeQuota(ctx.access, call, 'uploadBytes', most).catch(
+          async (error: unknown) => {
+            if (ctx.access.counters && ticket) await refundQuota(ctx.access.counters, ticket, ctx.now());
+            throw error;
+          },
+        );
+        const file = await receiveSingleFile(exchange, {
+          maxBytes,
+          onFile: (incoming) =>
+            ctx.engine.uploadFile({
+              owner: client.owner,
+              fileName: incoming.fileName,
+              body: incoming.stream,
+              maxBytes,
+              contentType: incoming.mimeType,
+              retentionMs: uploadRetentionMsOf(client.plan),
+            }),
+          discard: (stored) => ctx.engine.deleteFile(stored.id),
+        }).catch(async (error: unknown) => {
+          // Nothing was kept: a refused upload does not use up a file (or bytes) of the hour.
+          if (ctx.access.counters && ticket) await refundQuota(ctx.access.counters, ticket, ctx.now());
+          if (ctx.access.counters && bytesTicket)
+            await refundQuota(ctx.access.counters, bytesTicket, ctx.now());
+          throw error;
+        });
+        if (ctx.access.counters && bytesTicket && bytesTicket.amount > file.size) {
+          await refundQuota(
+            ctx.access.counters,
+            { ...bytesTicket, amount: bytesTicket.amount - file.size },
+            ctx.now(),
+          );
+        }
+        call.uploadedBytes = file.size;
+        return jsonAnswer(200, uploadedFileView(file));
+      },
+    },
+    {
+      method: 'POST',
+      path: '/api/convert',
+      idempotent: true,
+      async handle(call) {
+        assertWorkerRunning(ctx.engine);
+        const { client, exchange } = call;
+        const raw = await readJsonBody(exchange);
+        const common = {
+          owner: client.owner,
+          priority: client.plan.priority,
+          limits: workLimitsOf(client.plan),
+        };
+        let input: CreateJobInput | CreateOperationJobInput;
+        let urlFile: FileRecord | undefined;
+        if (namesOperation(raw)) {
+          const body = parse(operationConvertRequest, raw);
+          input = { ...common, operation: body.operation, fileIds: body.fileIds, options: body.options };
+        } else if (namesUrl(raw)) {
+          const body = parse(urlConvertRequest, raw);
+          urlFile = await storeUrlSource(ctx, call, body.url);
+          const fileId = urlFile.id;
+          input = {
+            ...common,
+            fileId,
+            sourceFormat: 'url',
+            targetFormat: body.targetFormat,
+            options: body.options,
+          };
+        } else {
+          const body = parse(convertRequest, raw);
+          const file = await ctx.engine.getFile(body.fileId, client.owner);
+          // The name the client uploaded is as good as the cleaned one the upload returned.
+          if (body.fileName !== file.fileName && sanitizeFileName(body.fileName) !== file.fileName) {
+            throw new FileconvError('INVALID_REQUEST', 'fileName must be the name the upload returned.', {
+              details: { expected: file.fileName },
+            });
+          }
+          input = { ...common, fileId: file.id, targetFormat: body.targetFormat, options: body.options };
+        }
+        const job = await withCharge(ctx, call, 1, (charge) =>
+          ctx.engine.createJob({ ...input, charge }),
+        ).catch(async (error: unknown) => {
+          // A refused capture leaves no URL file behind.
+          if (urlFile) await ctx.engine.deleteFile(urlFile.id).catch(() => {});
+          throw error;
+        });
+        call.jobIds = [job.id];
+        // The conversion goes on if the client leaves; only the waiting stops.
+        const done = await ctx.engine
+          .waitForJob(job.id, { timeoutMs: ctx.convertTimeoutMs, signal: exchange.signal })
+          .catch((error: unknown) => {
+            // The job exists and goes on (waiting failed: Redis away, a timeout): name it, so a
+            // client polls GET /api/jobs/{jobId} instead of converting, and paying, twice (found by
+            // the soak: a retried convert after a 503 charged a second job).
+            if (!(error instanceof FileconvError) || error.details?.jobId !== undefined) throw error;
+            throw new FileconvError(error.code, error.message, {
+              details: { ...error.details, jobId: job.id },
+              cause: error,
+            });
+          });
+        if (done.status !== 'completed') {
+          const error = done.error ?? {
+            code: 'CONVERSION_FAILED' as const,
+            message: 'The conversion did not complete.',
+          };
+          throw new FileconvError(error.code, error.message, { details: { jobId: done.id } });
+        }
+        return jsonAnswer(200, { downloadId: done.id, outputName: done.outputName });
+      },
+    },
+    {
+      method: 'GET',
+      path: '/api/download',
+      async handle(call) {
+        const { client, exchange } = call;
+        const id = parse(jobIdParam, singleQueryValue(exchange.query, 'id'), 'download id');
+        call.jobIds = [id];
+        await ctx.engine.getJob(id, client.owner);
+        return resultAnswer(ctx.engine, id);
+      },
+    },
+  ];
+}
