@@ -2,9 +2,10 @@
  * The in-process API: convert a file, a buffer or a stream right now, without storage, jobs or
  * a queue. Every call works in a private temp dir that is removed whatever happens.
  */
+
 import { createReadStream, createWriteStream } from 'node:fs';
-import { copyFile, mkdtemp, readFile, rename, rm, stat, symlink, writeFile } from 'node:fs/promises';
-import { basename, dirname, join, resolve } from 'node:path';
+import { mkdtemp, readFile, rename, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { basename, join, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { FileconvError } from '../core/errors.js';
@@ -13,6 +14,7 @@ import type { FormatName } from '../core/formats/types.js';
 import type { OutputPackaging, WorkLimits } from '../core/ports.js';
 import { checkWorkLimits, withWorkLimits } from '../core/work-limits.js';
 import { checkOutputPath, inputFileError, outputFileError, workDirError } from '../kit/local-files.js';
+import { placeFile } from '../kit/place-file.js';
 import { conversionSignal, runChain } from './conversion.js';
 import { type EngineContext, readFileHead } from './engine-context.js';
 import { planConversion, resolveSourceFormat } from './planning.js';
@@ -83,7 +85,7 @@ export async function convertFile(
       workDir,
       options,
     );
-    await moveInto(produced, destination).catch((error: unknown) => {
+    await placeFile(produced, destination).catch((error: unknown) => {
       throw outputFileError(destination, error);
     });
     return report;
@@ -198,21 +200,4 @@ async function inputWithExtension(inputPath: string, from: FormatName, workDir: 
   const linked = join(workDir, `input.${extensionOf(from)}`);
   await symlink(resolve(inputPath), linked);
   return linked;
-}
-
-/** Moves the finished result to its destination atomically (a copy then a rename across file systems). */
-async function moveInto(source: string, destination: string): Promise<void> {
-  try {
-    await rename(source, destination);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EXDEV') throw error;
-    const partial = join(dirname(destination), `.${basename(destination)}.fileconv-partial`);
-    try {
-      await copyFile(source, partial);
-      await rename(partial, destination);
-    } catch (copyError) {
-      await rm(partial, { force: true });
-      throw copyError;
-    }
-  }
 }

@@ -26,7 +26,7 @@ import type { FormatName } from '../../core/formats/types.js';
 import type { Availability, ConvertContext, Converter, ConvertResult } from '../../core/ports.js';
 import { stderrTail, toolsAvailability } from '../../kit/command-tools.js';
 import { edgeGuard, parseOptions } from '../../kit/converter-kit.js';
-import { moveIntoPlace } from '../sharp/output.js';
+import { placeFile } from '../../kit/place-file.js';
 import { ARCHIVE_EDGES, ARCHIVE_READS, type ArchiveRead, type ArchiveWrite } from './archive-edges.js';
 import { inspectArchive, unreadableArchive } from './archive-inspect.js';
 import { type ArchiveOptions, archiveOptionsSchema, formatArguments } from './archive-options.js';
@@ -131,7 +131,7 @@ async function repack(
       );
     }
     throwIfAborted(ctx.signal);
-    await moveIntoPlace(packed, ctx.outputPath);
+    await placeFile(packed, ctx.outputPath);
   } finally {
     await removeTree(scratch);
   }

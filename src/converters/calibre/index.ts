@@ -32,8 +32,9 @@ import {
   toolsAvailability,
 } from '../../kit/command-tools.js';
 import { edgeGuard, memoizeSchema, parseOptions } from '../../kit/converter-kit.js';
+import { placeFile } from '../../kit/place-file.js';
 import { type ZipLimits, zipLimitsSchema } from '../../kit/zip-safety.js';
-import { moveIntoPlace, stageInput } from '../libreoffice/libreoffice-staging.js';
+import { stageInput } from '../libreoffice/libreoffice-staging.js';
 import { CALIBRE_EDGES, CALIBRE_TARGETS } from './calibre-edges.js';
 import { checkEbookInput } from './ebook-input.js';
 
@@ -153,7 +154,7 @@ export function createCalibreConverter(options: CalibreConverterOptions = {}): C
       throw new FileconvError('CONVERSION_FAILED', `calibre reported success but wrote no ${ctx.to}`);
     }
     ctx.onProgress(0.95);
-    await moveIntoPlace(output, ctx.outputPath);
+    await placeFile(output, ctx.outputPath);
   }
 
   return {

@@ -26,8 +26,8 @@ import type { Availability, ConvertContext, Converter, ConvertResult } from '../
 import { edgeGuard, parseOptions } from '../../kit/converter-kit.js';
 import { installLine, isInstalled, notInstalled } from '../../kit/engine-packages.js';
 import { loadSharp } from '../../kit/libraries/sharp.js';
+import { placeFile } from '../../kit/place-file.js';
 import { type ZipLimits, zipLimitsSchema } from '../../kit/zip-safety.js';
-import { moveIntoPlace } from '../sharp/output.js';
 import { BrowserPool, type BrowserPoolStats, closedError } from './browser-pool.js';
 import { CHROMIUM_EDGES } from './chromium-edges.js';
 import { CHROMIUM_INSTALL, chromiumVersion, locateChromium } from './chromium-locate.js';
@@ -252,7 +252,7 @@ export function createChromiumConverter(options: ChromiumConverterOptions = {}):
       ctx.to === 'webp' ? await toWebp(rendered.data, options as ChromiumScreenshotOptions) : rendered.data;
     const scratch = join(ctx.tempDir, `chromium-${randomUUID()}.${ctx.to}`);
     await writeFile(scratch, data);
-    await moveIntoPlace(scratch, ctx.outputPath);
+    await placeFile(scratch, ctx.outputPath);
   }
 
   return {

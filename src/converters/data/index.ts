@@ -9,6 +9,7 @@
  * `outputPath` only when complete.
  */
 import { randomUUID } from 'node:crypto';
+import { placeFile } from '../../kit/place-file.js';
 import { readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
@@ -20,7 +21,6 @@ import { readContacts, readEvents } from './calendar-cards.js';
 import { DATA_EDGES } from './data-edges.js';
 import { loadToml, loadXmlParser, loadYaml } from '../../kit/libraries/data.js';
 import { parseTree, type TreeFormat, writeTree } from './tree-formats.js';
-import { moveIntoPlace } from '../sharp/output.js';
 import type { Row } from '../../kit/tabular/cells.js';
 import { delimitedSink } from '../../kit/tabular/text-sinks.js';
 import { byteOrderMark, xmlDeclaredEncoding } from '../../kit/text/text-encoding.js';
@@ -130,7 +130,7 @@ async function run(ctx: ConvertContext, settings: Settings): Promise<void> {
       ctx.onProgress(0.5);
       await writeFile(scratch, await writeTree(tree, ctx.to as TreeFormat));
     }
-    await moveIntoPlace(scratch, ctx.outputPath);
+    await placeFile(scratch, ctx.outputPath);
   } finally {
     await rm(scratch, { force: true });
   }

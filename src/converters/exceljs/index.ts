@@ -22,10 +22,10 @@ import type { Availability, ConvertContext, Converter, ConvertResult } from '../
 import { runInProcess, unavailable } from '../../kit/converter-kit.js';
 import { missingPackages, notInstalled } from '../../kit/engine-packages.js';
 import { excelJsVersion, loadCsvParse, loadExcelJs } from '../../kit/libraries/sheets.js';
+import { placeFile } from '../../kit/place-file.js';
 import { pumpRows, type RowSink, type RowSource } from '../../kit/tabular/rows.js';
 import { delimitedSink, jsonSink } from '../../kit/tabular/text-sinks.js';
 import { assertSafeZip, type ZipLimits, zipLimitsSchema } from '../../kit/zip-safety.js';
-import { moveIntoPlace } from '../sharp/output.js';
 import { htmlSink } from './html-sink.js';
 import {
   isSheetEdge,
@@ -137,7 +137,7 @@ async function runConversion(ctx: ConvertContext, settings: ConverterSettings): 
     await pumpRows(source, sink, ctx.signal, ctx.onProgress);
     await raceAbort(sink.end(), ctx.signal);
     throwIfAborted(ctx.signal);
-    await moveIntoPlace(scratch, ctx.outputPath);
+    await placeFile(scratch, ctx.outputPath);
   } catch (error) {
     source.dispose();
     await sink?.abort();

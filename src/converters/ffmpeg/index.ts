@@ -18,8 +18,9 @@
  * runner, after the first `available()` (which the engine always calls first) for 'auto'; each
  * conversion validates again against the engine that runs it.
  */
+
 import { randomUUID } from 'node:crypto';
-import { copyFile, rename, rm, stat } from 'node:fs/promises';
+import { rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { abortError } from '../../core/abort.js';
@@ -27,6 +28,7 @@ import { FileconvError } from '../../core/errors.js';
 import type { FormatName } from '../../core/formats/types.js';
 import type { Availability, ConvertContext, Converter, ConvertResult } from '../../core/ports.js';
 import { unavailable } from '../../kit/converter-kit.js';
+import { placeFile } from '../../kit/place-file.js';
 import { containerOf } from './containers.js';
 import { type FfmpegEngine, runnerSelector, WASM_INSTALL_HINT } from './engine-select.js';
 import { buildFfmpegArgs, type FfmpegPlan } from './ffmpeg-args.js';
@@ -121,17 +123,6 @@ export const FFMPEG_DEFAULTS = {
   maxDimension: DEFAULT_MAX_DIMENSION,
 } as const;
 
-/** Moves the finished file into place; a copy when tempDir and the output are on different devices. */
-async function moveIntoPlace(from: string, to: string): Promise<void> {
-  try {
-    await rename(from, to);
-  } catch (error) {
-    if ((error as { code?: string }).code !== 'EXDEV') throw error;
-    await copyFile(from, to);
-    await rm(from, { force: true });
-  }
-}
-
 interface Settings {
   maxDurationSeconds: number;
   minWorkPixels: number;
@@ -223,7 +214,7 @@ async function runConversion(ctx: ConvertContext, runner: FfmpegRunner, settings
         details: { engine: 'ffmpeg', reason: 'empty-result' },
       });
     }
-    await moveIntoPlace(scratch, ctx.outputPath);
+    await placeFile(scratch, ctx.outputPath);
     return cpuMs;
   } catch (error) {
     await rm(scratch, { force: true });

@@ -28,7 +28,7 @@ import {
   toolsAvailability,
 } from '../../kit/command-tools.js';
 import { edgeGuard, parseOptions } from '../../kit/converter-kit.js';
-import { moveIntoPlace } from '../sharp/output.js';
+import { placeFile } from '../../kit/place-file.js';
 import { CONVERT_FONT_PY, FONT_EXIT, FONT_MESSAGE_PREFIX } from './convert-font-py.js';
 import { FONT_EDGES } from './font-edges.js';
 import { checkWoff2Stream } from './woff2-stream.js';
@@ -108,7 +108,7 @@ export function createFontConverter(options: FontConverterOptions = {}): Convert
           },
         );
         if (outcome.code !== 0) throw fontFailure(outcome, ctx);
-        await moveIntoPlace(scratch, ctx.outputPath);
+        await placeFile(scratch, ctx.outputPath);
       } finally {
         await rm(scratch, { force: true });
       }

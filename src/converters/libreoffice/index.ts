@@ -21,6 +21,7 @@ import { z } from 'zod';
 import { abortError, throwIfAborted } from '../../core/abort.js';
 import { FileconvError } from '../../core/errors.js';
 import type { Availability, ConvertContext, Converter, ConvertResult } from '../../core/ports.js';
+import { placeFile } from '../../kit/place-file.js';
 import { type ZipLimits, zipLimitsSchema } from '../../kit/zip-safety.js';
 import { finishCsv } from './csv-finish.js';
 import { convertCold } from './libreoffice-cold.js';
@@ -30,7 +31,7 @@ import { LIBREOFFICE_INSTALL } from './libreoffice-locate.js';
 import { type LibreOfficeEngine, resolveEngine } from './libreoffice-mode.js';
 import { LibreOfficePool, type PoolStats } from './libreoffice-pool.js';
 import type { SpawnKind } from './libreoffice-process.js';
-import { assertWritten, checkInput, moveIntoPlace, stageInput } from './libreoffice-staging.js';
+import { assertWritten, checkInput, stageInput } from './libreoffice-staging.js';
 
 export { LIBREOFFICE_INSTALL } from './libreoffice-locate.js';
 export type { PoolStats } from './libreoffice-pool.js';
@@ -212,7 +213,7 @@ export function createLibreOfficeConverter(options: LibreOfficeConverterOptions 
       await finishCsv(produced, finished, { bom: options.bom ?? false });
       produced = finished;
     }
-    await moveIntoPlace(produced, ctx.outputPath);
+    await placeFile(produced, ctx.outputPath);
     return cpuMs === undefined ? {} : { cpuMs };
   }
 

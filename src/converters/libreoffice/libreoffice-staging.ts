@@ -3,7 +3,7 @@
  * empty, zip packages within the decompression limits) and staged under a name LibreOffice reads
  * the format from, the result checked and moved into place only when complete.
  */
-import { copyFile, rename, stat, symlink } from 'node:fs/promises';
+import { copyFile, stat, symlink } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { FileconvError } from '../../core/errors.js';
 import type { FormatName } from '../../core/formats/types.js';
@@ -71,15 +71,5 @@ export async function assertWritten(path: string, to: FormatName): Promise<void>
   const written = await stat(path).catch(() => undefined);
   if (!written || written.size === 0) {
     throw new FileconvError('CONVERSION_FAILED', `LibreOffice reported success but wrote no ${to}`);
-  }
-}
-
-/** Moves the finished file into place; a copy when the scratch dir and the output are on different devices. */
-export async function moveIntoPlace(from: string, to: string): Promise<void> {
-  try {
-    await rename(from, to);
-  } catch (error) {
-    if ((error as { code?: string }).code !== 'EXDEV') throw error;
-    await copyFile(from, to);
   }
 }

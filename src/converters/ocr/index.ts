@@ -17,8 +17,8 @@ import type { Availability, ConvertContext, Converter, ConvertResult } from '../
 import { workBudgetError } from '../../core/work-limits.js';
 import { toolsAvailability } from '../../kit/command-tools.js';
 import { edgeGuard, parseOptions } from '../../kit/converter-kit.js';
+import { placeFile } from '../../kit/place-file.js';
 import { withWorkDir } from '../../kit/work-dir.js';
-import { moveIntoPlace } from '../sharp/output.js';
 import { OCR_EDGES } from './ocr-edges.js';
 import { ocrImageOptionsSchema } from './ocr-options.js';
 import { readImageText } from './read-image.js';
@@ -78,7 +78,7 @@ export function createOcrConverter(): Converter {
         const scratch = join(workDir, 'result.txt');
         await writeFile(scratch, text ? `${text}\n` : '');
         throwIfAborted(ctx.signal);
-        await moveIntoPlace(scratch, ctx.outputPath);
+        await placeFile(scratch, ctx.outputPath);
       });
       ctx.onProgress(1);
       return undefined;

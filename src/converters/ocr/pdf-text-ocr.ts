@@ -16,8 +16,8 @@ import type { ConvertContext, Converter, ConvertResult } from '../../core/ports.
 import { workBudgetError } from '../../core/work-limits.js';
 import { findTool, locateTool } from '../../kit/command-tools.js';
 import { parseOptions } from '../../kit/converter-kit.js';
+import { placeFile } from '../../kit/place-file.js';
 import { withWorkDir } from '../../kit/work-dir.js';
-import { moveIntoPlace } from '../sharp/output.js';
 import { type PdfTextOcrOptions, pdfTextOcrOptionsSchema } from './ocr-options.js';
 import { pageDpi, pagePixels, rasterisePage, readPdfPages } from './pdf-pages.js';
 import { readPngHeader } from './png-header.js';
@@ -106,7 +106,7 @@ async function textWithOcr(
   const scratch = join(dir, 'text.txt');
   await writeFile(scratch, pageTexts.map((text) => (text ? `${text}\n` : '')).join('\f'));
   throwIfAborted(ctx.signal);
-  await moveIntoPlace(scratch, ctx.outputPath);
+  await placeFile(scratch, ctx.outputPath);
   ctx.onProgress(1);
   return result;
 }

@@ -15,8 +15,8 @@ import { join } from 'node:path';
 import { throwIfAborted } from '../../core/abort.js';
 import { workBudgetError } from '../../core/work-limits.js';
 import { runTool, toolFailed } from '../../kit/command-tools.js';
+import { placeFile } from '../../kit/place-file.js';
 import { withWorkDir } from '../../kit/work-dir.js';
-import { moveIntoPlace } from '../sharp/output.js';
 import type { OcrOperationOptions } from './ocr-options.js';
 import { pageDpi, pagePixels, rasterisePage, readPdfPages } from './pdf-pages.js';
 import { readPngHeader } from './png-header.js';
@@ -89,7 +89,7 @@ export async function searchablePdf(
       );
     }
     throwIfAborted(run.signal);
-    await moveIntoPlace(scratch, output);
+    await placeFile(scratch, output);
     return { pages: pages.length, ocrPages: plan.length };
   });
 }
@@ -124,7 +124,7 @@ export async function searchablePdfFromImage(
       name: 'the image',
     });
     throwIfAborted(run.signal);
-    await moveIntoPlace(`${outputBase}.pdf`, output);
+    await placeFile(`${outputBase}.pdf`, output);
     run.onPage?.(1, 1);
     return { pages: 1, ocrPages: 1 };
   });

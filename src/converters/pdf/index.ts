@@ -26,7 +26,7 @@ import { edgeGuard, runInProcess, unavailable } from '../../kit/converter-kit.js
 import { missingPackages, notInstalled } from '../../kit/engine-packages.js';
 import { loadPdfjs, loadPdfLib, loadYazl } from '../../kit/libraries/pdf.js';
 import { loadSharp } from '../../kit/libraries/sharp.js';
-import { moveIntoPlace } from '../sharp/output.js';
+import { placeFile } from '../../kit/place-file.js';
 import { writeImagesPdf } from './images-to-pdf.js';
 import { PDF_EDGES } from './pdf-edges.js';
 import {
@@ -170,7 +170,7 @@ export function createPdfConverter(options: PdfConverterOptions = {}): Converter
           if (ctx.to === 'pdf') await convertToPdf(ctx, scratch, maxPages);
           else await convertFromPdf(ctx, scratch, limits);
           throwIfAborted(ctx.signal);
-          await moveIntoPlace(scratch, ctx.outputPath);
+          await placeFile(scratch, ctx.outputPath);
         } catch (error) {
           await rm(scratch, { force: true });
           throw error;

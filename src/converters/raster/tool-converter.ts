@@ -22,8 +22,8 @@ import {
 import { edgeGuard, parseOptions } from '../../kit/converter-kit.js';
 import { pixelLimitError } from '../../kit/image/probe.js';
 import { assertImageWork } from '../../kit/image/work-budget.js';
+import { placeFile } from '../../kit/place-file.js';
 import { type PixelSize, readPixelSize } from '../../kit/raster/raster-headers.js';
-import { moveIntoPlace } from '../sharp/output.js';
 import { assertComplete } from './integrity.js';
 
 /** One conversion, as a tool's run() sees it. */
@@ -111,7 +111,7 @@ export function createRasterToolConverter(spec: RasterToolConverterSpec): Conver
             `${spec.name} wrote no image from this ${ctx.from} file: it holds no picture it can decode`,
           );
         }
-        await moveIntoPlace(output, ctx.outputPath);
+        await placeFile(output, ctx.outputPath);
       } finally {
         await rm(workDir, { recursive: true, force: true });
       }

@@ -23,13 +23,14 @@ import { type ProbedImage, pixelLimitError, probeImage } from '../../kit/image/p
 import { mapSharpError } from '../../kit/image/sharp-errors.js';
 import { assertImageWork } from '../../kit/image/work-budget.js';
 import { loadSharp, resolveHeicDecode, type SharpFactory } from '../../kit/libraries/sharp.js';
+import { placeFile } from '../../kit/place-file.js';
 import { DEFAULT_MIN_WORK_PIXELS, DEFAULT_WORK_PIXELS_PER_BYTE } from '../ffmpeg/safety.js';
 import { probeBitmap, type SharpSource } from './bitmap-io.js';
 import { outputSize } from './geometry.js';
 import { decodeHeic } from './heic.js';
 import { ANIMATED_FORMATS, buildImageEdges } from './image-edges.js';
 import { IMAGE_DEFAULTS, IMAGE_TARGETS, imageOptionsSchema } from './image-options.js';
-import { moveIntoPlace, writeImage } from './output.js';
+import { writeImage } from './output.js';
 import { withTiffFallback } from './tiff-fallback.js';
 import { isTruncatedImage } from './truncation.js';
 
@@ -168,7 +169,7 @@ async function runConversion(ctx: ConvertContext, settings: ConverterSettings): 
   try {
     await raceAbort(writeImage(sharp, pipeline, ctx.to, options, scratch), ctx.signal, removeScratch);
     throwIfAborted(ctx.signal);
-    await moveIntoPlace(scratch, ctx.outputPath);
+    await placeFile(scratch, ctx.outputPath);
   } catch (error) {
     await removeScratch();
     throw error;

@@ -1,26 +1,9 @@
-/**
- * The last step of a conversion: encoding the pipeline to the target format in a scratch file,
- * then moving it into place, so the output path only ever holds a complete file. sharp encodes
- * the formats libvips writes; BMP and ICO are packed by bitmap-io.ts.
- */
-import { copyFile, rename, rm } from 'node:fs/promises';
 import type { Sharp } from 'sharp';
 import { FileconvError } from '../../core/errors.js';
 import type { FormatName } from '../../core/formats/types.js';
 import type { SharpFactory } from '../../kit/libraries/sharp.js';
 import { writeBitmap } from './bitmap-io.js';
 import { IMAGE_DEFAULTS, type ImageOptions } from './image-options.js';
-
-/** Moves the finished file into place; a copy when tempDir and the output are on different devices. */
-export async function moveIntoPlace(from: string, to: string): Promise<void> {
-  try {
-    await rename(from, to);
-  } catch (error) {
-    if ((error as { code?: string }).code !== 'EXDEV') throw error;
-    await copyFile(from, to);
-    await rm(from, { force: true });
-  }
-}
 
 /** Adds the target encoder with this project's defaults (see IMAGE_DEFAULTS for the measurements). */
 function encode(pipeline: Sharp, to: FormatName, o: ImageOptions): Sharp {

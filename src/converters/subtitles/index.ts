@@ -20,7 +20,7 @@ import type { FormatName } from '../../core/formats/types.js';
 import type { Availability, ConvertContext, Converter, ConvertResult } from '../../core/ports.js';
 import { toolsAvailability } from '../../kit/command-tools.js';
 import { edgeGuard, memoizeSchema, parseOptions, runInProcess } from '../../kit/converter-kit.js';
-import { moveIntoPlace } from '../sharp/output.js';
+import { placeFile } from '../../kit/place-file.js';
 import { convertSubStation } from './substation.js';
 import { SUBTITLE_EDGES } from './subtitle-edges.js';
 import { runFfmpeg, SUBTITLE_DEMUXER } from './subtitle-ffmpeg.js';
@@ -115,7 +115,7 @@ async function run(ctx: ConvertContext, maxBytes: number, charset: string | unde
   const scratch = join(ctx.tempDir, `subtitles-${randomUUID()}.${to}`);
   try {
     await writeFile(scratch, output);
-    await moveIntoPlace(scratch, ctx.outputPath);
+    await placeFile(scratch, ctx.outputPath);
   } finally {
     await rm(scratch, { force: true });
   }

@@ -18,7 +18,7 @@ import { toolsAvailability } from '../../kit/command-tools.js';
 import { edgeGuard, parseOptions } from '../../kit/converter-kit.js';
 import { pixelLimitError } from '../../kit/image/probe.js';
 import { assertImageWork } from '../../kit/image/work-budget.js';
-import { moveIntoPlace } from '../sharp/output.js';
+import { placeFile } from '../../kit/place-file.js';
 import {
   type GhostscriptRun,
   ghostscriptFailed,
@@ -201,7 +201,7 @@ async function convertIn(job: Job, workDir: string): Promise<void> {
       details: { tool: 'gs' },
     });
   }
-  await moveIntoPlace(output, ctx.outputPath);
+  await placeFile(output, ctx.outputPath);
 }
 
 /** Creates the Ghostscript converter. Options are checked here, and a bad one throws INVALID_OPTIONS. */

@@ -16,8 +16,8 @@ import { type ErrorCode, FileconvError } from '../../core/errors.js';
 import type { Availability, ConvertContext, Converter, ConvertResult } from '../../core/ports.js';
 import { runTool, type ToolOutcome, toolFailed, toolsAvailability } from '../../kit/command-tools.js';
 import { edgeGuard, parseOptions } from '../../kit/converter-kit.js';
+import { placeFile } from '../../kit/place-file.js';
 import { withWorkDir } from '../../kit/work-dir.js';
-import { moveIntoPlace } from '../sharp/output.js';
 import { PDFTOCAIRO_EDGES } from './vector-edges.js';
 import { vectorOptionsSchema } from './vector-options.js';
 
@@ -60,7 +60,7 @@ async function convertIn(ctx: ConvertContext, workDir: string, timeoutMs: number
   throwIfAborted(ctx.signal);
   const head = await readFile(output, { encoding: 'latin1' }).catch(() => '');
   if (!/<svg[\s>]/.test(head.slice(0, 4096))) throw toolFailed('pdftocairo', outcome, 'to write an SVG');
-  await moveIntoPlace(output, ctx.outputPath);
+  await placeFile(output, ctx.outputPath);
 }
 
 /** Creates the Poppler converter (pdf -> svg). */

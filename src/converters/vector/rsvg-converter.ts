@@ -19,8 +19,8 @@ import { runTool, toolFailed, toolsAvailability } from '../../kit/command-tools.
 import { edgeGuard, parseOptions, unavailable } from '../../kit/converter-kit.js';
 import { probeImage } from '../../kit/image/probe.js';
 import { loadSharp } from '../../kit/libraries/sharp.js';
+import { placeFile } from '../../kit/place-file.js';
 import { withWorkDir } from '../../kit/work-dir.js';
-import { moveIntoPlace } from '../sharp/output.js';
 import { RSVG_EDGES } from './vector-edges.js';
 import { vectorOptionsSchema } from './vector-options.js';
 
@@ -68,7 +68,7 @@ async function convertIn(ctx: ConvertContext, workDir: string, timeoutMs: number
   throwIfAborted(ctx.signal);
   const written = await stat(output).catch(() => undefined);
   if (!written?.size) throw toolFailed('rsvg-convert', outcome, 'to write a PDF');
-  await moveIntoPlace(output, ctx.outputPath);
+  await placeFile(output, ctx.outputPath);
 }
 
 /** Creates the librsvg converter (svg -> pdf). */

@@ -13,7 +13,7 @@ import { FileconvError } from '../../core/errors.js';
 import { sniffText } from '../../core/formats/detect-text.js';
 import type { Availability, ConvertContext, Converter, ConvertResult } from '../../core/ports.js';
 import { edgeGuard, parseOptions, runInProcess } from '../../kit/converter-kit.js';
-import { moveIntoPlace } from '../sharp/output.js';
+import { placeFile } from '../../kit/place-file.js';
 import { SVGZ_EDGES } from './vector-edges.js';
 import { vectorOptionsSchema } from './vector-options.js';
 
@@ -77,7 +77,7 @@ export function createSvgzConverter(): Converter {
         try {
           const bytes = ctx.from === 'svgz' ? await unpack(ctx.inputPath) : await pack(ctx.inputPath);
           await writeFile(scratch, bytes);
-          await moveIntoPlace(scratch, ctx.outputPath);
+          await placeFile(scratch, ctx.outputPath);
         } finally {
           await rm(scratch, { force: true });
         }

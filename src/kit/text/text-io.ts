@@ -7,10 +7,10 @@
 import { randomUUID } from 'node:crypto';
 import { readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { moveIntoPlace } from '../../converters/sharp/output.js';
 import { abortError, raceAbort, throwIfAborted } from '../../core/abort.js';
 import { FileconvError } from '../../core/errors.js';
 import type { ConvertContext } from '../../core/ports.js';
+import { placeFile } from '../place-file.js';
 import { decodeAll, sniffEncoding } from './text-encoding.js';
 
 /** The input's size in bytes; INPUT_LIMIT_EXCEEDED above `maxBytes`. */
@@ -53,7 +53,7 @@ export async function writeOutput(
     const data = await raceAbort(produce(), ctx.signal);
     await writeFile(scratch, data, { signal: ctx.signal });
     throwIfAborted(ctx.signal);
-    await moveIntoPlace(scratch, ctx.outputPath);
+    await placeFile(scratch, ctx.outputPath);
   } catch (error) {
     await removeScratch();
     // writeFile rejects with a bare AbortError; callers expect CANCELED or CONVERSION_TIMEOUT.

@@ -4,14 +4,16 @@
  * file, one over `maxInputBytes`, something that is not a PDF (CORRUPT_INPUT, a truncated file
  * too), an encrypted one (PASSWORD_PROTECTED). Outputs appear only when complete.
  */
+
 import { randomUUID } from 'node:crypto';
-import { copyFile, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { PDFDocument } from 'pdf-lib';
 import { FileconvError } from '../../core/errors.js';
 import { workBudgetError } from '../../core/work-limits.js';
 import { loadPdfLib } from '../../kit/libraries/pdf.js';
 import { inputFileError, outputFileError } from '../../kit/local-files.js';
+import { placeFile as placeFinishedFile } from '../../kit/place-file.js';
 
 export interface PdfOperationOptions {
   /** Largest input read, bytes (PDFs are read whole). Default 256 MiB. */
@@ -84,23 +86,9 @@ export async function savePdf(document: PDFDocument, output: string): Promise<vo
   }
 }
 
-/**
- * Moves the finished file `from` (in a work folder) to `output`: renamed when on the same device,
- * else copied beside `output` under a temp name and renamed, so `output` is never partial.
- */
+/** Moves the finished file `from` (in a work folder) to the user's `output`, never partial there. */
 export async function placeFile(from: string, output: string): Promise<void> {
-  try {
-    await rename(from, output);
-    return;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EXDEV') throw outputFileError(output, error);
-  }
-  const scratch = join(dirname(output), `.fileconv-${randomUUID()}.tmp`);
-  try {
-    await copyFile(from, scratch);
-    await rename(scratch, output);
-  } catch (error) {
-    await rm(scratch, { force: true });
+  await placeFinishedFile(from, output).catch((error: unknown) => {
     throw outputFileError(output, error);
-  }
+  });
 }

@@ -23,7 +23,6 @@ import { CONTAINERS, type MediaContainer, VIDEO_FORMATS } from '../../converters
 import { createNativeFfmpegRunner } from '../../converters/ffmpeg/native-runner.js';
 import type { MediaProbe, MediaStream } from '../../converters/ffmpeg/runner.js';
 import { assertConversionBudgets } from '../../converters/ffmpeg/safety.js';
-import { moveIntoPlace } from '../../converters/sharp/output.js';
 import { charsetOption, convertSubtitleText } from '../../converters/subtitles/index.js';
 import { convertSubStation, withoutEmbeddedFiles } from '../../converters/subtitles/substation.js';
 import { runFfmpeg } from '../../converters/subtitles/subtitle-ffmpeg.js';
@@ -37,6 +36,7 @@ import {
 import { FileconvError } from '../../core/errors.js';
 import type { FormatName } from '../../core/formats/types.js';
 import type { DocumentOperation, OperationContext } from '../../core/ports.js';
+import { placeFile } from '../../kit/place-file.js';
 
 /** The containers a video with subtitles may be written as. */
 export const SUBTITLED_FORMATS = ['mkv', 'mp4', 'webm', 'mov'] as const;
@@ -203,7 +203,7 @@ async function addSubtitles(ctx: OperationContext): Promise<undefined> {
     }
     args.push('-map_metadata', '-1', ...target.muxerArgs, '-f', target.muxer, `file:${scratch}`);
     await runFfmpeg({ args, names, outputPath: scratch, signal: ctx.signal, what: 'Adding the subtitles' });
-    await moveIntoPlace(scratch, ctx.outputPath);
+    await placeFile(scratch, ctx.outputPath);
   } finally {
     await Promise.all(written.map((path) => rm(path, { force: true })));
   }
