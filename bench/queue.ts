@@ -36,7 +36,7 @@ import {
   storeClientOptions,
   workerClientOptions,
 } from '../src/adapters/redis/connection.js';
-import type { Queue } from '../src/core/ports.js';
+import type { Queue } from '../src/core/ports/index.js';
 import { startRedisServer } from '../test/helpers/redis-server.js';
 import { median, report } from './stats.js';
 

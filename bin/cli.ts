@@ -6,7 +6,7 @@ import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { FileconvError } from '../src/core/errors.js';
 import { FORMAT_FAMILIES } from '../src/core/formats/types.js';
 import type { PdfProtectFlags } from './commands/pdf.js';
-import { fileconvVersion } from './version.js';
+import { fileconvVersion } from './support/version.js';
 
 // Each command's module (and what it pulls in: Express for serve, BullMQ for worker, the engines)
 // is imported when that command runs, so `convert` and `--help` never pay for the others.

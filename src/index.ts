@@ -24,7 +24,7 @@ export type {
 export { FILE_STATUSES, JOB_STATUSES, WEBHOOK_STATUSES } from './core/jobs/types.js';
 export { outputNameFor, sanitizeFileName } from './core/names.js';
 export * from './core/policy/index.js';
-export type * from './core/ports.js';
+export type * from './core/ports/index.js';
 export { MIN_SECRET_BYTES, type SignedClaims, sign, signingKey, verify } from './core/signing.js';
 export {
   signWebhook,

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { createMemoryJobStore } from '../src/adapters/jobs/memory.js';
 import { createMemoryQueue } from '../src/adapters/queue/memory.js';
 import { createMemoryStorage } from '../src/adapters/storage/memory.js';
-import type { Converter } from '../src/core/ports.js';
+import type { Converter } from '../src/core/ports/index.js';
 import { createEngine } from '../src/index.js';
 import { copyConverter } from './helpers/fake-converters.js';
 import { fixture, tempDir } from './helpers/temp.js';

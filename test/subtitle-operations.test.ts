@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { OperationContext } from '../src/core/ports.js';
+import type { OperationContext } from '../src/core/ports/index.js';
 import { findTool } from '../src/kit/command-tools.js';
 import { subtitleFilter, subtitleOperations } from '../src/operations/subtitles/subtitle-operations.js';
 import { expectCode, fixture, MAX_PIXELS, workspace } from './converters/converter-harness.js';

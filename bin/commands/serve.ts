@@ -19,8 +19,8 @@ import {
   resolveConfig,
 } from '../../src/preset/effective-config.js';
 import { createFileconv } from '../../src/preset/index.js';
-import { createServiceLog, logFormatOf } from '../logging.js';
-import { startMetricsEndpoint } from '../metrics-flag.js';
+import { createServiceLog, logFormatOf } from '../support/logging.js';
+import { startMetricsEndpoint } from '../support/metrics-flag.js';
 
 export { dataDirOf, loadOrCreateSecret } from '../../src/preset/index.js';
 

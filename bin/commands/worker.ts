@@ -8,7 +8,7 @@ import { type Engine, FileconvError } from '../../src/index.js';
 import type { BackendFlags } from '../../src/preset/backends.js';
 import { type EffectiveConfig, fileconvOptionsOf, resolveConfig } from '../../src/preset/effective-config.js';
 import { createFileconv } from '../../src/preset/index.js';
-import { startMetricsEndpoint } from '../metrics-flag.js';
+import { startMetricsEndpoint } from '../support/metrics-flag.js';
 import { untilSignal } from './serve.js';
 
 /** The command line of `fileconv worker`: a subset of serve's, with the same precedence and config file. */

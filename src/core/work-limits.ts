@@ -5,7 +5,19 @@
  * work starts.
  */
 import { FileconvError } from './errors.js';
-import type { ConversionLimits, WorkLimits } from './ports.js';
+
+/**
+ * The decoding budget of an input without a plan's, shared by the image and media engines:
+ * 4 billion pixels: a 1080p video at 30 fps for about a minute, or a 640x421 screencast GIF of
+ * 15,000 frames; any input may cost that much decoding.
+ */
+export const DEFAULT_MIN_WORK_PIXELS = 4_000_000_000;
+/**
+ * Beyond the floor, 50,000 decoded pixels per input byte: a 10-minute 1080p screen recording that
+ * compressed to 1.5 MB still passes (25,000 px/byte); a 69 KB GIF that declares 3000 frames of
+ * 4000x4000 (700,000 px/byte) does not. Real codecs rarely pass 10,000.
+ */
+export const DEFAULT_WORK_PIXELS_PER_BYTE = 50_000;
 
 const FIELDS = [
   'maxWorkPixels',
@@ -53,4 +65,22 @@ export function workBudgetError(
     `${what}: more than this conversion's budget allows (${field} ${limit}, ${amount} asked)`,
     { details: { budget: field, limit, amount } },
   );
+}
+
+/**
+ * One conversion's work budgets (a plan's, see Plan), checked from the input's headers before
+ * the work starts; INPUT_LIMIT_EXCEEDED past one. Absent: no budget beyond the engine's limits.
+ */
+export interface WorkLimits {
+  /** Pixels the conversion may decode: frames x frame size (animations, video, rendered PDF pages). */
+  maxWorkPixels?: number;
+  /** Longest audio or video input, seconds. */
+  maxMediaSeconds?: number;
+  /** Most pages of a PDF read, rendered or written. */
+  maxDocumentPages?: number;
+}
+
+export interface ConversionLimits extends WorkLimits {
+  /** Largest image (width x height) a converter may decode. */
+  maxPixels: number;
 }

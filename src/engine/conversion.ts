@@ -11,7 +11,7 @@ import { FileconvError, toFileconvError } from '../core/errors.js';
 import { extensionOf, mimeTypeOf } from '../core/formats/index.js';
 import type { FormatName } from '../core/formats/types.js';
 import type { ConversionPlan } from '../core/graph/index.js';
-import type { ConversionLimits, Converter, OutputPackaging } from '../core/ports.js';
+import type { ConversionLimits, Converter, OutputPackaging } from '../core/ports/index.js';
 
 export interface RunChainInput {
   plan: ConversionPlan;

@@ -4,17 +4,17 @@
  */
 
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdtemp, readFile, rename, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { FileconvError } from '../core/errors.js';
 import { DETECTION_BYTES, extensionOf, formatFromExtension, getFormat } from '../core/formats/index.js';
 import type { FormatName } from '../core/formats/types.js';
-import type { OutputPackaging, WorkLimits } from '../core/ports.js';
+import type { OutputPackaging, WorkLimits } from '../core/ports/index.js';
 import { checkWorkLimits, withWorkLimits } from '../core/work-limits.js';
 import { checkOutputPath, inputFileError, outputFileError, workDirError } from '../kit/local-files.js';
-import { placeFile } from '../kit/place-file.js';
+import { linkInto, placeFile } from '../kit/place-file.js';
 import { conversionSignal, runChain } from './conversion.js';
 import { type EngineContext, readFileHead } from './engine-context.js';
 import { planConversion, resolveSourceFormat } from './planning.js';
@@ -198,6 +198,6 @@ async function inputWithExtension(inputPath: string, from: FormatName, workDir: 
   const lower = inputPath.toLowerCase();
   if (extensions.some((extension) => lower.endsWith(`.${extension}`))) return inputPath;
   const linked = join(workDir, `input.${extensionOf(from)}`);
-  await symlink(resolve(inputPath), linked);
+  await linkInto(inputPath, linked);
   return linked;
 }

@@ -18,7 +18,7 @@ import type {
   JobStore,
   Queue,
   Storage,
-} from '../core/ports.js';
+} from '../core/ports/index.js';
 import { createJobEventHub, type JobEventHub } from './job-events.js';
 import { createJobWatch, type JobWatch } from './job-watch.js';
 

@@ -4,7 +4,7 @@
  * and no engine checks, so a scrape every few seconds costs one Queue.size call.
  */
 
-import type { ConverterStats } from '../core/ports.js';
+import type { ConverterStats } from '../core/ports/index.js';
 import type { EngineContext } from './engine-context.js';
 
 export interface EngineStats {

@@ -13,7 +13,7 @@ import { FORMATS, requireFormat } from '../core/formats/index.js';
 import type { FormatDefinition, FormatName } from '../core/formats/types.js';
 import type { ConversionPlan } from '../core/graph/index.js';
 import type { FileRecord, Job } from '../core/jobs/types.js';
-import type { Availability, DocumentOperation, Storage } from '../core/ports.js';
+import type { Availability, DocumentOperation, Storage } from '../core/ports/index.js';
 import {
   type ConversionReport,
   convertBuffer,

@@ -8,7 +8,7 @@ import { FileconvError, isFileconvError } from '../core/errors.js';
 import { isTerminal, type JobEvent, transition } from '../core/jobs/state.js';
 import type { Job } from '../core/jobs/types.js';
 import { outputNameFor } from '../core/names.js';
-import type { WorkLimits } from '../core/ports.js';
+import type { WorkLimits } from '../core/ports/index.js';
 import { resultExtension, resultMimeType } from './conversion.js';
 import { type EngineContext, jobPorts, readStoredHead } from './engine-context.js';
 import { lifecycleEventOf } from './job-events.js';

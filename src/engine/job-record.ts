@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Job, JobWebhook } from '../core/jobs/types.js';
-import type { WorkLimits } from '../core/ports.js';
+import type { WorkLimits } from '../core/ports/index.js';
 import { checkWorkLimits } from '../core/work-limits.js';
 import type { EngineContext } from './engine-context.js';
 

@@ -9,7 +9,7 @@ import { FileconvError, toFileconvError } from '../core/errors.js';
 import { extensionOf } from '../core/formats/index.js';
 import type { Job, JobInput } from '../core/jobs/types.js';
 import { baseName, sanitizeFileName } from '../core/names.js';
-import type { ConversionLimits, DocumentOperation, WorkLimits } from '../core/ports.js';
+import type { ConversionLimits, DocumentOperation, WorkLimits } from '../core/ports/index.js';
 import { parseOptions, resultExtension } from './conversion.js';
 import { type EngineContext, jobPorts, readStoredHead } from './engine-context.js';
 import { queuedJob } from './job-record.js';

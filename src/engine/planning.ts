@@ -16,7 +16,7 @@ import {
 } from '../core/formats/index.js';
 import type { FormatName } from '../core/formats/types.js';
 import type { ConversionPlan } from '../core/graph/index.js';
-import type { OutputPackaging } from '../core/ports.js';
+import type { OutputPackaging } from '../core/ports/index.js';
 import { outputPackaging, validateOptions } from './conversion.js';
 import type { EngineContext } from './engine-context.js';
 

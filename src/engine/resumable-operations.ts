@@ -10,7 +10,7 @@ import type { Readable } from 'node:stream';
 import { FileconvError, isFileconvError } from '../core/errors.js';
 import type { FileRecord } from '../core/jobs/types.js';
 import { sanitizeFileName } from '../core/names.js';
-import type { ResumableAppendOptions, ResumableUploads } from '../core/ports.js';
+import type { ResumableAppendOptions, ResumableUploads } from '../core/ports/index.js';
 import { type EngineContext, jobPorts } from './engine-context.js';
 import { getFile, uploadKeyOf } from './upload-operations.js';
 

@@ -35,7 +35,7 @@ import { extensionOf } from '../core/formats/index.js';
 import type { ConversionPlan } from '../core/graph/index.js';
 import type { JobEvent } from '../core/jobs/state.js';
 import type { Job } from '../core/jobs/types.js';
-import type { QueueDelivery, Storage } from '../core/ports.js';
+import type { QueueDelivery, Storage } from '../core/ports/index.js';
 import { createOutageBudget } from '../core/retry.js';
 import { withWorkLimits } from '../core/work-limits.js';
 import { freeBytes, mebibytes, NO_SPACE_RETRY_AFTER_SECONDS, noSpaceError } from '../kit/local-files.js';

@@ -10,7 +10,7 @@
 import { basename } from 'node:path';
 import { abortError } from '../core/abort.js';
 import { type ErrorCode, FileconvError } from '../core/errors.js';
-import type { Availability } from '../core/ports.js';
+import type { Availability } from '../core/ports/index.js';
 import { type ChildOutcome, runChild } from './child-process.js';
 import { findOnPath, isExecutable } from './executables.js';
 
@@ -332,4 +332,22 @@ export function toolFailed(
     `${COMMAND_TOOLS[tool].label} failed ${doing} (exit ${outcome.code})${tail ? `: ${tail}` : ''}`,
     { details: { tool, exitCode: outcome.code, stderr: tail } },
   );
+}
+
+/** Words tools print when an image is past a resource limit rather than broken. */
+const LIMIT_WORDS =
+  /exceeds limit|resource limit|cache resources exhausted|memory allocation failed|too large|max_pixels|Picture size \d+x\d+ is invalid/i;
+
+/**
+ * The error for a tool that failed: INPUT_LIMIT_EXCEEDED when it says a limit was hit,
+ * CORRUPT_INPUT when it was decoding the user's file (`inputFault`), CONVERSION_FAILED otherwise.
+ */
+export function toolError(
+  tool: CommandTool,
+  outcome: ToolOutcome,
+  doing: string,
+  inputFault: boolean,
+): FileconvError {
+  if (LIMIT_WORDS.test(outcome.stderr)) return toolFailed(tool, outcome, doing, 'INPUT_LIMIT_EXCEEDED');
+  return toolFailed(tool, outcome, doing, inputFault ? 'CORRUPT_INPUT' : 'CONVERSION_FAILED');
 }

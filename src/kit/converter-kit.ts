@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { throwIfAborted } from '../core/abort.js';
 import { FileconvError } from '../core/errors.js';
 import type { FormatName } from '../core/formats/types.js';
-import type { Availability, ConversionEdge, ConvertContext, ConvertResult } from '../core/ports.js';
+import type { Availability, ConversionEdge, ConvertContext, ConvertResult } from '../core/ports/index.js';
 
 /**
  * available()'s answer when loading the engine threw: the reason, and the install command the

@@ -9,7 +9,7 @@ import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { FileconvError } from '../core/errors.js';
-import type { Availability } from '../core/ports.js';
+import type { Availability } from '../core/ports/index.js';
 
 export const ENGINE_PACKAGES = {
   pdf: ['pdfjs-dist', 'pdf-lib'],

@@ -9,7 +9,7 @@
  * synchronous members (optionsSchema, packaging) the implementation is there.
  */
 import { FileconvError } from '../core/errors.js';
-import type { ConversionEdge, Converter } from '../core/ports.js';
+import type { ConversionEdge, Converter } from '../core/ports/index.js';
 import { unavailable } from './converter-kit.js';
 
 export interface LazyConverterOptions {

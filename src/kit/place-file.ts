@@ -1,10 +1,11 @@
 /**
- * Putting a finished file where it belongs: every converter, operation and the direct API writes
- * its result in a private work folder first, so the destination only ever holds a complete file.
+ * Files into and out of a private work folder: every converter, operation and the direct API
+ * reads its input under a name of its choosing there and writes its result there first, so the
+ * destination only ever holds a complete file.
  */
 import { randomUUID } from 'node:crypto';
-import { copyFile, rename, rm } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { copyFile, rename, rm, symlink } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
 
 /**
  * Moves `from` to `to`: a rename on the same device; across devices (a tmpfs work dir, an output
@@ -28,4 +29,16 @@ export async function placeFile(from: string, to: string): Promise<void> {
     throw error;
   }
   await rm(from, { force: true });
+}
+
+/**
+ * `source` under the name `target` (an engine that reads the format from the extension, a work
+ * folder of the engine's own): a symlink, no bytes copied, or a copy where symlinks are refused.
+ */
+export async function linkInto(source: string, target: string): Promise<void> {
+  try {
+    await symlink(resolve(source), target);
+  } catch {
+    await copyFile(source, target);
+  }
 }

@@ -15,7 +15,7 @@ import type {
   Queue,
   Storage,
   WebhookOutbox,
-} from '../index.js';
+} from '../core/ports/index.js';
 import { isRunning } from '../kit/process-temp.js';
 
 export interface BackendFlags {

@@ -37,7 +37,7 @@ import {
   RSVG_EDGES,
   SVGZ_EDGES,
 } from '../converters/vector/vector-edges.js';
-import type { Converter } from '../index.js';
+import type { Converter } from '../core/ports/index.js';
 import { isolateConverter } from '../kit/isolation/isolated.js';
 import { lazyConverter } from '../kit/lazy.js';
 

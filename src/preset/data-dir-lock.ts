@@ -9,7 +9,7 @@ import { rmSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { loadSqlite } from '../adapters/sqlite/sqlite-package.js';
-import { FileconvError } from '../index.js';
+import { FileconvError } from '../core/errors.js';
 
 export interface DataDirLock {
   release(): void;

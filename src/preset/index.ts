@@ -23,7 +23,7 @@ import type { WebhookDeliveryReport, WebhookDispatcher } from '../adapters/webho
 import { FileconvError } from '../core/errors.js';
 import type { PlanTable } from '../core/policy/plans.js';
 import { refundFailedConversions } from '../core/policy/refunds.js';
-import type { Converter, DocumentOperation } from '../core/ports.js';
+import type { Converter, DocumentOperation } from '../core/ports/index.js';
 import type { Engine, EngineOptions } from '../engine/engine.js';
 import { createEngine } from '../engine/engine.js';
 import { ocrOperations } from '../operations/ocr/ocr-operation.js';

@@ -12,7 +12,7 @@ import { createFsJobStore } from '../adapters/jobs/fs.js';
 import { instantMs } from '../adapters/jobs/record-rules.js';
 import { createFsKeyStore } from '../adapters/keys/fs.js';
 import type { SqliteDatabase } from '../adapters/sqlite/database.js';
-import { JOB_STATUSES } from '../index.js';
+import { JOB_STATUSES } from '../core/jobs/types.js';
 
 export interface ImportReport {
   jobs: number;

@@ -20,7 +20,7 @@ import {
   rateLimitClassOf,
 } from '../core/policy/limits.js';
 import { FREE_PLAN, getPlan, hasPlan, type Plan, type PlanTable } from '../core/policy/plans.js';
-import type { CounterStore, KeyStore } from '../core/ports.js';
+import type { CounterStore, KeyStore } from '../core/ports/index.js';
 import type { HttpExchange } from './exchange.js';
 
 /** The caller of one request, as the routes see it. */

@@ -16,7 +16,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { FileconvError } from '../core/errors.js';
-import type { IdempotencyStore } from '../core/ports.js';
+import type { IdempotencyStore } from '../core/ports/index.js';
 import type { Call } from './access.js';
 import { type BodyDigest, digestWholeBody, teeBody } from './body-fingerprint.js';
 import type { HttpAnswer, HttpExchange } from './exchange.js';

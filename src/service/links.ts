@@ -5,7 +5,7 @@
  */
 import { FileconvError } from '../core/errors.js';
 import type { FileRecord, Job } from '../core/jobs/types.js';
-import type { Storage } from '../core/ports.js';
+import type { Storage } from '../core/ports/index.js';
 import { sign, verify } from '../core/signing.js';
 import { singleQueryValue } from './exchange.js';
 

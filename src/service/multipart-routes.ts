@@ -8,7 +8,7 @@
  */
 import { FileconvError } from '../core/errors.js';
 import { assertFileSize, uploadRetentionMsOf } from '../core/policy/plans.js';
-import type { PresignedMultipartUploads } from '../core/ports.js';
+import type { PresignedMultipartUploads } from '../core/ports/index.js';
 import { chargeQuota } from './access.js';
 import { emptyAnswer, jsonAnswer, singleQueryValue } from './exchange.js';
 import { readJsonBody } from './json-body.js';

@@ -13,7 +13,7 @@ import { randomUUID } from 'node:crypto';
 import { createMemoryIdempotencyStore } from '../adapters/idempotency/memory.js';
 import { FileconvError } from '../core/errors.js';
 import { DEFAULT_PLANS, type PlanTable } from '../core/policy/plans.js';
-import type { CounterStore, IdempotencyStore, KeyStore } from '../core/ports.js';
+import type { CounterStore, IdempotencyStore, KeyStore } from '../core/ports/index.js';
 import { signingKey } from '../core/signing.js';
 import type { Engine } from '../engine/engine.js';
 import { type JobPortName, missingPortsMessage } from '../engine/engine-context.js';

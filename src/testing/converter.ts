@@ -15,7 +15,7 @@ import { afterEach, describe, expect, it, type TestFunction } from 'vitest';
 import { type ErrorCode, FileconvError } from '../core/errors.js';
 import { FORMATS, getFormat } from '../core/formats/index.js';
 import type { FormatName } from '../core/formats/types.js';
-import type { ConvertContext, Converter } from '../core/ports.js';
+import type { ConvertContext, Converter } from '../core/ports/index.js';
 import { truncated } from './bad-inputs.js';
 import { type AdapterFactory, useFreshInstance, waitUntil } from './fresh-instance.js';
 

@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import type { CounterStore } from '../core/ports.js';
+import type { CounterStore } from '../core/ports/index.js';
 import { type AdapterFactory, useFreshInstance } from './fresh-instance.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

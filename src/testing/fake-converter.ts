@@ -11,7 +11,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 import { throwIfAborted } from '../core/abort.js';
 import { type ErrorCode, FileconvError } from '../core/errors.js';
-import type { ConversionEdge, ConvertContext, Converter, ConvertResult } from '../core/ports.js';
+import type { ConversionEdge, ConvertContext, Converter, ConvertResult } from '../core/ports/index.js';
 
 export interface FakeConverterOptions {
   /** Converter name. Default 'fake'. */

@@ -9,7 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import type { IdempotencyStore } from '../core/ports.js';
+import type { IdempotencyStore } from '../core/ports/index.js';
 import { type AdapterFactory, useFreshInstance } from './fresh-instance.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { FileRecord, Job } from '../core/jobs/types.js';
-import type { JobStore } from '../core/ports.js';
+import type { JobStore } from '../core/ports/index.js';
 import { type AdapterFactory, useFreshInstance } from './fresh-instance.js';
 
 /** A complete, valid job record; `overrides` win. */

@@ -7,7 +7,7 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import type { ApiKeyRecord, KeyStore } from '../core/ports.js';
+import type { ApiKeyRecord, KeyStore } from '../core/ports/index.js';
 import { type AdapterFactory, useFreshInstance } from './fresh-instance.js';
 
 let serial = 0;

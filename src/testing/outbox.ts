@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import type { WebhookDelivery, WebhookOutbox } from '../core/ports.js';
+import type { WebhookDelivery, WebhookOutbox } from '../core/ports/index.js';
 import { type AdapterFactory, useFreshInstance } from './fresh-instance.js';
 
 /** A complete delivery with a unique id; `overrides` win. */

@@ -6,7 +6,7 @@
  * waits for running handlers, and (for an in-process queue) whether a handler takes its ids.
  */
 import { describe, expect, it } from 'vitest';
-import type { Queue } from '../core/ports.js';
+import type { Queue } from '../core/ports/index.js';
 import { type AdapterFactory, deferred, useFreshInstance, waitUntil } from './fresh-instance.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

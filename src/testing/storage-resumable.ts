@@ -9,7 +9,7 @@
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import type { ResumableState, ResumableUploads, Storage } from '../core/ports.js';
+import type { ResumableState, ResumableUploads, Storage } from '../core/ports/index.js';
 import { failingStream, patternStream, readAll, sha256 } from './streams.js';
 
 /** The first `size` bytes of the suite's pattern. */

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import type { Storage } from '../core/ports.js';
+import type { Storage } from '../core/ports/index.js';
 import { type AdapterFactory, useFreshInstance } from './fresh-instance.js';
 import { testResumableStorage } from './storage-resumable.js';
 import { endlessStream, failingStream, patternStream, readAll, sha256 } from './streams.js';

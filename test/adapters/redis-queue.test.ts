@@ -8,7 +8,7 @@ import {
   createBullmqQueue,
   toBullmqPriority,
 } from '../../src/adapters/queue/bullmq.js';
-import type { Queue } from '../../src/core/ports.js';
+import type { Queue } from '../../src/core/ports/index.js';
 import { deferred, waitUntil } from '../../src/testing/fresh-instance.js';
 import { testQueue } from '../../src/testing/index.js';
 import { describeWithEngine } from '../helpers/engines.js';

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createS3Storage, type S3Storage } from '../../src/adapters/storage/s3.js';
 import { partSizeFor, readResumableState } from '../../src/adapters/storage/s3-resumable-state.js';
 import { FileconvError } from '../../src/core/errors.js';
-import type { ResumableState } from '../../src/core/ports.js';
+import type { ResumableState } from '../../src/core/ports/index.js';
 import { readAll, sha256 } from '../../src/testing/index.js';
 import { describeWithEngine } from '../helpers/engines.js';
 import {

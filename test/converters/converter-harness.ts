@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterEach, expect } from 'vitest';
 import type { ErrorCode } from '../../src/core/errors.js';
 import { FileconvError } from '../../src/core/errors.js';
-import type { ConvertContext } from '../../src/core/ports.js';
+import type { ConvertContext } from '../../src/core/ports/index.js';
 
 export const FIXTURES = join(import.meta.dirname, '..', '..', 'fixtures');
 export const fixture = (name: string) => join(FIXTURES, name);

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import ExcelJS from 'exceljs';
 import { describe, expect, it } from 'vitest';
 import { createSpreadsheetConverter } from '../../src/converters/exceljs/index.js';
-import type { ConvertContext } from '../../src/core/ports.js';
+import type { ConvertContext } from '../../src/core/ports/index.js';
 import {
   type ContextOverrides,
   context,

@@ -13,7 +13,7 @@ import { getDocument, OPS } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import yauzl from 'yauzl';
 import yazl from 'yazl';
 import { createLibreOfficeConverter, LIBREOFFICE_INSTALL } from '../../src/converters/libreoffice/index.js';
-import type { ConvertContext } from '../../src/core/ports.js';
+import type { ConvertContext } from '../../src/core/ports/index.js';
 import { context, FIXTURES, type Workspace } from './converter-harness.js';
 
 export { context, expectCode, expectNoLeftovers, FIXTURES, fixture, workspace } from './converter-harness.js';

@@ -14,7 +14,7 @@ import { afterAll, expect, it, vi } from 'vitest';
 import { createMemoryJobStore } from '../../src/adapters/jobs/memory.js';
 import { createMemoryQueue } from '../../src/adapters/queue/memory.js';
 import { createMemoryStorage } from '../../src/adapters/storage/memory.js';
-import type { OperationContext } from '../../src/core/ports.js';
+import type { OperationContext } from '../../src/core/ports/index.js';
 import { createEngine } from '../../src/index.js';
 import { ocrOperations } from '../../src/operations/ocr/ocr-operation.js';
 import { defaultConverters } from '../../src/preset/converters.js';

@@ -17,7 +17,7 @@ import {
   createLibrawConverter,
 } from '../../src/converters/raster/index.js';
 import { createSharpConverter } from '../../src/converters/sharp/index.js';
-import type { Converter } from '../../src/core/ports.js';
+import type { Converter } from '../../src/core/ports/index.js';
 import { createEngine } from '../../src/index.js';
 import { magickPolicy } from '../../src/kit/raster/imagemagick.js';
 import { describeWithEngine } from '../helpers/engines.js';

@@ -3,7 +3,7 @@ import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
-import { COLOUR_NAMES } from '../../src/converters/sharp/colour.js';
+import { COLOUR_NAMES } from '../../src/kit/image/colour.js';
 import { createSharpConverter, imageOptionsSchema } from '../../src/converters/sharp/index.js';
 import { context, expectCode, expectNoLeftovers, fixture, workspace } from './sharp-helpers.js';
 

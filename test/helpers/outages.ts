@@ -5,7 +5,7 @@
  * anyway, as a Redis command whose answer is lost in a dropped connection does.
  */
 import { FileconvError } from '../../src/core/errors.js';
-import type { JobStore, Storage } from '../../src/core/ports.js';
+import type { JobStore, Storage } from '../../src/core/ports/index.js';
 
 export type StorageOp = 'get' | 'put' | 'head' | 'delete';
 export type JobStoreOp = 'getJob' | 'updateJob' | 'listJobs';

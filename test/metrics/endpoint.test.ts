@@ -1,6 +1,6 @@
 import { Gauge } from 'prom-client';
 import { describe, expect, it } from 'vitest';
-import { startMetricsEndpoint } from '../../bin/metrics-flag.js';
+import { startMetricsEndpoint } from '../../bin/support/metrics-flag.js';
 import { createMemoryJobStore } from '../../src/adapters/jobs/memory.js';
 import {
   createMetrics,

@@ -12,7 +12,7 @@ import {
   revokeApiKey,
 } from '../../src/core/policy/api-keys.js';
 import { DEFAULT_PLANS } from '../../src/core/policy/plans.js';
-import type { ApiKeyRecord, KeyStore } from '../../src/core/ports.js';
+import type { ApiKeyRecord, KeyStore } from '../../src/core/ports/index.js';
 
 const KEY = `fc_${'A1b2C3d4E5f6'}_${'x'.repeat(16)}${'Y9'.repeat(8)}`;
 

@@ -10,7 +10,7 @@ import {
 } from '../../src/core/policy/enforce.js';
 import { AUTH_FAILURE_LIMIT, planRateLimit } from '../../src/core/policy/limits.js';
 import { DEFAULT_PLANS, definePlans } from '../../src/core/policy/plans.js';
-import type { CounterStore } from '../../src/core/ports.js';
+import type { CounterStore } from '../../src/core/ports/index.js';
 
 const at = (iso: string) => Date.parse(iso);
 

@@ -5,7 +5,7 @@
  * drops the ones nobody touches again, so a stream of one-off client IPs cannot grow the Map
  * without bound. Every method finishes synchronously, so increments are atomic.
  */
-import type { CounterStore } from '../../core/ports.js';
+import type { CounterStore } from '../../core/ports/index.js';
 import { checkFunction, checkOptionsObject, checkPositiveInteger } from '../validate-options.js';
 import { checkCounterArguments } from './counter-rules.js';
 

@@ -5,7 +5,7 @@
  * counter can never be left without its expiry. Redis drops expired counters by itself.
  */
 import { FileconvError } from '../../core/errors.js';
-import type { CounterStore } from '../../core/ports.js';
+import type { CounterStore } from '../../core/ports/index.js';
 import {
   checkErrorReporter,
   openRedis,

@@ -5,7 +5,7 @@
  * a power cut may lose the last few, which only ever favours the client). Expired rows are
  * deleted by a periodic sweep, so one-off client IPs cannot grow the table without bound.
  */
-import type { CounterStore } from '../../core/ports.js';
+import type { CounterStore } from '../../core/ports/index.js';
 import type { SqliteConnection } from '../sqlite/database.js';
 import { preparedRunner, type SqliteStoreOptions, sqliteHandle } from '../sqlite/handle.js';
 import { checkFunction, checkPositiveInteger } from '../validate-options.js';

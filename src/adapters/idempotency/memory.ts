@@ -5,7 +5,7 @@
  * periodic sweep (unref'd), so a stream of one-off keys cannot grow the Map without bound.
  * Several API nodes must share a SQLite (one machine) or Redis store instead.
  */
-import type { IdempotencyClaim, IdempotencyStore } from '../../core/ports.js';
+import type { IdempotencyClaim, IdempotencyStore } from '../../core/ports/index.js';
 import { checkFunction, checkOptionsObject, checkPositiveInteger } from '../validate-options.js';
 import { checkDuration, checkIdempotencyKey, checkText } from './idempotency-rules.js';
 

@@ -6,7 +6,7 @@
  * Lua script: of any number of concurrent claims on any nodes exactly one is granted, and only
  * the claim's own token can renew, complete or release it.
  */
-import type { IdempotencyClaim, IdempotencyStore } from '../../core/ports.js';
+import type { IdempotencyClaim, IdempotencyStore } from '../../core/ports/index.js';
 import {
   checkErrorReporter,
   openRedis,

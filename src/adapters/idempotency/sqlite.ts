@@ -6,7 +6,7 @@
  * connection, since a lost answer would let a retry create a second job. Expired rows are
  * deleted by a periodic sweep.
  */
-import type { IdempotencyClaim, IdempotencyStore } from '../../core/ports.js';
+import type { IdempotencyClaim, IdempotencyStore } from '../../core/ports/index.js';
 import type { SqliteConnection } from '../sqlite/database.js';
 import { preparedRunner, type SqliteStoreOptions, sqliteHandle } from '../sqlite/handle.js';
 import { checkFunction, checkPositiveInteger } from '../validate-options.js';

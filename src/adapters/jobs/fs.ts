@@ -12,7 +12,7 @@ import { link, mkdir, open, readdir, readFile, rename, rm, stat } from 'node:fs/
 import path from 'node:path';
 import { FileconvError } from '../../core/errors.js';
 import type { FileRecord, Job } from '../../core/jobs/types.js';
-import type { JobStore } from '../../core/ports.js';
+import type { JobStore } from '../../core/ports/index.js';
 import { guardFsErrors } from '../fs-errors.js';
 import { createKeyMutex } from '../key-mutex.js';
 import { checkBoolean, checkFunction, checkNonEmptyString, checkOptionsObject } from '../validate-options.js';

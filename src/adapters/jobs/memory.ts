@@ -4,7 +4,7 @@
  * a caller holding a record can never change what is stored behind the version check.
  */
 import type { FileRecord, Job } from '../../core/jobs/types.js';
-import type { JobStore } from '../../core/ports.js';
+import type { JobStore } from '../../core/ports/index.js';
 import {
   assertNextVersion,
   assertStorableRecord,

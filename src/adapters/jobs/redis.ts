@@ -9,7 +9,7 @@
  */
 import type { FileRecord, Job, JobStatus } from '../../core/jobs/types.js';
 import { JOB_STATUSES } from '../../core/jobs/types.js';
-import type { JobStore } from '../../core/ports.js';
+import type { JobStore } from '../../core/ports/index.js';
 import {
   checkErrorReporter,
   openRedis,

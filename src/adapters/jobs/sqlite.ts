@@ -10,7 +10,7 @@
  * each of which blocks the event loop (~0.4 ms under load, measured by npm run bench's service).
  */
 import type { FileRecord, Job } from '../../core/jobs/types.js';
-import type { JobStore } from '../../core/ports.js';
+import type { JobStore } from '../../core/ports/index.js';
 import type { SqliteConnection } from '../sqlite/database.js';
 import { preparedRunner, type SqliteStoreOptions, sqliteHandle } from '../sqlite/handle.js';
 import {

@@ -12,7 +12,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdir, open, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { FileconvError } from '../../core/errors.js';
-import type { ApiKeyRecord, KeyStore } from '../../core/ports.js';
+import type { ApiKeyRecord, KeyStore } from '../../core/ports/index.js';
 import { guardFsErrors } from '../fs-errors.js';
 import { createKeyMutex } from '../key-mutex.js';
 import { checkBoolean, checkNonEmptyString, checkOptionsObject } from '../validate-options.js';

@@ -3,7 +3,7 @@
  * listings, and the errors for duplicates and unknown ids.
  */
 import { FileconvError } from '../../core/errors.js';
-import type { ApiKeyRecord } from '../../core/ports.js';
+import type { ApiKeyRecord } from '../../core/ports/index.js';
 
 const HASH = /^[0-9a-f]{64}$/;
 const ID = /^[A-Za-z0-9_-]{1,64}$/;

@@ -3,7 +3,7 @@
  * authentication. For tests and embedding; keys made here vanish on restart. Records are
  * copied on the way in and out, so a caller can never change what is stored.
  */
-import type { ApiKeyRecord, KeyStore } from '../../core/ports.js';
+import type { ApiKeyRecord, KeyStore } from '../../core/ports/index.js';
 import {
   assertStorableKeyRecord,
   duplicateKeyError,

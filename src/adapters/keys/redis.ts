@@ -7,7 +7,7 @@
  * together; revoke is a compare-and-set on the record, so concurrent revokes keep the first instant.
  */
 import { FileconvError } from '../../core/errors.js';
-import type { ApiKeyRecord, KeyStore } from '../../core/ports.js';
+import type { ApiKeyRecord, KeyStore } from '../../core/ports/index.js';
 import {
   checkErrorReporter,
   openRedis,

@@ -4,7 +4,7 @@
  * file while the server runs, and the server reads it on every authentication, so a key made or
  * revoked takes effect at once, and a revocation survives any restart.
  */
-import type { ApiKeyRecord, KeyStore } from '../../core/ports.js';
+import type { ApiKeyRecord, KeyStore } from '../../core/ports/index.js';
 import type { SqliteConnection } from '../sqlite/database.js';
 import { preparedRunner, type SqliteStoreOptions, sqliteHandle } from '../sqlite/handle.js';
 import { assertStorableKeyRecord, duplicateKeyError, isKeyId, unknownKeyError } from './key-rules.js';

@@ -3,7 +3,7 @@
  * same way by each (and a host's own outbox can reuse it).
  */
 import { FileconvError } from '../../core/errors.js';
-import type { WebhookDelivery, WebhookEventType } from '../../core/ports.js';
+import type { WebhookDelivery, WebhookEventType } from '../../core/ports/index.js';
 
 const TYPES: ReadonlySet<WebhookEventType> = new Set(['job.completed', 'job.failed', 'job.canceled']);
 

@@ -3,7 +3,7 @@
  * that embed the engine and accept that a restart drops pending webhook retries; `fileconv
  * serve` keeps them in its SQLite database, and a scaled-out deployment in Redis.
  */
-import type { WebhookDelivery, WebhookOutbox } from '../../core/ports.js';
+import type { WebhookDelivery, WebhookOutbox } from '../../core/ports/index.js';
 import { assertStorableDelivery, checkClaim, duplicateDeliveryError } from './delivery-rules.js';
 
 export function createMemoryOutbox(): WebhookOutbox {

@@ -6,7 +6,7 @@
  * remove are each one Lua script, so a claim moves due deliveries a lease ahead atomically and
  * two dispatchers never claim the same one.
  */
-import type { WebhookDelivery, WebhookOutbox } from '../../core/ports.js';
+import type { WebhookDelivery, WebhookOutbox } from '../../core/ports/index.js';
 import {
   checkErrorReporter,
   openRedis,

@@ -4,7 +4,7 @@
  * selects the due deliveries and moves them a lease ahead, so two processes on the same file
  * never claim the same one.
  */
-import type { WebhookDelivery, WebhookOutbox } from '../../core/ports.js';
+import type { WebhookDelivery, WebhookOutbox } from '../../core/ports/index.js';
 import type { SqliteConnection } from '../sqlite/database.js';
 import { preparedRunner, type SqliteStoreOptions, sqliteHandle } from '../sqlite/handle.js';
 import { assertStorableDelivery, checkClaim, duplicateDeliveryError } from './delivery-rules.js';

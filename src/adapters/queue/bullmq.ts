@@ -24,7 +24,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Job as BullJob, Queue as BullQueue, Worker as BullWorker } from 'bullmq';
 import { FileconvError } from '../../core/errors.js';
-import type { EnqueueOptions, Queue, QueueHandler } from '../../core/ports.js';
+import type { EnqueueOptions, Queue, QueueHandler } from '../../core/ports/index.js';
 import { isStorableId } from '../jobs/record-rules.js';
 import {
   closeClient,

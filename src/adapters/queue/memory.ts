@@ -5,7 +5,7 @@
  * jobs from the JobStore (which is what makes delivery at-least-once).
  */
 import { FileconvError } from '../../core/errors.js';
-import type { EnqueueOptions, Queue, QueueHandler } from '../../core/ports.js';
+import type { EnqueueOptions, Queue, QueueHandler } from '../../core/ports/index.js';
 import {
   checkFunction,
   checkOptionsObject,

@@ -4,7 +4,7 @@
  * the last byte is clamped (as HTTP and S3 do).
  */
 import { FileconvError } from '../../core/errors.js';
-import type { ByteRange } from '../../core/ports.js';
+import type { ByteRange } from '../../core/ports/index.js';
 
 function invalidRange(key: string, reason: string, details: Record<string, unknown>): FileconvError {
   return new FileconvError('INVALID_REQUEST', `Invalid byte range for "${key}": ${reason}.`, {

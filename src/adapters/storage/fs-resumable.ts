@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdir, open, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { FileconvError } from '../../core/errors.js';
-import type { ResumableState, ResumableUploads, StoredObjectInfo } from '../../core/ports.js';
+import type { ResumableState, ResumableUploads, StoredObjectInfo } from '../../core/ports/index.js';
 import { noSpaceError } from '../../kit/local-files.js';
 import { assertChecksum, readAppendBody } from './resumable-body.js';
 

@@ -13,7 +13,7 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { FileconvError } from '../../core/errors.js';
-import type { ByteRange, PutOptions, Storage, StoredObjectInfo } from '../../core/ports.js';
+import type { ByteRange, PutOptions, Storage, StoredObjectInfo } from '../../core/ports/index.js';
 import { noSpaceError } from '../../kit/local-files.js';
 import { createKeyMutex } from '../key-mutex.js';
 import { checkBoolean, checkNonEmptyString, checkOptionsObject, invalidOption } from '../validate-options.js';

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { FileconvError } from '../../core/errors.js';
-import type { ResumableState, ResumableUploads, StoredObjectInfo } from '../../core/ports.js';
+import type { ResumableState, ResumableUploads, StoredObjectInfo } from '../../core/ports/index.js';
 import { assertChecksum, readAppendBody } from './resumable-body.js';
 import { assertStorageKey } from './storage-key.js';
 

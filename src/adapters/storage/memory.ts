@@ -5,7 +5,7 @@
  */
 import { Readable } from 'node:stream';
 import { FileconvError } from '../../core/errors.js';
-import type { ByteRange, PutOptions, Storage, StoredObjectInfo } from '../../core/ports.js';
+import type { ByteRange, PutOptions, Storage, StoredObjectInfo } from '../../core/ports/index.js';
 import { checkByteRange, resolveByteRange } from './byte-range.js';
 import { checkContentType, checkMaxBytes, tooLargeError } from './limit-stream.js';
 import { createMemoryResumable } from './memory-resumable.js';

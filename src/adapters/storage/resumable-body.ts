@@ -9,7 +9,7 @@
 import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { FileconvError } from '../../core/errors.js';
-import type { ResumableAppendOptions } from '../../core/ports.js';
+import type { ResumableAppendOptions } from '../../core/ports/index.js';
 
 export interface AppendBodyRead {
   /** Bytes of the body handed to `store`. */

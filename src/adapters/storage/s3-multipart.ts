@@ -8,7 +8,7 @@
  * S3 refuses an upload id that is not an upload of the key (NoSuchUpload).
  */
 import { FileconvError } from '../../core/errors.js';
-import type { PresignedMultipartUploads, PresignedPart } from '../../core/ports.js';
+import type { PresignedMultipartUploads, PresignedPart } from '../../core/ports/index.js';
 import { isS3NoSuchUpload } from './s3-errors.js';
 import { MAX_EXPIRES_IN } from './s3-presign.js';
 import type { S3StorageAccess } from './s3-resumable.js';

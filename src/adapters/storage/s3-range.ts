@@ -7,7 +7,7 @@
  */
 import { Readable } from 'node:stream';
 import { FileconvError } from '../../core/errors.js';
-import type { ByteRange } from '../../core/ports.js';
+import type { ByteRange } from '../../core/ports/index.js';
 import { resolveByteRange } from './byte-range.js';
 
 /** `bytes <first>-<last>/<size>` (S3 always knows the size, so `*` is not expected). */

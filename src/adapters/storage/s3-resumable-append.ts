@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { FileconvError } from '../../core/errors.js';
-import type { ResumableAppendOptions, ResumableState } from '../../core/ports.js';
+import type { ResumableAppendOptions, ResumableState } from '../../core/ports/index.js';
 import { assertChecksum, readAppendBody } from './resumable-body.js';
 import { isS3NoSuchUpload, isS3NotFound } from './s3-errors.js';
 import type { S3StorageAccess } from './s3-resumable.js';

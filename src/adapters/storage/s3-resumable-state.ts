@@ -5,7 +5,7 @@
  * from there, so it is checked (INTERNAL when it is not one of ours) before anything trusts it.
  */
 import { FileconvError } from '../../core/errors.js';
-import type { ResumableState } from '../../core/ports.js';
+import type { ResumableState } from '../../core/ports/index.js';
 
 const MiB = 1024 * 1024;
 /** S3's limits: 10,000 parts per upload, 5 TiB per object. */

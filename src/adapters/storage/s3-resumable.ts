@@ -9,7 +9,7 @@
  */
 import type { S3Client } from '@aws-sdk/client-s3';
 import { FileconvError } from '../../core/errors.js';
-import type { ResumableUploads, StoredObjectInfo } from '../../core/ports.js';
+import type { ResumableUploads, StoredObjectInfo } from '../../core/ports/index.js';
 import { isS3NoSuchUpload } from './s3-errors.js';
 import { appendBody, TAIL_MARK, uploadGone } from './s3-resumable-append.js';
 import {

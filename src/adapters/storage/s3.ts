@@ -19,7 +19,7 @@ import type {
   ResumableUploads,
   Storage,
   StoredObjectInfo,
-} from '../../core/ports.js';
+} from '../../core/ports/index.js';
 import { checkByteRange } from './byte-range.js';
 import { ByteLimitStream, checkContentType, checkMaxBytes, tooLargeError } from './limit-stream.js';
 import { isS3NotFound, mapStreamErrors, s3Error } from './s3-errors.js';

@@ -17,7 +17,7 @@ import type * as OpenTelemetry from '@opentelemetry/api';
 import type { Attributes, Span, Tracer } from '@opentelemetry/api';
 import { toFileconvError } from '../../core/errors.js';
 import type { Job } from '../../core/jobs/types.js';
-import type { Converter, Queue } from '../../core/ports.js';
+import type { Converter, Queue } from '../../core/ports/index.js';
 import type { Engine } from '../../engine/engine.js';
 import type { RequestEvent } from '../../service/service.js';
 

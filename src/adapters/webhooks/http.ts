@@ -13,7 +13,7 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { FileconvError } from '../../core/errors.js';
 import type { Job } from '../../core/jobs/types.js';
-import type { WebhookDelivery, WebhookEventType, WebhookOutbox } from '../../core/ports.js';
+import type { WebhookDelivery, WebhookEventType, WebhookOutbox } from '../../core/ports/index.js';
 import { MIN_SECRET_BYTES } from '../../core/signing.js';
 import { signWebhook, WEBHOOK_SIGNATURE_HEADER } from '../../core/webhook-signature.js';
 import type { Engine } from '../../engine/engine.js';
@@ -23,7 +23,7 @@ import { jobView } from '../../service/views.js';
 import { createMemoryOutbox } from '../outbox/memory.js';
 import { type PostResult, postWebhook } from './transport.js';
 
-export type { WebhookEventType } from '../../core/ports.js';
+export type { WebhookEventType } from '../../core/ports/index.js';
 
 /** The JSON body of a delivery. */
 export interface WebhookPayload {

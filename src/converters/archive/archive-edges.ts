@@ -3,7 +3,7 @@
  * read only: its compressor is proprietary). Kept free of imports so the graph can plan with them
  * before the converter's module loads.
  */
-import type { ConversionEdge } from '../../core/ports.js';
+import type { ConversionEdge } from '../../core/ports/index.js';
 
 /** What libarchive (bsdtar) reads. */
 export const ARCHIVE_READS = ['zip', 'tar', 'tgz', 'tbz2', 'txz', '7z', 'rar'] as const;

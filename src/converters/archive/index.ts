@@ -23,7 +23,7 @@ import { z } from 'zod';
 import { throwIfAborted } from '../../core/abort.js';
 import { FileconvError } from '../../core/errors.js';
 import type { FormatName } from '../../core/formats/types.js';
-import type { Availability, ConvertContext, Converter, ConvertResult } from '../../core/ports.js';
+import type { Availability, ConvertContext, Converter, ConvertResult } from '../../core/ports/index.js';
 import { stderrTail, toolsAvailability } from '../../kit/command-tools.js';
 import { edgeGuard, parseOptions } from '../../kit/converter-kit.js';
 import { placeFile } from '../../kit/place-file.js';

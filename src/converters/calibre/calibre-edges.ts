@@ -8,7 +8,7 @@
  * (its profile blocks linked resources) and then this converter.
  */
 import type { FormatName } from '../../core/formats/types.js';
-import type { ConversionEdge } from '../../core/ports.js';
+import type { ConversionEdge } from '../../core/ports/index.js';
 
 export const CALIBRE_SOURCES: readonly FormatName[] = ['epub', 'mobi', 'azw3', 'fb2'];
 

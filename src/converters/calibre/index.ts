@@ -23,7 +23,7 @@ import { z } from 'zod';
 import { abortError, throwIfAborted } from '../../core/abort.js';
 import { FileconvError } from '../../core/errors.js';
 import type { FormatName } from '../../core/formats/types.js';
-import type { Availability, ConvertContext, Converter, ConvertResult } from '../../core/ports.js';
+import type { Availability, ConvertContext, Converter, ConvertResult } from '../../core/ports/index.js';
 import {
   COMMAND_TOOLS,
   runTool,
@@ -32,9 +32,8 @@ import {
   toolsAvailability,
 } from '../../kit/command-tools.js';
 import { edgeGuard, memoizeSchema, parseOptions } from '../../kit/converter-kit.js';
-import { placeFile } from '../../kit/place-file.js';
+import { linkInto, placeFile } from '../../kit/place-file.js';
 import { type ZipLimits, zipLimitsSchema } from '../../kit/zip-safety.js';
-import { stageInput } from '../libreoffice/libreoffice-staging.js';
 import { CALIBRE_EDGES, CALIBRE_TARGETS } from './calibre-edges.js';
 import { checkEbookInput } from './ebook-input.js';
 
@@ -137,7 +136,8 @@ export function createCalibreConverter(options: CalibreConverterOptions = {}): C
     await checkEbookInput(ctx.inputPath, ctx.from, zipLimits, ctx.signal);
     ctx.onProgress(0.05);
     // calibre picks its input and output plugins by the file names' extensions.
-    const input = await stageInput(ctx.inputPath, scratch, ctx.from);
+    const input = join(scratch, `input.${ctx.from}`);
+    await linkInto(ctx.inputPath, input);
     const output = join(scratch, `result.${target.extension}`);
     const args = [input, output, ...target.args];
     if (ctx.to === 'pdf') {

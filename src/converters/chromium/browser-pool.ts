@@ -21,7 +21,7 @@ import { join } from 'node:path';
 import type { Browser, BrowserContext, BrowserContextOptions, BrowserServer, Page } from 'playwright-core';
 import { abortError, raceAbort } from '../../core/abort.js';
 import { FileconvError } from '../../core/errors.js';
-import type { ConverterStats } from '../../core/ports.js';
+import type { ConverterStats } from '../../core/ports/index.js';
 import { packageUnavailable } from '../../kit/engine-packages.js';
 import { ownedTempDir } from '../../kit/process-temp.js';
 import { PROFILE_MIN_AGE_MS, sweepChromiumProfiles } from './chromium-temp.js';

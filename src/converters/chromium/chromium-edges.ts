@@ -2,7 +2,7 @@
  * What the Chromium converter offers the conversion graph, dependency-free (see
  * image/image-edges.ts for why).
  */
-import type { ConversionEdge } from '../../core/ports.js';
+import type { ConversionEdge } from '../../core/ports/index.js';
 
 /**
  * Costs. html -> pdf is 3, below LibreOffice's 4 (office/libreoffice-filters.ts): where both are

@@ -22,7 +22,7 @@ import { z } from 'zod';
 import { abortError, throwIfAborted } from '../../core/abort.js';
 import { FileconvError } from '../../core/errors.js';
 import type { FormatName } from '../../core/formats/types.js';
-import type { Availability, ConvertContext, Converter, ConvertResult } from '../../core/ports.js';
+import type { Availability, ConvertContext, Converter, ConvertResult } from '../../core/ports/index.js';
 import { edgeGuard, parseOptions } from '../../kit/converter-kit.js';
 import { installLine, isInstalled, notInstalled } from '../../kit/engine-packages.js';
 import { loadSharp } from '../../kit/libraries/sharp.js';

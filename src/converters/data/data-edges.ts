@@ -2,7 +2,7 @@
  * What the data converter offers the conversion graph, dependency-free (see
  * image/image-edges.ts for why).
  */
-import type { ConversionEdge } from '../../core/ports.js';
+import type { ConversionEdge } from '../../core/ports/index.js';
 
 const TREES = ['json', 'jsonl', 'yaml', 'toml', 'xml'] as const;
 /** Formats that cannot hold every value of the others: XML (no types), TOML (no null, a table on top). */

@@ -14,7 +14,7 @@ import { readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { FileconvError, toFileconvError } from '../../core/errors.js';
-import type { Availability, ConvertContext, Converter, ConvertResult } from '../../core/ports.js';
+import type { Availability, ConvertContext, Converter, ConvertResult } from '../../core/ports/index.js';
 import { missingPackages, notInstalled } from '../../kit/engine-packages.js';
 import { edgeGuard, parseOptions, runInProcess, unavailable } from '../../kit/converter-kit.js';
 import { readContacts, readEvents } from './calendar-cards.js';

@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { raceAbort, throwIfAborted } from '../../core/abort.js';
 import { FileconvError, toFileconvError } from '../../core/errors.js';
-import type { Availability, ConvertContext, Converter, ConvertResult } from '../../core/ports.js';
+import type { Availability, ConvertContext, Converter, ConvertResult } from '../../core/ports/index.js';
 import { runInProcess, unavailable } from '../../kit/converter-kit.js';
 import { missingPackages, notInstalled } from '../../kit/engine-packages.js';
 import { excelJsVersion, loadCsvParse, loadExcelJs } from '../../kit/libraries/sheets.js';

@@ -3,7 +3,7 @@
  * image/image-edges.ts for why).
  */
 import type { FormatName } from '../../core/formats/types.js';
-import type { ConversionEdge } from '../../core/ports.js';
+import type { ConversionEdge } from '../../core/ports/index.js';
 
 /** Formats read and written as rows; xlsx is the only one with several sheets and cell types. */
 export type SheetFormat = 'xlsx' | 'csv' | 'tsv' | 'json' | 'html';

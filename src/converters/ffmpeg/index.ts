@@ -26,7 +26,8 @@ import { z } from 'zod';
 import { abortError } from '../../core/abort.js';
 import { FileconvError } from '../../core/errors.js';
 import type { FormatName } from '../../core/formats/types.js';
-import type { Availability, ConvertContext, Converter, ConvertResult } from '../../core/ports.js';
+import type { Availability, ConvertContext, Converter, ConvertResult } from '../../core/ports/index.js';
+import { DEFAULT_MIN_WORK_PIXELS, DEFAULT_WORK_PIXELS_PER_BYTE } from '../../core/work-limits.js';
 import { unavailable } from '../../kit/converter-kit.js';
 import { placeFile } from '../../kit/place-file.js';
 import { containerOf } from './containers.js';
@@ -43,8 +44,6 @@ import {
   assertWithinLimits,
   assertWorkBudget,
   chooseStreams,
-  DEFAULT_MIN_WORK_PIXELS,
-  DEFAULT_WORK_PIXELS_PER_BYTE,
   type MediaLimits,
 } from './safety.js';
 

@@ -1,7 +1,7 @@
 /**
  * What the ffmpeg converter offers the conversion graph, dependency-free (see image-edges.ts for why).
  */
-import type { ConversionEdge } from '../../core/ports.js';
+import type { ConversionEdge } from '../../core/ports/index.js';
 import { AUDIO_FORMATS, LOSSLESS_AUDIO_FORMATS, VIDEO_FORMATS } from './containers.js';
 
 /**

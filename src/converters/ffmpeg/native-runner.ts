@@ -11,7 +11,7 @@
 import { rm } from 'node:fs/promises';
 import { abortError } from '../../core/abort.js';
 import { FileconvError } from '../../core/errors.js';
-import type { Availability } from '../../core/ports.js';
+import type { Availability } from '../../core/ports/index.js';
 import { type ChildOutcome, runChild } from '../../kit/child-process.js';
 import { ChildCpuMeter } from '../../kit/cpu-time.js';
 import { type BinaryPaths, ffmpegVersion, locateBinaries } from './binaries.js';

@@ -3,7 +3,7 @@
  * (a child process) or @ffmpeg/core (WebAssembly in a worker thread). The converter builds the
  * arguments and decides codecs; a runner only probes and runs, safely, abortably, with progress.
  */
-import type { Availability } from '../../core/ports.js';
+import type { Availability } from '../../core/ports/index.js';
 
 /** What probing an input found: enough to check its kind and plan the conversion. */
 export interface MediaProbe {

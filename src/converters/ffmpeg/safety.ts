@@ -6,7 +6,7 @@
  */
 import { FileconvError } from '../../core/errors.js';
 import type { FormatName } from '../../core/formats/types.js';
-import type { WorkLimits } from '../../core/ports.js';
+import type { WorkLimits } from '../../core/ports/index.js';
 import { workBudgetError } from '../../core/work-limits.js';
 import type { MediaContainer } from './containers.js';
 import type { MediaProbe, MediaStream } from './runner.js';
@@ -24,18 +24,6 @@ export interface WorkBudget {
   /** Beyond that floor: pixels decoded allowed per byte of input. */
   workPixelsPerByte: number;
 }
-
-/**
- * 4 billion pixels: a 1080p video at 30 fps for about a minute, or a 640x421 screencast GIF of
- * 15,000 frames; any input may cost that much decoding.
- */
-export const DEFAULT_MIN_WORK_PIXELS = 4_000_000_000;
-/**
- * Beyond the floor, 50,000 decoded pixels per input byte: a 10-minute 1080p screen recording that
- * compressed to 1.5 MB still passes (25,000 px/byte); a 69 KB GIF that declares 3000 frames of
- * 4000x4000 (700,000 px/byte) does not. Real codecs rarely pass 10,000.
- */
-export const DEFAULT_WORK_PIXELS_PER_BYTE = 50_000;
 
 /** The streams a conversion uses: the first real video track and the first audio track. */
 export interface ChosenStreams {

@@ -17,7 +17,7 @@ import { rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { Worker } from 'node:worker_threads';
 import { type ErrorCode, FileconvError } from '../../core/errors.js';
-import type { Availability } from '../../core/ports.js';
+import type { Availability } from '../../core/ports/index.js';
 import type { FfmpegRunInput, FfmpegRunner, FfmpegRunResult, MediaProbe, ProbeOptions } from './runner.js';
 import type { CoreFiles } from './wasm-core.js';
 import { refuseUnusableEncoders } from './wasm-encoders.js';

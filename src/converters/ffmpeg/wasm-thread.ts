@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import type { Availability } from '../../core/ports.js';
+import type { Availability } from '../../core/ports/index.js';
 import { findScript, tsxModuleUrl } from '../../kit/script-path.js';
 import type { CoreFiles } from './wasm-core.js';
 

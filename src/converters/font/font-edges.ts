@@ -15,7 +15,7 @@
  *   hinting instructions are dropped.
  */
 import type { FormatName } from '../../core/formats/types.js';
-import type { ConversionEdge } from '../../core/ports.js';
+import type { ConversionEdge } from '../../core/ports/index.js';
 
 export const FONT_FORMATS = ['ttf', 'otf', 'woff', 'woff2'] as const;
 export type FontFormat = (typeof FONT_FORMATS)[number];

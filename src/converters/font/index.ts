@@ -19,7 +19,7 @@ import { resolve } from 'node:path';
 import { z } from 'zod';
 import { throwIfAborted } from '../../core/abort.js';
 import { type ErrorCode, FileconvError } from '../../core/errors.js';
-import type { Availability, ConvertContext, Converter, ConvertResult } from '../../core/ports.js';
+import type { Availability, ConvertContext, Converter, ConvertResult } from '../../core/ports/index.js';
 import {
   COMMAND_TOOLS,
   runTool,

@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { abortError, throwIfAborted } from '../../core/abort.js';
 import { FileconvError } from '../../core/errors.js';
-import type { Availability, ConvertContext, Converter, ConvertResult } from '../../core/ports.js';
+import type { Availability, ConvertContext, Converter, ConvertResult } from '../../core/ports/index.js';
 import { placeFile } from '../../kit/place-file.js';
 import { type ZipLimits, zipLimitsSchema } from '../../kit/zip-safety.js';
 import { finishCsv } from './csv-finish.js';

@@ -7,7 +7,7 @@
  * against 7.4 with every fixture.
  */
 import type { FormatName } from '../../core/formats/types.js';
-import type { ConversionEdge } from '../../core/ports.js';
+import type { ConversionEdge } from '../../core/ports/index.js';
 
 /** The application a source opens in (Writer, Calc, Impress, Draw); the bridge checks the loaded document really is one. */
 export type OfficeFamily = 'text' | 'spreadsheet' | 'presentation' | 'drawing';

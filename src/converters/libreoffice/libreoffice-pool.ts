@@ -10,7 +10,7 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { abortError, raceAbort } from '../../core/abort.js';
 import { FileconvError } from '../../core/errors.js';
-import type { ConverterStats } from '../../core/ports.js';
+import type { ConverterStats } from '../../core/ports/index.js';
 import { clockTicks } from '../../kit/cpu-time.js';
 import { ownedTempDir } from '../../kit/process-temp.js';
 import { answerError, closedError, timeoutError } from './libreoffice-errors.js';

@@ -3,11 +3,13 @@
  * empty, zip packages within the decompression limits) and staged under a name LibreOffice reads
  * the format from, the result checked and moved into place only when complete.
  */
-import { copyFile, stat, symlink } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+
+import { copyFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
 import { FileconvError } from '../../core/errors.js';
 import type { FormatName } from '../../core/formats/types.js';
-import type { ConvertContext } from '../../core/ports.js';
+import type { ConvertContext } from '../../core/ports/index.js';
+import { linkInto } from '../../kit/place-file.js';
 import { assertSafeZip, type ZipLimits } from '../../kit/zip-safety.js';
 import { ZIP_SOURCES } from './libreoffice-filters.js';
 import { hasMisnamedContentTypes, respellContentTypes } from './ooxml-part-names.js';
@@ -58,11 +60,7 @@ export async function stageInput(inputPath: string, scratch: string, from: Forma
     await respellContentTypes(staged);
     return staged;
   }
-  try {
-    await symlink(resolve(inputPath), staged);
-  } catch {
-    await copyFile(inputPath, staged);
-  }
+  await linkInto(inputPath, staged);
   return staged;
 }
 

@@ -17,7 +17,7 @@ import { z } from 'zod';
 import { raceAbort, throwIfAborted } from '../../core/abort.js';
 import { FileconvError } from '../../core/errors.js';
 import type { FormatName } from '../../core/formats/types.js';
-import type { Availability, ConvertContext, Converter, ConvertResult } from '../../core/ports.js';
+import type { Availability, ConvertContext, Converter, ConvertResult } from '../../core/ports/index.js';
 import { edgeGuard, parseOptions, runInProcess, unavailable } from '../../kit/converter-kit.js';
 import { missingPackages, notInstalled } from '../../kit/engine-packages.js';
 import { loadMammoth, loadTurndown, packageVersion } from '../../kit/libraries/documents.js';

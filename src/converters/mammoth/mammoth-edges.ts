@@ -1,7 +1,7 @@
 /**
  * What the mammoth converter offers the conversion graph, dependency-free (see image/image-edges.ts for why).
  */
-import type { ConversionEdge } from '../../core/ports.js';
+import type { ConversionEdge } from '../../core/ports/index.js';
 
 /**
  * Costs: 1 for docx -> html and -> md (one mammoth pass, plus a cheap turndown pass). docx -> txt

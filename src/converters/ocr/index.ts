@@ -13,7 +13,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { throwIfAborted } from '../../core/abort.js';
-import type { Availability, ConvertContext, Converter, ConvertResult } from '../../core/ports.js';
+import type { Availability, ConvertContext, Converter, ConvertResult } from '../../core/ports/index.js';
 import { workBudgetError } from '../../core/work-limits.js';
 import { toolsAvailability } from '../../kit/command-tools.js';
 import { edgeGuard, parseOptions } from '../../kit/converter-kit.js';

@@ -10,7 +10,7 @@
  * more for the same words, so the graph must prefer reading the scan directly.
  */
 import type { FormatName } from '../../core/formats/types.js';
-import type { ConversionEdge } from '../../core/ports.js';
+import type { ConversionEdge } from '../../core/ports/index.js';
 
 /** Scans the OCR step reads itself. */
 export const OCR_SOURCES: readonly FormatName[] = ['png', 'jpg', 'tiff', 'webp', 'gif', 'bmp', 'avif'];

@@ -12,7 +12,7 @@
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { throwIfAborted } from '../../core/abort.js';
-import type { ConvertContext, Converter, ConvertResult } from '../../core/ports.js';
+import type { ConvertContext, Converter, ConvertResult } from '../../core/ports/index.js';
 import { workBudgetError } from '../../core/work-limits.js';
 import { findTool, locateTool } from '../../kit/command-tools.js';
 import { parseOptions } from '../../kit/converter-kit.js';

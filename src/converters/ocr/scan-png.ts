@@ -5,7 +5,7 @@
  */
 import { join } from 'node:path';
 import type { FormatName } from '../../core/formats/types.js';
-import type { ConversionLimits } from '../../core/ports.js';
+import type { ConversionLimits } from '../../core/ports/index.js';
 import { type PngHeader, readPngHeader } from './png-header.js';
 
 export interface ScanPng extends PngHeader {

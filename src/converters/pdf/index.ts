@@ -20,7 +20,7 @@ import type {
   Converter,
   ConvertResult,
   OutputPackaging,
-} from '../../core/ports.js';
+} from '../../core/ports/index.js';
 import { workBudgetError } from '../../core/work-limits.js';
 import { edgeGuard, runInProcess, unavailable } from '../../kit/converter-kit.js';
 import { missingPackages, notInstalled } from '../../kit/engine-packages.js';

@@ -2,7 +2,7 @@
  * What the PDF converter offers the conversion graph, dependency-free (see image/image-edges.ts for why).
  */
 import type { FormatName } from '../../core/formats/types.js';
-import type { ConversionEdge } from '../../core/ports.js';
+import type { ConversionEdge } from '../../core/ports/index.js';
 
 /**
  * Image sources: what sharp decodes itself. BMP, ICO, HEIC and SVG need the image converter's

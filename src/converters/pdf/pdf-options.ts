@@ -7,8 +7,8 @@ import { z } from 'zod';
 import { FileconvError } from '../../core/errors.js';
 import type { FormatName } from '../../core/formats/types.js';
 import { memoizeSchema } from '../../kit/converter-kit.js';
-import { isColourString } from '../sharp/colour.js';
-import { MAX_DIMENSION } from '../sharp/image-options.js';
+import { isColourString } from '../../kit/image/colour.js';
+import { MAX_DIMENSION } from '../../kit/image/dimensions.js';
 
 /** Formats a PDF page is rendered to. */
 export const PAGE_IMAGE_TARGETS = ['png', 'jpg'] as const;

@@ -9,8 +9,8 @@
  */
 import { open } from 'node:fs/promises';
 import { z } from 'zod';
-import type { Converter } from '../../core/ports.js';
-import { runTool } from '../../kit/command-tools.js';
+import type { Converter } from '../../core/ports/index.js';
+import { runTool, toolError } from '../../kit/command-tools.js';
 import { runMagick } from '../../kit/raster/imagemagick.js';
 import {
   FFMPEG_IMAGE_EDGES,
@@ -19,7 +19,7 @@ import {
   LIBJXL_EDGES,
   LIBRAW_EDGES,
 } from './raster-edges.js';
-import { createRasterToolConverter, type RasterJob, toolError } from './tool-converter.js';
+import { createRasterToolConverter, type RasterJob } from './tool-converter.js';
 
 export {
   FFMPEG_IMAGE_EDGES,

@@ -5,7 +5,7 @@
  * Dependency-free, so an assembly can plan with these edges before it loads a converter.
  */
 import type { FormatName } from '../../core/formats/types.js';
-import type { ConversionEdge } from '../../core/ports.js';
+import type { ConversionEdge } from '../../core/ports/index.js';
 
 /** One format an engine handles: whether it can write it, and whether writing it loses information. */
 export interface RasterFormatSupport {

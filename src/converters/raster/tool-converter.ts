@@ -5,6 +5,7 @@
  * (the input is linked in under a plain name, so no file name reaches a tool's argument parser),
  * the output moved into place only when complete, and the folder removed whatever happens.
  */
+
 import { randomUUID } from 'node:crypto';
 import { mkdir, rm, stat, symlink } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
@@ -12,13 +13,8 @@ import { z } from 'zod';
 import { throwIfAborted } from '../../core/abort.js';
 import { FileconvError } from '../../core/errors.js';
 import type { FormatName } from '../../core/formats/types.js';
-import type { ConversionEdge, ConvertContext, Converter, ConvertResult } from '../../core/ports.js';
-import {
-  type CommandTool,
-  type ToolOutcome,
-  toolFailed,
-  toolsAvailability,
-} from '../../kit/command-tools.js';
+import type { ConversionEdge, ConvertContext, Converter, ConvertResult } from '../../core/ports/index.js';
+import { type CommandTool, toolsAvailability } from '../../kit/command-tools.js';
 import { edgeGuard, parseOptions } from '../../kit/converter-kit.js';
 import { pixelLimitError } from '../../kit/image/probe.js';
 import { assertImageWork } from '../../kit/image/work-budget.js';
@@ -61,24 +57,6 @@ export interface RasterToolConverterSpec {
 }
 
 const noOptions: z.ZodType<RasterOptions> = z.strictObject({});
-
-/** Words tools print when an image is past a resource limit rather than broken. */
-const LIMIT_WORDS =
-  /exceeds limit|resource limit|cache resources exhausted|memory allocation failed|too large|max_pixels|Picture size \d+x\d+ is invalid/i;
-
-/**
- * The error for a tool that failed: INPUT_LIMIT_EXCEEDED when it says a limit was hit,
- * CORRUPT_INPUT when it was decoding the user's file (`inputFault`), CONVERSION_FAILED otherwise.
- */
-export function toolError(
-  tool: CommandTool,
-  outcome: ToolOutcome,
-  doing: string,
-  inputFault: boolean,
-): FileconvError {
-  if (LIMIT_WORDS.test(outcome.stderr)) return toolFailed(tool, outcome, doing, 'INPUT_LIMIT_EXCEEDED');
-  return toolFailed(tool, outcome, doing, inputFault ? 'CORRUPT_INPUT' : 'CONVERSION_FAILED');
-}
 
 /** Creates a converter that checks, runs `spec.run` in a private folder, and cleans up. */
 export function createRasterToolConverter(spec: RasterToolConverterSpec): Converter {

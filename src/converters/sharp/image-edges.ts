@@ -4,7 +4,7 @@
  * with these edges before it loads the converter (the CLI loads only the engines a conversion needs).
  */
 import type { FormatName } from '../../core/formats/types.js';
-import type { ConversionEdge } from '../../core/ports.js';
+import type { ConversionEdge } from '../../core/ports/index.js';
 
 /** Formats the sharp converter writes. */
 export const IMAGE_TARGETS = ['jpg', 'png', 'webp', 'avif', 'gif', 'tiff', 'bmp', 'ico'] as const;

@@ -7,15 +7,15 @@
  * something for it (no `quality` for PNG, no `lossless` for JPEG), and unknown keys are rejected,
  * so a typo fails loudly instead of being silently ignored. This module must not import sharp.
  */
+
 import { z } from 'zod';
 import type { FormatName } from '../../core/formats/types.js';
 import { memoizeSchema } from '../../kit/converter-kit.js';
-import { isColourString } from './colour.js';
+import { isColourString } from '../../kit/image/colour.js';
+import { MAX_DIMENSION } from '../../kit/image/dimensions.js';
 
 export { IMAGE_TARGETS, type ImageTarget } from './image-edges.js';
 
-/** Largest width or height a caller may ask for; WebP itself stops at 16383. */
-export const MAX_DIMENSION = 16_384;
 const MAX_WEBP_DIMENSION = 16_383;
 
 /**

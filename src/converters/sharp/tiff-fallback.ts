@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdir, rm, symlink } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { FileconvError } from '../../core/errors.js';
-import type { ConvertContext } from '../../core/ports.js';
+import type { ConvertContext } from '../../core/ports/index.js';
 import { findTool } from '../../kit/command-tools.js';
 import { pixelLimitError } from '../../kit/image/probe.js';
 import { mapSharpError } from '../../kit/image/sharp-errors.js';

@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { FileconvError, toFileconvError } from '../../core/errors.js';
 import type { FormatName } from '../../core/formats/types.js';
-import type { Availability, ConvertContext, Converter, ConvertResult } from '../../core/ports.js';
+import type { Availability, ConvertContext, Converter, ConvertResult } from '../../core/ports/index.js';
 import { toolsAvailability } from '../../kit/command-tools.js';
 import { edgeGuard, memoizeSchema, parseOptions, runInProcess } from '../../kit/converter-kit.js';
 import { placeFile } from '../../kit/place-file.js';

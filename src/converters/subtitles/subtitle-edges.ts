@@ -2,7 +2,7 @@
  * What the subtitle converter offers the conversion graph, dependency-free (see
  * image/image-edges.ts for why): every subtitle format to every other.
  */
-import type { ConversionEdge } from '../../core/ports.js';
+import type { ConversionEdge } from '../../core/ports/index.js';
 
 const FORMATS = ['srt', 'vtt', 'ass', 'ssa'] as const;
 const STYLED = new Set<string>(['ass', 'ssa']);

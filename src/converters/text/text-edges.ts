@@ -1,7 +1,7 @@
 /**
  * What the text converter offers the conversion graph, dependency-free (see image/image-edges.ts for why).
  */
-import type { ConversionEdge } from '../../core/ports.js';
+import type { ConversionEdge } from '../../core/ports/index.js';
 
 /**
  * Costs: 1 for a parse and a re-serialise, 2 for laying out a PDF. html -> txt costs 1.5 so that

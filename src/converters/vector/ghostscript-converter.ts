@@ -12,7 +12,7 @@ import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { throwIfAborted } from '../../core/abort.js';
 import { FileconvError } from '../../core/errors.js';
-import type { Availability, ConvertContext, Converter, ConvertResult } from '../../core/ports.js';
+import type { Availability, ConvertContext, Converter, ConvertResult } from '../../core/ports/index.js';
 import { workBudgetError } from '../../core/work-limits.js';
 import { toolsAvailability } from '../../kit/command-tools.js';
 import { edgeGuard, parseOptions } from '../../kit/converter-kit.js';

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { throwIfAborted } from '../../core/abort.js';
 import { FileconvError } from '../../core/errors.js';
-import type { Availability, ConvertContext, Converter, ConvertResult } from '../../core/ports.js';
+import type { Availability, ConvertContext, Converter, ConvertResult } from '../../core/ports/index.js';
 import { runTool, toolFailed, toolsAvailability } from '../../kit/command-tools.js';
 import { edgeGuard, parseOptions, unavailable } from '../../kit/converter-kit.js';
 import { probeImage } from '../../kit/image/probe.js';

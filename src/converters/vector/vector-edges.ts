@@ -3,7 +3,7 @@
  * image/image-edges.ts for why): Ghostscript for PostScript and EPS, librsvg for SVG -> PDF,
  * Poppler for PDF -> SVG, and zlib for svgz.
  */
-import type { ConversionEdge } from '../../core/ports.js';
+import type { ConversionEdge } from '../../core/ports/index.js';
 
 /**
  * Ghostscript. PostScript and EPS become PDF losslessly (vectors and text stay vectors and text);

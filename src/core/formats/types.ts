@@ -35,3 +35,6 @@ export interface FormatDefinition {
   /** Whether it can hold several frames (animated gif/webp, video). */
   animated?: boolean;
 }
+
+/** How a result is wrapped: one file of the target format (undefined) or a zip of several. */
+export type OutputPackaging = 'zip';

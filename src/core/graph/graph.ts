@@ -18,7 +18,7 @@
  */
 import { FileconvError } from '../errors.js';
 import type { FormatName } from '../formats/types.js';
-import type { ConversionEdge } from '../ports.js';
+import type { ConversionEdge } from '../ports/index.js';
 
 /** One step of a planned conversion, bound to the converter that performs it. */
 export interface ConversionStep {

@@ -3,8 +3,8 @@
  * so every JobStore can persist them as they are.
  */
 import type { ErrorCode } from '../errors.js';
-import type { FormatName } from '../formats/types.js';
-import type { OutputPackaging, WorkLimits } from '../ports.js';
+import type { FormatName, OutputPackaging } from '../formats/types.js';
+import type { WorkLimits } from '../work-limits.js';
 
 export const JOB_STATUSES = ['queued', 'processing', 'completed', 'failed', 'canceled', 'expired'] as const;
 export type JobStatus = (typeof JOB_STATUSES)[number];

@@ -8,7 +8,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { FileconvError } from '../errors.js';
-import type { ApiKeyRecord, KeyStore } from '../ports.js';
+import type { ApiKeyRecord, KeyStore } from '../ports/index.js';
 import { hasPlan, type PlanTable } from './plans.js';
 
 export const API_KEY_PREFIX = 'fc_';

@@ -13,7 +13,7 @@
  * Store failures (a Redis outage) propagate: failing open or closed is the host's decision.
  */
 import { FileconvError, isFileconvError } from '../errors.js';
-import type { CounterStore } from '../ports.js';
+import type { CounterStore } from '../ports/index.js';
 import { backoffDelay } from '../retry.js';
 import { type RateLimitHeaderEntry, rateLimitHeaders, windowSeconds } from './headers.js';
 import {

@@ -11,7 +11,7 @@
  */
 import { z } from 'zod';
 import { FileconvError } from '../errors.js';
-import type { WorkLimits } from '../ports.js';
+import type { WorkLimits } from '../ports/index.js';
 
 /** One megabyte as the plan table counts it: 2^20 bytes. */
 export const MB = 1024 * 1024;

@@ -4,7 +4,7 @@
  */
 import type { ErrorCode } from '../errors.js';
 import type { Job } from '../jobs/types.js';
-import type { CounterStore } from '../ports.js';
+import type { CounterStore } from '../ports/index.js';
 import { type QuotaTicket, refundQuota } from './enforce.js';
 
 /** Job error codes that mean the service failed, not the client's file or request. */

@@ -7,7 +7,7 @@
  * ~0.3 s loading its library) and ends when the service goes.
  */
 import { isFileconvError } from '../../core/errors.js';
-import type { Converter } from '../../core/ports.js';
+import type { Converter } from '../../core/ports/index.js';
 import type { ChildMessage, ConversionRequest, ParentMessage } from './process-protocol.js';
 
 /** Each isolatable converter, imported only in the process that runs it. */

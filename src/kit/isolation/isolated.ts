@@ -24,7 +24,7 @@ import { type ChildProcess, fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { abortError, throwIfAborted } from '../../core/abort.js';
 import { type ErrorCode, FileconvError } from '../../core/errors.js';
-import type { ConvertContext, Converter, ConvertResult } from '../../core/ports.js';
+import type { ConvertContext, Converter, ConvertResult } from '../../core/ports/index.js';
 import { findScript, tsxModuleUrl } from '../script-path.js';
 import type {
   ChildMessage,

@@ -1,5 +1,5 @@
 /** What the service and an isolated conversion's process tell each other (isolated.ts). */
-import type { ConversionLimits } from '../../core/ports.js';
+import type { ConversionLimits } from '../../core/ports/index.js';
 
 export type IsolatedConverterName = 'mammoth' | 'exceljs' | 'pdf' | 'text' | 'data' | 'pdf-operations';
 

@@ -11,10 +11,9 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { toolError } from '../../converters/raster/tool-converter.js';
 import { FileconvError } from '../../core/errors.js';
 import type { FormatName } from '../../core/formats/types.js';
-import { runTool } from '../command-tools.js';
+import { runTool, toolError } from '../command-tools.js';
 
 /** ImageMagick coder names for reading each format fileconv hands it. */
 const READ_CODERS: Readonly<Record<FormatName, string>> = {

@@ -9,7 +9,7 @@ import { readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { abortError, raceAbort, throwIfAborted } from '../../core/abort.js';
 import { FileconvError } from '../../core/errors.js';
-import type { ConvertContext } from '../../core/ports.js';
+import type { ConvertContext } from '../../core/ports/index.js';
 import { placeFile } from '../place-file.js';
 import { decodeAll, sniffEncoding } from './text-encoding.js';
 

@@ -19,7 +19,7 @@ import { assertLanguages } from '../../converters/ocr/tesseract.js';
 import { FileconvError } from '../../core/errors.js';
 import { detectFormat } from '../../core/formats/index.js';
 import type { FormatName } from '../../core/formats/types.js';
-import type { Availability, DocumentOperation, OperationContext } from '../../core/ports.js';
+import type { Availability, DocumentOperation, OperationContext } from '../../core/ports/index.js';
 import { toolsAvailability } from '../../kit/command-tools.js';
 import { parseOptions } from '../../kit/converter-kit.js';
 import { withWorkDir } from '../../kit/work-dir.js';

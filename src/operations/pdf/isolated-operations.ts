@@ -7,7 +7,7 @@
  * work budget; availability, schemas and outputs stay in-process.
  */
 import { FileconvError } from '../../core/errors.js';
-import type { Converter, DocumentOperation } from '../../core/ports.js';
+import type { Converter, DocumentOperation } from '../../core/ports/index.js';
 import { type IsolationOptions, isolateConverter } from '../../kit/isolation/isolated.js';
 
 /** How an operation travels in a conversion request's options. */

@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { FileconvError } from '../../core/errors.js';
 import type { FormatName } from '../../core/formats/types.js';
-import type { Availability, DocumentOperation, OperationContext } from '../../core/ports.js';
+import type { Availability, DocumentOperation, OperationContext } from '../../core/ports/index.js';
 import { missingPackages, notInstalled } from '../../kit/engine-packages.js';
 import type { IsolationOptions } from '../../kit/isolation/isolated.js';
 import type { WorkDirOptions } from '../../kit/work-dir.js';

@@ -11,11 +11,11 @@
 import { readFile, stat } from 'node:fs/promises';
 import type { PDFDocument, PDFFont } from 'pdf-lib';
 import { z } from 'zod';
-import { isColourString } from '../../converters/sharp/colour.js';
 import { dejaVuFontFiles } from '../../converters/text/fonts.js';
 import { NEEDS_SHAPING } from '../../converters/text/shaping.js';
 import { throwIfAborted } from '../../core/abort.js';
 import { FileconvError } from '../../core/errors.js';
+import { isColourString } from '../../kit/image/colour.js';
 import { pixelLimitError } from '../../kit/image/probe.js';
 import { loadPdfEngine } from '../../kit/libraries/documents.js';
 import { loadPdfLib } from '../../kit/libraries/pdf.js';

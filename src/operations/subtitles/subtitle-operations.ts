@@ -35,7 +35,7 @@ import {
 } from '../../converters/subtitles/subtitle-text.js';
 import { FileconvError } from '../../core/errors.js';
 import type { FormatName } from '../../core/formats/types.js';
-import type { DocumentOperation, OperationContext } from '../../core/ports.js';
+import type { DocumentOperation, OperationContext } from '../../core/ports/index.js';
 import { placeFile } from '../../kit/place-file.js';
 
 /** The containers a video with subtitles may be written as. */

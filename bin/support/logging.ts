@@ -7,10 +7,10 @@
  * headers are not logged at all, and signature query parameters are redacted by the service.
  */
 
-import type { Engine } from '../src/engine/engine.js';
-import type { JobLifecycleEvent } from '../src/engine/job-events.js';
-import { installLine } from '../src/kit/engine-packages.js';
-import type { RequestEvent } from '../src/service/service.js';
+import type { Engine } from '../../src/engine/engine.js';
+import type { JobLifecycleEvent } from '../../src/engine/job-events.js';
+import { installLine } from '../../src/kit/engine-packages.js';
+import type { RequestEvent } from '../../src/service/service.js';
 
 export type LogFormat = 'json' | 'pretty';
 

@@ -4,10 +4,10 @@
  * nothing is started and prom-client is never loaded: the endpoint is a no-op.
  */
 
-import { FileconvError } from '../src/core/errors.js';
-import type { Engine } from '../src/engine/engine.js';
-import { packageUnavailable } from '../src/kit/engine-packages.js';
-import type { RequestEvent } from '../src/service/service.js';
+import { FileconvError } from '../../src/core/errors.js';
+import type { Engine } from '../../src/engine/engine.js';
+import { packageUnavailable } from '../../src/kit/engine-packages.js';
+import type { RequestEvent } from '../../src/service/service.js';
 
 export interface MetricsEndpoint {
   /** Where Prometheus scrapes, for the start-up log; undefined without --metrics-port. */
@@ -43,7 +43,7 @@ export async function startMetricsEndpoint(
   }
   // Loaded here so that processes without --metrics-port never pay for prom-client.
   const { createMetrics, instrumentEngine, serveMetrics } = await import(
-    '../src/adapters/metrics/prometheus.js'
+    '../../src/adapters/metrics/prometheus.js'
   ).catch((error: unknown) => {
     throw packageUnavailable('metrics', 'prom-client', '--metrics-port', error);
   });

@@ -1,0 +1,101 @@
+/**
+ * The Converter port: one engine's conversions as edges of the graph (`from -> to` at a cost), a
+ * check that its engine can run here, a schema for its options, and `convert` over local files.
+ */
+import type { ZodType } from 'zod';
+import type { FormatName, OutputPackaging } from '../formats/types.js';
+import type { ConversionLimits } from '../work-limits.js';
+
+export interface ConversionEdge {
+  from: FormatName;
+  to: FormatName;
+  /** Relative cost; the graph picks the cheapest path. Rough guide: 1 = a fast in-process re-encode. */
+  cost: number;
+  /** True when the conversion loses information (re-encoding to a lossy codec, flattening). */
+  lossy?: boolean;
+  /**
+   * True when the step reads its input's sound (a video's soundtrack to mp3, audio to audio): the
+   * graph then never routes content that has passed through a format without sound (a PNG, a
+   * GIF) into it, since such a chain could only fail. Default false.
+   */
+  needsAudio?: boolean;
+  /**
+   * True when the step may only end a chain (OCR: text read out of pixels). The graph plans
+   * png -> txt through it, never png -> txt -> pdf. Default false.
+   */
+  finalOnly?: boolean;
+}
+
+export interface ConvertContext {
+  inputPath: string;
+  outputPath: string;
+  from: FormatName;
+  to: FormatName;
+  /** Options already validated against the converter's schema. */
+  options: Record<string, unknown>;
+  /** A private directory the converter may write scratch files to; removed by the engine. */
+  tempDir: string;
+  /** Aborted on timeout or cancel: stop work, kill child processes. */
+  signal: AbortSignal;
+  /** Reports progress as a fraction in [0, 1]. */
+  onProgress(fraction: number): void;
+  limits: ConversionLimits;
+}
+
+export interface ConvertResult {
+  /** CPU time (user + system) the conversion used, in milliseconds, child processes included. */
+  cpuMs?: number;
+}
+
+export interface Availability {
+  ok: boolean;
+  /** What is missing, when not ok. */
+  reason?: string;
+  /** The command that installs what is missing. */
+  install?: string;
+  /** Engine version, when known. */
+  version?: string;
+}
+
+/**
+ * What a converter that keeps engine processes (or threads) reports about them, for metrics:
+ * the LibreOffice pool's warm workers, the ffmpeg runs in flight. A converter fills in what it
+ * knows; a member it cannot tell is left out, never guessed.
+ */
+export interface ConverterStats {
+  /** Engine processes (or worker threads) alive now, idle ones included. */
+  processes?: number;
+  /** Of those, the ones converting now. */
+  busy?: number;
+  /** Conversions waiting for a free process. */
+  queued?: number;
+  /** Processes replaced since the converter was created: recycled, killed (timeout, abort) or died. */
+  restarts?: number;
+}
+
+export interface Converter {
+  /** Unique, short: 'sharp', 'ffmpeg', ... */
+  name: string;
+  edges: readonly ConversionEdge[];
+  /** Whether the engine behind it can run here (library importable, binary on PATH). */
+  available(): Promise<Availability>;
+  /** Schema for the options of a conversion to `to`. Unknown keys must be rejected. */
+  optionsSchema?(to: FormatName): ZodType<Record<string, unknown>>;
+  /**
+   * 'zip' when a conversion to `to` with these (validated) options writes a zip archive of
+   * several `to` files instead of one (every page of a PDF as PNG). Only the last step of a
+   * chain may package its output; the result is then named and served as a zip.
+   */
+  packaging?(to: FormatName, options: Record<string, unknown>): OutputPackaging | undefined;
+  convert(ctx: ConvertContext): Promise<ConvertResult | undefined>;
+  /**
+   * Releases what the converter keeps between conversions (worker processes, threads). The
+   * engine calls it from its own close(), after running conversions have finished.
+   */
+  close?(): Promise<void>;
+  /**
+   * Its engine processes right now (Engine.stats, read on every metrics scrape): synchronous and
+   * cheap, no I/O. Undefined when there is nothing to report yet (no engine chosen).
+   */
+  stats?(): ConverterStats | undefined;
+}
