@@ -48,7 +48,8 @@ const ALLOWED: Record<Layer, readonly Layer[]> = {
   testing: ['core', 'engine', 'service'],
   entry: ['core', 'engine'],
   bin: ['core', 'kit', 'engine', 'service', 'converters', 'operations', 'adapters', 'preset', 'entry'],
-  client: [],
+  // Type-only (the wire shapes, the error codes): test/client/imports.test.ts keeps its runtime imports in client/.
+  client: ['core', 'service'],
 };
 
 /** The layer of a repository path, and the unit inside it that may not import its siblings. */
@@ -88,7 +89,6 @@ function packageEntries(): Set<string> {
  * layout step landed the move first). This list only ever shrinks.
  */
 const KNOWN_BREAKS = new Set<string>([
-  'client/types.ts -> src/core/errors.ts',
   'src/converters/ocr/index.ts -> src/operations/ocr/ocr-operation.ts',
   'src/converters/ocr/scan-png.ts -> src/converters/sharp/index.ts',
   'src/kit/isolation/converter-process.ts -> src/converters/data/index.ts',
