@@ -98,7 +98,6 @@ const KNOWN_BREAKS = new Set<string>([
   'src/kit/isolation/converter-process.ts -> src/converters/text/index.ts',
   'src/kit/isolation/converter-process.ts -> src/operations/pdf/isolated-operations.ts',
   'src/kit/isolation/converter-process.ts -> src/operations/pdf/pdf-operations.ts',
-  'src/service/service.ts -> src/adapters/idempotency/memory.ts',
 ]);
 
 /** Folder cycles left by the move, untangled with the breaks above. */

@@ -10,7 +10,6 @@
  */
 
 import { randomUUID } from 'node:crypto';
-import { createMemoryIdempotencyStore } from '../adapters/idempotency/memory.js';
 import { FileconvError } from '../core/errors.js';
 import { DEFAULT_PLANS, type PlanTable } from '../core/policy/plans.js';
 import type { CounterStore, IdempotencyStore, KeyStore } from '../core/ports/index.js';
@@ -147,7 +146,24 @@ const REQUEST_ID = /^[\w.:@/+=-]{1,128}$/;
 /** How long after the service is made an in-process queue may still lack its worker before onError hears of it. */
 const WORKER_GRACE_MS = 5000;
 
-export function createHttpService(engine: Engine, options: HttpServiceOptions = {}): HttpService {
+/**
+ * What the service falls back on when the host gives it nothing, supplied by the layer that
+ * implements ports (src/adapters/http/service.ts): the service itself keeps no store of its own.
+ */
+export interface ServiceDefaults {
+  /** The Idempotency-Key store of a service given none, made on the first keyed request. */
+  idempotencyStore(): IdempotencyStore;
+}
+
+/**
+ * The service over `engine`, with `defaults` for what `options` leave out. Hosts call
+ * createHttpService (fileconv/http), which passes the adapters' defaults.
+ */
+export function buildHttpService(
+  engine: Engine,
+  options: HttpServiceOptions,
+  defaults: ServiceDefaults,
+): HttpService {
   // Every route but the formats list needs all three: fail here, not on the first upload.
   const missing = (['storage', 'jobs', 'queue'] as const).filter((name: JobPortName) => !engine.ports[name]);
   if (missing.length > 0) {
@@ -197,7 +213,7 @@ export function createHttpService(engine: Engine, options: HttpServiceOptions = 
     ...docsRoutes(),
   ];
   const routes = routeTable(routeList);
-  const idempotency = createIdempotencyGuard(idempotencySettingsOf(options.idempotency), onError);
+  const idempotency = createIdempotencyGuard(idempotencySettingsOf(options.idempotency, defaults), onError);
   const onRequest = options.onRequest;
   const cors = options.cors === undefined ? undefined : createCorsPolicy(options.cors);
 
@@ -296,11 +312,12 @@ export function createHttpService(engine: Engine, options: HttpServiceOptions = 
   };
 }
 
-/** The service's idempotency settings; without a store, one in memory, made on the first keyed request. */
+/** The service's idempotency settings; without a store, the default one, made on the first keyed request. */
 function idempotencySettingsOf(
   given: HttpServiceOptions['idempotency'],
+  defaults: ServiceDefaults,
 ): Parameters<typeof createIdempotencyGuard>[0] {
-  if (given === undefined) return { store: () => createMemoryIdempotencyStore() };
+  if (given === undefined) return { store: () => defaults.idempotencyStore() };
   const isStore = (value: unknown): value is IdempotencyStore =>
     typeof value === 'object' && value !== null && typeof (value as IdempotencyStore).claim === 'function';
   if (isStore(given)) return { store: given };

@@ -3,8 +3,8 @@ import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
-import { COLOUR_NAMES } from '../../src/kit/image/colour.js';
 import { createSharpConverter, imageOptionsSchema } from '../../src/converters/sharp/index.js';
+import { COLOUR_NAMES } from '../../src/kit/image/colour.js';
 import { context, expectCode, expectNoLeftovers, fixture, workspace } from './sharp-helpers.js';
 
 const converter = createSharpConverter();

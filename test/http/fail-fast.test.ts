@@ -15,12 +15,12 @@ import { createHttpRouter } from '../../src/adapters/http/express.js';
 import { createFastifyPlugin } from '../../src/adapters/http/fastify.js';
 import { createFetchHandler } from '../../src/adapters/http/fetch.js';
 import { createNodeHandler } from '../../src/adapters/http/node.js';
+import { createHttpService } from '../../src/adapters/http/service.js';
 import { createMemoryJobStore } from '../../src/adapters/jobs/memory.js';
 import { createMemoryQueue } from '../../src/adapters/queue/memory.js';
 import { createFsStorage } from '../../src/adapters/storage/fs.js';
 import { createSharpConverter } from '../../src/converters/sharp/index.js';
 import { createEngine, type Engine, type EngineOptions, FileconvError } from '../../src/index.js';
-import { createHttpService } from '../../src/service/service.js';
 import { call, expectError, fixture, SECRET, sharedQueue, startServer, uploadA, uploadB } from './harness.js';
 
 const NO_WORKER =

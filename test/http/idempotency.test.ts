@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { createMemoryCounterStore } from '../../src/adapters/counters/memory.js';
+import { createHttpService } from '../../src/adapters/http/service.js';
 import { createMemoryIdempotencyStore } from '../../src/adapters/idempotency/memory.js';
 import { createSqliteIdempotencyStore } from '../../src/adapters/idempotency/sqlite.js';
 import { createMemoryJobStore } from '../../src/adapters/jobs/memory.js';
@@ -15,7 +16,6 @@ import { createMemoryQueue } from '../../src/adapters/queue/memory.js';
 import { createMemoryStorage } from '../../src/adapters/storage/memory.js';
 import { createEngine } from '../../src/index.js';
 import { buildOpenApiDocument } from '../../src/service/openapi.js';
-import { createHttpService } from '../../src/service/service.js';
 import { makeTempDir } from '../adapters/tmp-dirs.js';
 import {
   type CallOptions,

@@ -6,13 +6,14 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { describe, expect, it } from 'vitest';
 import { createMemoryCounterStore } from '../../src/adapters/counters/memory.js';
+import { createHttpService } from '../../src/adapters/http/service.js';
 import { createMemoryJobStore } from '../../src/adapters/jobs/memory.js';
 import { createMemoryQueue } from '../../src/adapters/queue/memory.js';
 import { createMemoryStorage } from '../../src/adapters/storage/memory.js';
 import { createEngine } from '../../src/index.js';
 import { renderDocsPage } from '../../src/service/docs-page.js';
 import { buildOpenApiDocument } from '../../src/service/openapi.js';
-import { createHttpService, type HttpService } from '../../src/service/service.js';
+import type { HttpService } from '../../src/service/service.js';
 import { call, PREFIX, SECRET, startServer } from './harness.js';
 
 /** `METHOD path` of every route of the service, `:param` written as OpenAPI `{param}`. */

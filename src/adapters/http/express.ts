@@ -6,8 +6,9 @@
  */
 import { type Request, Router } from 'express';
 import type { Engine } from '../../engine/engine.js';
-import { createHttpService, type HttpServiceOptions } from '../../service/service.js';
+import type { HttpServiceOptions } from '../../service/service.js';
 import { nodeExchange, serveNode } from './node.js';
+import { createHttpService } from './service.js';
 
 export { UPLOAD_URL_EXPIRES_IN } from '../../service/route-context.js';
 export type { AuthRequest, RequestEvent } from '../../service/service.js';

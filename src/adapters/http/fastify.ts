@@ -13,9 +13,10 @@ import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } f
 import { FileconvError } from '../../core/errors.js';
 import type { Engine } from '../../engine/engine.js';
 import { errorAnswer } from '../../service/http-errors.js';
-import { createHttpService, type HttpService, type HttpServiceOptions } from '../../service/service.js';
+import type { HttpService, HttpServiceOptions } from '../../service/service.js';
 import { normalizeBasePath, pathBelow } from './mount.js';
 import { nodeExchange, serveNode } from './node.js';
+import { createHttpService } from './service.js';
 
 export type { AuthRequest, HttpServiceOptions, RequestEvent } from '../../service/service.js';
 

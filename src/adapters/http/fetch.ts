@@ -17,8 +17,9 @@ import { FileconvError } from '../../core/errors.js';
 import type { Engine } from '../../engine/engine.js';
 import type { AnswerBody, HttpAnswer, HttpExchange } from '../../service/exchange.js';
 import { errorAnswer } from '../../service/http-errors.js';
-import { createHttpService, type HttpService, type HttpServiceOptions } from '../../service/service.js';
+import type { HttpService, HttpServiceOptions } from '../../service/service.js';
 import { normalizeBasePath, pathBelow } from './mount.js';
+import { createHttpService } from './service.js';
 
 export { UPLOAD_URL_EXPIRES_IN } from '../../service/route-context.js';
 export type {
@@ -28,7 +29,7 @@ export type {
   HttpServiceOptions,
   RequestEvent,
 } from '../../service/service.js';
-export { createHttpService } from '../../service/service.js';
+export { createHttpService } from './service.js';
 
 export interface FetchHandlerOptions extends HttpServiceOptions {
   /** The path the service is mounted at, e.g. '/files'. Default '' (the root). */

@@ -9,7 +9,6 @@ export type { AnswerBody, HttpAnswer, HttpExchange } from '../../service/exchang
 export {
   type Authenticator,
   type AuthRequest,
-  createHttpService,
   type HttpService,
   type HttpServiceOptions,
   type RequestEvent,
@@ -22,3 +21,4 @@ export {
   type FetchHandlerOptions,
   fetchHandlerFor,
 } from './fetch.js';
+export { createHttpService } from './service.js';

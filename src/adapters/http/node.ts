@@ -16,11 +16,12 @@ import { FileconvError } from '../../core/errors.js';
 import type { Engine } from '../../engine/engine.js';
 import type { HttpAnswer, HttpExchange } from '../../service/exchange.js';
 import { errorAnswer } from '../../service/http-errors.js';
-import { createHttpService, type HttpService, type HttpServiceOptions } from '../../service/service.js';
+import type { HttpService, HttpServiceOptions } from '../../service/service.js';
 import { normalizeBasePath, pathBelow } from './mount.js';
+import { createHttpService } from './service.js';
 
 export type { HttpService, HttpServiceOptions, RequestEvent } from '../../service/service.js';
-export { createHttpService } from '../../service/service.js';
+export { createHttpService } from './service.js';
 
 export interface NodeHandlerOptions extends HttpServiceOptions {
   /** The path the service is mounted at, e.g. '/files'. Default '' (the root). */
