@@ -18,10 +18,12 @@ import type {
   WaitOptions,
 } from './options.js';
 import type {
+  BatchResult,
   ClientUploadGrant,
   ConversionResult,
   ConvertRequest,
   CreateJobRequest,
+  CreateJobResult,
   DownloadedFile,
   FormatsResponse,
   HealthResponse,
@@ -32,6 +34,7 @@ import type {
   UploadBody,
   UploadedFile,
   UploadGrant,
+  UploadUrlRequest,
   UrlConvertRequest,
   UrlJobRequest,
   UsageResponse,
@@ -96,10 +99,7 @@ export function createClient(clientOptions: ClientOptions) {
     ...multipartCalls(t),
 
     // ---- Flow A ----
-    async getUploadUrl(
-      request: { fileName: string; fileSize: number; contentType: string },
-      { signal }: CallOptions = {},
-    ): Promise<ClientUploadGrant> {
+    async getUploadUrl(request: UploadUrlRequest, { signal }: CallOptions = {}): Promise<ClientUploadGrant> {
       const grant = await callJson<UploadGrant>(t, {
         method: 'POST',
         path: '/api/files/get-upload-url',
@@ -138,7 +138,7 @@ export function createClient(clientOptions: ClientOptions) {
     createJob(
       request: CreateJobRequest | OperationJobRequest | UrlJobRequest,
       { signal }: CallOptions = {},
-    ): Promise<{ jobId: string }> {
+    ): Promise<CreateJobResult> {
       return callJson(t, { method: 'POST', path: '/api/jobs/create', json: request, signal });
     },
 
@@ -146,7 +146,7 @@ export function createClient(clientOptions: ClientOptions) {
     createJobs(
       requests: readonly (CreateJobRequest | OperationJobRequest | UrlJobRequest)[],
       { signal }: CallOptions = {},
-    ): Promise<{ jobIds: string[] }> {
+    ): Promise<BatchResult> {
       return callJson(t, { method: 'POST', path: '/api/jobs/batch', json: { jobs: requests }, signal });
     },
 

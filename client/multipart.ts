@@ -7,7 +7,7 @@
 import { FileconvApiError } from './errors.js';
 import { callJson, headersFor, send, type Transport, urlOf } from './http.js';
 import type { CallOptions, MultipartUploadOptions } from './options.js';
-import type { CompletedUpload, MultipartGrant } from './types.js';
+import type { CompletedUpload, CompleteMultipartRequest, MultipartGrant, UploadUrlRequest } from './types.js';
 import { isBlob } from './upload.js';
 
 type PartBody = Blob | Uint8Array;
@@ -17,10 +17,7 @@ export function multipartCalls(t: Transport) {
 
   const calls = {
     /** A grant: one presigned PUT URL per part (NOT_FOUND when the service's storage cannot presign them). */
-    startMultipartUpload(
-      request: { fileName: string; fileSize: number; contentType: string },
-      { signal }: CallOptions = {},
-    ): Promise<MultipartGrant> {
+    startMultipartUpload(request: UploadUrlRequest, { signal }: CallOptions = {}): Promise<MultipartGrant> {
       return callJson(t, { method: 'POST', path: '/api/files/multipart', json: request, signal });
     },
 
@@ -34,7 +31,7 @@ export function multipartCalls(t: Transport) {
       return callJson(t, {
         method: 'POST',
         path: filePath(grant.fileId, 'complete'),
-        json: { uploadId: grant.uploadId, parts: sorted },
+        json: { uploadId: grant.uploadId, parts: sorted } satisfies CompleteMultipartRequest,
         signal,
       });
     },

@@ -11,7 +11,9 @@
  * operations share (library loaders, processes, work dirs, isolation, the SSRF-safe fetcher).
  * A converter folder never imports another one: what two share belongs in kit. fileconv/testing
  * ships to host apps, so beside core, engine and service it reaches adapters only through their
- * public entries. And no two folders import each other, however indirectly.
+ * public entries. fileconv/client imports nothing of the server but the wire module's types
+ * (src/service/wire/, type-only: test/client/imports.test.ts). And no two folders import each
+ * other, however indirectly.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -48,9 +50,11 @@ const ALLOWED: Record<Layer, readonly Layer[]> = {
   testing: ['core', 'engine', 'service'],
   entry: ['core', 'engine'],
   bin: ['core', 'kit', 'engine', 'service', 'converters', 'operations', 'adapters', 'preset', 'entry'],
-  // Type-only (the wire shapes, the error codes): test/client/imports.test.ts keeps its runtime imports in client/.
-  client: ['core', 'service'],
+  client: [],
 };
+
+/** The one door of the client into the server: the wire contract's types (imported type-only). */
+const CLIENT_WIRE = 'src/service/wire/index.ts';
 
 /** The layer of a repository path, and the unit inside it that may not import its siblings. */
 function placeOf(path: string): { layer: Layer; unit: string } | undefined {
@@ -143,6 +147,7 @@ describe('architecture', () => {
       const ok =
         ALLOWED[a.layer].includes(b.layer) ||
         (a.layer === 'testing' && entries.has(to)) ||
+        (a.layer === 'client' && to === CLIENT_WIRE) ||
         // Within a layer that is not split into units (core, kit...), anything goes.
         (a.layer === b.layer && a.layer !== 'converters' && a.layer !== 'operations');
       const edge = `${from} -> ${to}`;

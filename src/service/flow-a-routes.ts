@@ -19,16 +19,6 @@ import { emptyAnswer, jsonAnswer } from './exchange.js';
 import { readJsonBody } from './json-body.js';
 import { downloadUrlFor, uploadUrlFor, verifyDownloadUrl, verifyUploadUrl } from './links.js';
 import {
-  type CreateJobBody,
-  createJobRequest,
-  namesOperation,
-  type OperationJobBody,
-  operationJobRequest,
-  type UrlJobBody,
-  uploadUrlRequest,
-  urlJobRequest,
-} from './request-schemas.js';
-import {
   assertWorkerRunning,
   jobIdParam,
   mediaType,
@@ -42,6 +32,17 @@ import type { Route } from './routes.js';
 import { shieldedBody } from './shielded-body.js';
 import { namesUrl, storeUrlSource } from './url-source.js';
 import { jobView } from './views.js';
+import type { BatchResult, CreateJobResult, UploadGrant } from './wire/index.js';
+import {
+  type CreateJobBody,
+  createJobRequest,
+  namesOperation,
+  type OperationJobBody,
+  operationJobRequest,
+  type UrlJobBody,
+  uploadUrlRequest,
+  urlJobRequest,
+} from './wire/index.js';
 
 type JobBody = CreateJobBody | OperationJobBody | UrlJobBody;
 
@@ -138,7 +139,7 @@ export function flowARoutes(ctx: RouteContext): Route[] {
           fileKey: file.key,
           fileId: file.id,
           expiresIn: UPLOAD_URL_EXPIRES_IN,
-        });
+        } satisfies UploadGrant);
       },
     },
     {
@@ -188,7 +189,7 @@ export function flowARoutes(ctx: RouteContext): Route[] {
       async handle(call) {
         assertWorkerRunning(ctx.engine);
         const [job] = await createCharged(call, [parseJobBody(await readJsonBody(call.exchange))]);
-        return jsonAnswer(200, { jobId: job!.id });
+        return jsonAnswer(200, { jobId: job!.id } satisfies CreateJobResult);
       },
     },
     {
@@ -205,7 +206,7 @@ export function flowARoutes(ctx: RouteContext): Route[] {
           call,
           body.jobs.map((job, index) => parseJobBody(job, `jobs[${index}]`)),
         );
-        return jsonAnswer(200, { jobIds: jobs.map((job) => job.id) });
+        return jsonAnswer(200, { jobIds: jobs.map((job) => job.id) } satisfies BatchResult);
       },
     },
     {

@@ -15,12 +15,6 @@ import { jsonAnswer, singleQueryValue } from './exchange.js';
 import { readJsonBody } from './json-body.js';
 import { receiveSingleFile } from './multipart.js';
 import {
-  convertRequest,
-  namesOperation,
-  operationConvertRequest,
-  urlConvertRequest,
-} from './request-schemas.js';
-import {
   assertWorkerRunning,
   jobIdParam,
   parse,
@@ -31,6 +25,8 @@ import {
 import type { Route } from './routes.js';
 import { namesUrl, storeUrlSource } from './url-source.js';
 import { uploadedFileView } from './views.js';
+import type { ConversionResult } from './wire/index.js';
+import { convertRequest, namesOperation, operationConvertRequest, urlConvertRequest } from './wire/index.js';
 
 export function flowBRoutes(ctx: RouteContext): Route[] {
   return [
@@ -153,7 +149,10 @@ export function flowBRoutes(ctx: RouteContext): Route[] {
           };
           throw new FileconvError(error.code, error.message, { details: { jobId: done.id } });
         }
-        return jsonAnswer(200, { downloadId: done.id, outputName: done.outputName });
+        return jsonAnswer(200, {
+          downloadId: done.id,
+          outputName: done.outputName,
+        } satisfies ConversionResult);
       },
     },
     {

@@ -5,13 +5,16 @@
  */
 import { z } from 'zod';
 import type { Engine } from '../engine/engine.js';
+import type { FormatsResponse } from './wire/index.js';
 
-export async function describeFormats(engine: Engine) {
+type DescribedFormat = FormatsResponse['formats'][number];
+
+export async function describeFormats(engine: Engine): Promise<FormatsResponse> {
   const formats = await engine.formats();
-  const schemaCache = new Map<unknown, unknown>();
-  const described = [];
+  const schemaCache = new Map<unknown, DescribedFormat['targets'][number]['options']>();
+  const described: DescribedFormat[] = [];
   for (const format of formats) {
-    const targets = [];
+    const targets: DescribedFormat['targets'] = [];
     for (const target of format.targets) {
       const schema = await engine.optionsSchema(format.name, target);
       let options = schemaCache.get(schema);
@@ -38,9 +41,10 @@ export async function describeFormats(engine: Engine) {
       name: format.name,
       family: format.family,
       label: format.label,
-      aliases: format.aliases,
-      extensions: format.extensions,
-      mimeTypes: format.mimeTypes,
+      // Copies: the registry's lists are readonly, the wire's plain arrays.
+      aliases: [...format.aliases],
+      extensions: [...format.extensions],
+      mimeTypes: [...format.mimeTypes],
       targets,
     });
   }

@@ -8,6 +8,7 @@ import type { ZodError } from 'zod';
 import { FileconvError, isFileconvError } from '../core/errors.js';
 import { NO_SPACE_RETRY_AFTER_SECONDS } from '../kit/local-files.js';
 import { type HttpAnswer, jsonAnswer } from './exchange.js';
+import type { ErrorEnvelope } from './wire/index.js';
 
 /** The FileconvError a request failure stands for. */
 export function toHttpError(error: unknown): FileconvError {
@@ -51,5 +52,8 @@ export function errorAnswer(error: FileconvError, headers: Record<string, string
     const retryAfter = typeof given === 'number' ? given : DEFAULT_RETRY_AFTER[error.code];
     if (retryAfter !== undefined) extra['retry-after'] = String(Math.max(0, Math.ceil(retryAfter)));
   }
-  return { ...jsonAnswer(error.status, { error: error.toJSON() }, extra), code: error.code };
+  return {
+    ...jsonAnswer(error.status, { error: error.toJSON() } satisfies ErrorEnvelope, extra),
+    code: error.code,
+  };
 }

@@ -12,9 +12,10 @@ import type { PresignedMultipartUploads } from '../core/ports/index.js';
 import { chargeQuota } from './access.js';
 import { emptyAnswer, jsonAnswer, singleQueryValue } from './exchange.js';
 import { readJsonBody } from './json-body.js';
-import { completeMultipartRequest, uploadUrlRequest } from './request-schemas.js';
 import { jobIdParam, parse, type RouteContext, UPLOAD_URL_EXPIRES_IN } from './route-context.js';
 import type { Route } from './routes.js';
+import type { CompletedUpload, MultipartGrant } from './wire/index.js';
+import { completeMultipartRequest, uploadUrlRequest } from './wire/index.js';
 
 const MiB = 1024 * 1024;
 /** S3's limit on a presigned URL's lifetime. */
@@ -83,7 +84,7 @@ export function multipartRoutes(ctx: RouteContext): Route[] {
           parts: grant.parts,
           expiresIn,
           completeUrl: `${call.baseUrl}/api/files/${file.id}/complete`,
-        });
+        } satisfies MultipartGrant);
       },
     },
     {
@@ -106,7 +107,7 @@ export function multipartRoutes(ctx: RouteContext): Route[] {
           fileKey: uploaded.key,
           fileName: uploaded.fileName,
           size: uploaded.size,
-        });
+        } satisfies CompletedUpload);
       },
     },
     {

@@ -1,40 +1,39 @@
 /**
  * The vocabulary of the API description's operations table (openapi-operations.ts): the named
- * zod schemas of request and response bodies (the same objects that validate requests, so
- * nothing restates a shape zod already knows) and the shape of one operation.
+ * zod schemas of request and response bodies (the wire module's: the same objects that validate
+ * requests and type the answers, so nothing restates a shape zod already knows) and the shape of
+ * one operation.
  */
 import type { z } from 'zod';
 import type { ErrorCode } from '../core/errors.js';
 import type { RateLimitClass } from '../core/policy/limits.js';
 import {
   batchRequest,
+  batchResponse,
+  completedUploadResponse,
   completeMultipartRequest,
   convertOrOperationRequest,
   convertRequest,
-  createJobRequest,
-  jobRequest,
-  operationConvertRequest,
-  operationJobRequest,
-  uploadUrlRequest,
-  urlConvertRequest,
-  urlJobRequest,
-} from './request-schemas.js';
-import {
-  batchResponse,
-  completedUploadResponse,
   convertResponse,
+  createJobRequest,
   createJobResponse,
   errorResponse,
   formatsResponse,
   healthResponse,
+  jobRequest,
   jobResponse,
   multipartGrantResponse,
+  operationConvertRequest,
+  operationJobRequest,
   operationsResponse,
   readinessResponse,
   uploadedFileResponse,
   uploadGrantResponse,
+  uploadUrlRequest,
+  urlConvertRequest,
+  urlJobRequest,
   usageResponse,
-} from './response-schemas.js';
+} from './wire/index.js';
 
 /** The document's components.schemas: name -> zod schema. */
 export const SCHEMAS = {

@@ -4,8 +4,9 @@
  */
 import { z } from 'zod';
 import type { Engine } from '../engine/engine.js';
+import type { OperationsResponse } from './wire/index.js';
 
-export async function describeOperations(engine: Engine) {
+export async function describeOperations(engine: Engine): Promise<OperationsResponse> {
   const operations = await engine.operations();
   return {
     operations: operations

@@ -12,6 +12,7 @@ import { describeOperations } from './operations-view.js';
 import type { RouteContext } from './route-context.js';
 import type { Route } from './routes.js';
 import { usageView } from './usage-view.js';
+import type { HealthResponse, ReadinessResponse } from './wire/index.js';
 
 /** The formats list as it is sent: the JSON once, and its strong validator. */
 interface FormatsBody {
@@ -83,7 +84,7 @@ export function serviceRoutes(ctx: RouteContext): Route[] {
               version: version ?? null,
               reason: reason ?? null,
             })),
-          },
+          } satisfies HealthResponse,
           { 'cache-control': 'no-store' },
         );
       },
@@ -98,7 +99,7 @@ export function serviceRoutes(ctx: RouteContext): Route[] {
         const { ready, checks } = await ctx.engine.readiness(ctx.readiness);
         return jsonAnswer(
           ready ? 200 : 503,
-          { status: ready ? 'ready' : 'not_ready', checks },
+          { status: ready ? 'ready' : 'not_ready', checks } satisfies ReadinessResponse,
           { 'cache-control': 'no-store', ...(ready ? {} : { 'retry-after': '5' }) },
         );
       },

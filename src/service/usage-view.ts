@@ -2,25 +2,23 @@
 import { quotaStatus } from '../core/policy/enforce.js';
 import { clientKeyOf, planRateLimit, type QuotaKind, type RateLimitClass } from '../core/policy/limits.js';
 import type { AccessSettings, Client } from './access.js';
+import type { QuotaUsage, UsageResponse } from './wire/index.js';
 
-const QUOTA_KINDS: readonly QuotaKind[] = ['conversions', 'files', 'uploadBytes', 'apiCalls'];
 const RATE_CLASSES: readonly RateLimitClass[] = ['upload', 'default'];
 
-export async function usageView(settings: AccessSettings, client: Client) {
+export async function usageView(settings: AccessSettings, client: Client): Promise<UsageResponse> {
   const { plan } = client;
   const now = settings.now();
   const clientKey = clientKeyOf(
     client.accountId === null ? null : { accountId: client.accountId },
     client.ip,
   );
-  const quotas: Record<string, unknown> = {};
-  for (const kind of QUOTA_KINDS) {
-    // Anonymous clients make no API calls in the specification's sense (they have no key).
-    if (kind === 'apiCalls' && client.accountId === null) continue;
+  const scope = client.accountId === null ? 'ip' : 'account';
+  const quotaOf = async (kind: QuotaKind): Promise<QuotaUsage> => {
     const status = settings.counters
       ? await quotaStatus(settings.counters, { plan, kind, clientKey, now })
       : null;
-    quotas[kind] = status
+    return status
       ? {
           limit: status.limit,
           used: status.used,
@@ -28,7 +26,15 @@ export async function usageView(settings: AccessSettings, client: Client) {
           resetAt: new Date(status.resetAt).toISOString(),
         }
       : { limit: null, used: null, remaining: null, resetAt: null };
-  }
+  };
+  const quotas: UsageResponse['quotas'] = {
+    conversions: await quotaOf('conversions'),
+    files: await quotaOf('files'),
+    uploadBytes: await quotaOf('uploadBytes'),
+    // Anonymous clients make no API calls in the specification's sense (they have no key);
+    // undefined leaves the key out of the JSON.
+    apiCalls: client.accountId === null ? undefined : await quotaOf('apiCalls'),
+  };
   return {
     account: client.accountId,
     plan: {
@@ -55,9 +61,9 @@ export async function usageView(settings: AccessSettings, client: Client) {
     // off): no rule to announce; a plan without a rate (null) has none either.
     rateLimits: settings.counters
       ? RATE_CLASSES.flatMap((rateClass) => {
-          const rule = planRateLimit(plan, rateClass, client.accountId === null ? 'ip' : 'account');
+          const rule = planRateLimit(plan, rateClass, scope);
           return rule
-            ? [{ name: rule.name, limit: rule.limit, windowSeconds: rule.windowMs / 1000, scope: rule.scope }]
+            ? [{ name: rule.name, limit: rule.limit, windowSeconds: rule.windowMs / 1000, scope }]
             : [];
         })
       : [],

@@ -1,9 +1,11 @@
 /**
  * fileconv/client must run in a browser: no Node built-ins, no server libraries, no Node globals
- * like Buffer, and imports only of its own files (plus type-only imports, erased at build).
+ * like Buffer, and imports only of its own files, plus the server's wire types (type-only,
+ * erased at build). Bundled as a browser would get it, it holds its own files and nothing else.
  */
 import { readdir, readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
+import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
 
 const CLIENT_DIR = join(import.meta.dirname, '..', '..', 'client');
@@ -35,13 +37,34 @@ describe('fileconv/client sources', () => {
     for (const { name, text } of files) {
       for (const { specifier, typeOnly } of specifiers(text)) {
         expect(specifier, `${name} imports ${specifier}`).not.toMatch(/^node:/);
-        // Runtime imports stay inside client/; the server's error codes come in as a type only.
+        // Runtime imports stay inside client/; the server's wire types (its error codes among
+        // them) come in type-only, and from the wire module alone.
         if (!typeOnly) expect(specifier, `${name} imports ${specifier}`).toMatch(/^\.\/[\w-]+\.js$/);
+        else if (!specifier.startsWith('./')) {
+          expect(specifier, `${name} imports ${specifier}`).toBe('../src/service/wire/index.js');
+        }
       }
       const code = text.replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, '');
       expect(code, `${name} uses Buffer`).not.toMatch(/\bBuffer\b/);
       expect(code, `${name} uses require`).not.toMatch(/\brequire\(/);
     }
+  });
+
+  it('bundled for a browser: only client/ files, no zod, no server code', async () => {
+    const result = await build({
+      entryPoints: [join(CLIENT_DIR, 'index.ts')],
+      bundle: true,
+      write: false,
+      format: 'esm',
+      platform: 'browser',
+      metafile: true,
+      logLevel: 'silent',
+    });
+    const root = join(CLIENT_DIR, '..');
+    const inputs = Object.keys(result.metafile.inputs).map((input) => relative(root, join(root, input)));
+    expect(inputs).toContain('client/index.ts');
+    expect(inputs.filter((input) => !input.startsWith('client/'))).toEqual([]);
+    expect(result.outputFiles[0]!.text).not.toMatch(/\bzod\b/);
   });
 
   it('the checker sees imports of every form', () => {

@@ -1,5 +1,5 @@
 /**
- * The response schemas of the API description (adapters/http/response-schemas.ts) against real
+ * The response schemas of the API description (src/service/wire/answers.ts) against real
  * answers of a running server: every answer must parse, and parsing must keep every field (the
  * schemas are plain objects, which strip unknown keys), so a field added to views.ts or a view
  * without its schema fails here. The same zod schemas become the document's JSON Schemas.
@@ -20,7 +20,7 @@ import {
   uploadedFileResponse,
   uploadGrantResponse,
   usageResponse,
-} from '../../src/service/response-schemas.js';
+} from '../../src/service/wire/answers.js';
 import { type ApiResponse, call, fixture, pollJob, put, startServer, uploadB } from './harness.js';
 
 /** The body conforms, and the schema knows all of it: nothing is stripped as unknown. */

@@ -10,7 +10,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from '../../client/index.js';
 import { createS3Storage, type S3Storage } from '../../src/adapters/storage/s3.js';
-import { completedUploadResponse, multipartGrantResponse } from '../../src/service/response-schemas.js';
+import { completedUploadResponse, multipartGrantResponse } from '../../src/service/wire/answers.js';
 import { readAll } from '../../src/testing/index.js';
 import { describeWithEngine } from '../helpers/engines.js';
 import {

@@ -5,9 +5,16 @@
 import type { ErrorCode } from '../errors.js';
 import type { FormatName, OutputPackaging } from '../formats/types.js';
 import type { WorkLimits } from '../work-limits.js';
+import type { FileStatus, JobStatus, WebhookStatus } from './statuses.js';
 
-export const JOB_STATUSES = ['queued', 'processing', 'completed', 'failed', 'canceled', 'expired'] as const;
-export type JobStatus = (typeof JOB_STATUSES)[number];
+export {
+  FILE_STATUSES,
+  type FileStatus,
+  JOB_STATUSES,
+  type JobStatus,
+  WEBHOOK_STATUSES,
+  type WebhookStatus,
+} from './statuses.js';
 
 export interface JobError {
   code: ErrorCode;
@@ -88,9 +95,6 @@ export interface JobInput {
   fileName: string;
 }
 
-export const WEBHOOK_STATUSES = ['pending', 'delivered', 'failed'] as const;
-export type WebhookStatus = (typeof WEBHOOK_STATUSES)[number];
-
 /**
  * A job's webhook. Its delivery is recorded here, never in the job's status: a receiver that
  * is down does not make a completed conversion fail.
@@ -106,9 +110,6 @@ export interface JobWebhook {
   lastError: string | null;
   deliveredAt: string | null;
 }
-
-export const FILE_STATUSES = ['pending', 'uploaded'] as const;
-export type FileStatus = (typeof FILE_STATUSES)[number];
 
 export interface FileRecord {
   id: string;

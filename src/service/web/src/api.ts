@@ -4,7 +4,18 @@
  * `?api=https://host/mount` or `<html data-api="...">` name it; by default it is the service that
  * served this script, under the same mount path. The API key goes in Authorization only, never
  * in a URL, and never to a presigned upload or download URL (their signature is the credential).
+ * The answers' types are the server's own (wire/answers.ts), imported type-only: the bundle gets
+ * no zod, and a field the page reads that the server does not send fails `tsc -p src/service/web`.
  */
+import type {
+  CreateJobResult,
+  ErrorEnvelope,
+  FormatsResponse,
+  JobView,
+  OperationsResponse,
+  UploadGrant,
+  UsageResponse,
+} from '../../wire/answers.js';
 
 export interface ApiErrorDetails {
   resetAt?: string;
@@ -44,45 +55,20 @@ export interface JsonSchema {
   required?: string[];
 }
 
-export interface Target {
-  format: string;
-  lossy: boolean | null;
-  path: string[] | null;
-  options: JsonSchema | null;
-}
+type WireFormat = FormatsResponse['formats'][number];
+type WireOperation = OperationsResponse['operations'][number];
 
-export interface Format {
-  name: string;
-  family: string;
-  label: string;
-  extensions: string[];
-  mimeTypes: string[];
-  targets: Target[];
-}
+// The wire says an options schema is a JSON object; the page reads it as the JSON Schema it is.
+export type Target = Omit<WireFormat['targets'][number], 'options'> & { options: JsonSchema | null };
+export type Format = Omit<WireFormat, 'targets'> & { targets: Target[] };
+export type Operation = Omit<WireOperation, 'options'> & { options: JsonSchema };
+export type Job = JobView;
+/** A completed job: the server signs a download URL for every one. */
+export type CompletedJob = Job & { downloadUrl: string };
+export type Usage = UsageResponse;
 
-export interface Operation {
-  name: string;
-  description: string;
-  input: string;
-  minInputs: number;
-  maxInputs: number;
-  options: JsonSchema;
-}
-
-export interface Job {
-  jobId: string;
-  status: string;
-  progress?: number;
-  downloadUrl?: string;
-  outputName?: string;
-  outputSize?: number;
-  error?: { code?: string; message?: string; details?: ApiErrorDetails };
-}
-
-export interface Usage {
-  plan: { name: string; label: string; conversionsPerDay: number | null };
-  quotas: Record<string, { limit: number | null; remaining: number | null; resetAt: string | null }>;
-}
+/** A refusal's envelope as the page reads it: the details it acts on typed (the wire: any JSON object). */
+type Refusal = { error?: Omit<ErrorEnvelope['error'], 'details'> & { details?: ApiErrorDetails } };
 
 function apiRoot(): string {
   const configured =
@@ -109,7 +95,8 @@ function headers(json: boolean): Record<string, string> {
 
 /** An API refusal from a status, its JSON body and its Retry-After header. */
 function refusal(status: number, body: unknown, retryAfterHeader: string | null): ApiError {
-  const error = (body as { error?: Job['error'] } | null)?.error;
+  // Any body at all: a proxy's error page has no envelope.
+  const error = (body as Refusal | null)?.error;
   const retryAfter = Number(retryAfterHeader) || error?.details?.retryAfterSeconds || undefined;
   return new ApiError(
     error?.code ?? 'HTTP',
@@ -164,7 +151,7 @@ export async function uploadFile(
   contentType: string,
   onProgress: (fraction: number) => void,
 ): Promise<string> {
-  const grant = await postJson<{ uploadUrl: string; fileKey: string }>('files/get-upload-url', {
+  const grant = await postJson<UploadGrant>('files/get-upload-url', {
     fileName: file.name,
     fileSize: file.size,
     contentType,
@@ -177,21 +164,18 @@ export async function uploadFile(
 const FINAL_FAILURES = new Set(['failed', 'canceled', 'expired']);
 
 /** Creates a job and polls it until it ends; `onStatus` hears each answer. */
-export async function runJob(body: unknown, onStatus: (job: Job) => void = () => {}): Promise<Job> {
-  const { jobId } = await postJson<{ jobId: string }>('jobs/create', body);
+export async function runJob(body: unknown, onStatus: (job: Job) => void = () => {}): Promise<CompletedJob> {
+  const { jobId } = await postJson<CreateJobResult>('jobs/create', body);
   let delay = 300;
   for (;;) {
     const job = await getJson<Job>(`jobs/${encodeURIComponent(jobId)}`);
-    if (job.status === 'completed') {
-      if (job.downloadUrl) job.downloadUrl = new URL(job.downloadUrl, root).href;
-      return job;
+    if (job.status === 'completed' && job.downloadUrl) {
+      return { ...job, downloadUrl: new URL(job.downloadUrl, root).href };
     }
-    if (FINAL_FAILURES.has(job.status)) {
+    if (job.status === 'completed' || FINAL_FAILURES.has(job.status)) {
       throw new ApiError(
         job.error?.code ?? 'CONVERSION_FAILED',
         job.error?.message ?? `The job was ${job.status}.`,
-        0,
-        job.error?.details ?? {},
       );
     }
     onStatus(job);

@@ -4,7 +4,15 @@
  * three at a time; a failure stops only its own file (a quota or rate refusal also stops the
  * queue: every next request would be refused the same way).
  */
-import { ApiError, type Format, fetchResult, type Job, runJob, type Target, uploadFile } from './api.js';
+import {
+  ApiError,
+  type CompletedJob,
+  type Format,
+  fetchResult,
+  runJob,
+  type Target,
+  uploadFile,
+} from './api.js';
 import { alertUser, announce, appendSpaced, byId, formatBytes, h, newId, saveBlob } from './dom.js';
 import { describeError, isLimit } from './messages.js';
 import { refreshUsage, reportLimit } from './plan.js';
@@ -19,7 +27,7 @@ export interface Item {
   file: File;
   format: Format | undefined;
   state: State;
-  job?: Job;
+  job?: CompletedJob;
   fields?: OptionFields;
   li: HTMLLIElement;
   select?: HTMLSelectElement;
@@ -344,7 +352,7 @@ export function addFiles(files: Iterable<File>): void {
 
 /** Fetches every result and saves them as one zip, each under its output name. */
 export async function downloadZip(): Promise<void> {
-  const done = items.filter((item) => item.state === 'done' && item.job?.downloadUrl);
+  const done = items.filter((item) => item.state === 'done' && item.job);
   const button = byId<HTMLButtonElement>('zip-all');
   button.disabled = true;
   announce(`Preparing a zip of ${done.length} results…`);
@@ -352,7 +360,7 @@ export async function downloadZip(): Promise<void> {
     const names = uniqueNames(done.map((item) => item.job?.outputName ?? item.file.name));
     const entries = [];
     for (const [index, item] of done.entries()) {
-      const data = new Uint8Array(await fetchResult(item.job!.downloadUrl!));
+      const data = new Uint8Array(await fetchResult(item.job!.downloadUrl));
       entries.push({ name: names[index]!, data });
     }
     saveBlob(makeZip(entries), 'fileconv-results.zip');

@@ -4,7 +4,7 @@
  * compress, rotate; and a web page address captured to PDF. Each is one job (jobs/create with
  * {operation, fileKeys, options} or {url, targetFormat: 'pdf'}).
  */
-import { type Job, type Operation, runJob, uploadFile } from './api.js';
+import { type CompletedJob, type Operation, runJob, uploadFile } from './api.js';
 import { items, onItemsChange } from './batch.js';
 import { announce, byId, h } from './dom.js';
 import { describeError, isLimit } from './messages.js';
@@ -134,7 +134,7 @@ function updateTool(): void {
   run.disabled = name === 'merge' ? count < 2 : count < 1;
 }
 
-function offer(where: HTMLElement, job: Job): HTMLAnchorElement {
+function offer(where: HTMLElement, job: CompletedJob): HTMLAnchorElement {
   const name = job.outputName ?? 'result';
   const link = h('a', { href: job.downloadUrl, download: name, class: 'button primary' }, `Download ${name}`);
   where.replaceChildren(link);

@@ -1,11 +1,12 @@
 /**
  * The request bodies of the specification's endpoints, as strict zod schemas. They validate
- * requests and can describe them (z.toJSONSchema) for an API description.
+ * requests (the routes parse with them), describe them in the API description (z.toJSONSchema),
+ * and type what fileconv/client sends (the z.input types at the end, imported type-only).
  */
 import { z } from 'zod';
-import { MAX_URL_LENGTH } from '../core/formats/url-file.js';
-import { checkWebhookUrl, MAX_WEBHOOK_URL_LENGTH } from '../engine/job-webhook.js';
-import { literalAddressProblem } from '../kit/net/addresses.js';
+import { MAX_URL_LENGTH } from '../../core/formats/url-file.js';
+import { checkWebhookUrl, MAX_WEBHOOK_URL_LENGTH } from '../../engine/job-webhook.js';
+import { literalAddressProblem } from '../../kit/net/addresses.js';
 
 /** Longest fileName accepted; longer is a client bug or an attack, not a name. */
 export const MAX_FILE_NAME_LENGTH = 1024;
@@ -171,3 +172,16 @@ export const convertOrOperationRequest = z.union([
   operationConvertRequest,
   urlConvertRequest,
 ]);
+
+// What a client may send (z.input: before any default or transform the server applies).
+export type UploadUrlRequest = z.input<typeof uploadUrlRequest>;
+export type CompleteMultipartRequest = z.input<typeof completeMultipartRequest>;
+export type CreateJobRequest = z.input<typeof createJobRequest>;
+export type OperationJobRequest = z.input<typeof operationJobRequest>;
+export type UrlJobRequest = z.input<typeof urlJobRequest>;
+export type JobRequest = z.input<typeof jobRequest>;
+export type BatchRequest = z.input<typeof batchRequest>;
+export type ConvertRequest = z.input<typeof convertRequest>;
+export type OperationConvertRequest = z.input<typeof operationConvertRequest>;
+export type UrlConvertRequest = z.input<typeof urlConvertRequest>;
+export type ConvertOrOperationRequest = z.input<typeof convertOrOperationRequest>;

@@ -1,15 +1,20 @@
 /**
- * The JSON bodies the HTTP API answers, as zod schemas: the API description (openapi.ts) turns
- * them into JSON Schema, and test/http/openapi-responses.test.ts parses real responses with them,
- * so a field added to views.ts without being added here fails a test instead of drifting.
+ * The JSON bodies the HTTP API answers, written once as zod schemas. Everything else follows
+ * from them: the API description (openapi.ts) turns them into JSON Schema; the service's views
+ * and routes return their inferred types, so a view that builds a field the schema lacks, or
+ * misses one, does not compile; fileconv/client and the web page import those types type-only
+ * (no zod in either bundle), so neither can drift from the server; and the tests parse real
+ * answers with them (test/http/openapi-responses.test.ts, test/client/wire-contract.test.ts).
  *
  * Plain z.object (not strict): the document must not forbid additive fields (DESIGN.md section 5,
- * clients have to tolerate new fields); the test catches undocumented ones by comparing the
+ * clients have to tolerate new fields); the tests catch undocumented ones by comparing the
  * parsed (unknown keys stripped) value with the raw body.
+ *
+ * This file imports only zod and core's pure tables: the web page's browser tsconfig checks it.
  */
 import { z } from 'zod';
-import { ERROR_CODES, type ErrorCode } from '../core/errors.js';
-import { JOB_STATUSES } from '../core/jobs/types.js';
+import { ERROR_CODES, type ErrorCode } from '../../core/errors.js';
+import { JOB_STATUSES, WEBHOOK_STATUSES } from '../../core/jobs/statuses.js';
 
 const ERROR_CODE_NAMES = Object.keys(ERROR_CODES) as [ErrorCode, ...ErrorCode[]];
 
@@ -96,6 +101,24 @@ export const jobResponse = z.object({
   progress: z.number().min(0).max(1),
   outputSize: byteCount.nullable(),
   expiresAt: timestamp.nullable().meta({ description: 'When a completed result is deleted.' }),
+  webhook: z
+    .object({
+      url: z.url(),
+      status: z.enum(WEBHOOK_STATUSES).meta({
+        description: "'pending' until the settled job's event was delivered or given up on ('failed').",
+      }),
+      attempts: z.int().nonnegative().meta({ description: 'Delivery attempts made so far.' }),
+      lastError: z
+        .string()
+        .nullable()
+        .meta({ description: 'Why the last attempt failed; null once delivered.' }),
+      deliveredAt: timestamp.nullable(),
+    })
+    .optional()
+    .meta({
+      description:
+        'Only on jobs created with a webhookUrl: how the delivery of its completed / failed / canceled event went.',
+    }),
   operation: z
     .string()
     .optional()
@@ -231,14 +254,14 @@ export const operationsResponse = z.object({
   ),
 });
 
-/** GET /api/health. */
+/** GET /api/ready: 200 when every check passed, else 503 with the same body. */
 export const readinessResponse = z.object({
   status: z.enum(['ready', 'not_ready']),
   checks: z.array(
     z.object({
-      name: z
-        .string()
-        .meta({ description: "'accepting', 'storage', 'jobs', 'queue' or 'converter:<name>'." }),
+      name: z.string().meta({
+        description: "'accepting', 'storage', 'jobs', 'queue', 'worker', 'disk' or 'converter:<name>'.",
+      }),
       ok: z.boolean(),
       ms: z.number().meta({ description: 'How long the check took (its deadline when it did not answer).' }),
       error: z.object({ code: z.string(), message: z.string() }).optional(),
@@ -246,6 +269,7 @@ export const readinessResponse = z.object({
   ),
 });
 
+/** GET /api/health. */
 export const healthResponse = z.object({
   status: z.literal('ok'),
   engines: z.array(
@@ -257,3 +281,21 @@ export const healthResponse = z.object({
     }),
   ),
 });
+
+// The answers' types, inferred: what the views and routes return and what the client reads.
+export type ErrorEnvelope = z.infer<typeof errorResponse>;
+export type UploadGrant = z.infer<typeof uploadGrantResponse>;
+export type MultipartGrant = z.infer<typeof multipartGrantResponse>;
+export type CompletedUpload = z.infer<typeof completedUploadResponse>;
+export type CreateJobResult = z.infer<typeof createJobResponse>;
+export type BatchResult = z.infer<typeof batchResponse>;
+export type JobView = z.infer<typeof jobResponse>;
+export type UploadedFile = z.infer<typeof uploadedFileResponse>;
+export type ConversionResult = z.infer<typeof convertResponse>;
+export type QuotaUsage = z.infer<typeof quotaStatus>;
+export type UsageResponse = z.infer<typeof usageResponse>;
+export type FormatsResponse = z.infer<typeof formatsResponse>;
+export type OperationsResponse = z.infer<typeof operationsResponse>;
+export type ReadinessResponse = z.infer<typeof readinessResponse>;
+export type HealthResponse = z.infer<typeof healthResponse>;
+export type { ErrorCode };
