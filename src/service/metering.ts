@@ -98,7 +98,11 @@ export function openMeter(settings: AccessSettings, call: MeteredCall): Meter {
         tickets.clear();
         // The request's own error is what its client needs; a refund the counters refused
         // (the store away) is the host's to hear of.
-        await Promise.all(unsettled.map((ticket) => giveBack(settings, ticket).catch(settings.onError)));
+        await Promise.all(
+          unsettled.map((ticket) =>
+            giveBack(settings, ticket).catch((refused: unknown) => settings.onError?.(refused)),
+          ),
+        );
         throw error;
       }
     },

@@ -4,7 +4,8 @@
  * grant refused on its bytes gives its file back too, as a Flow B upload always did), and a job
  * that fails is charged by whose fault it was: an input that spins until its time budget stops
  * it stays charged, with the CPU it used on the job, while a missing engine or a deadline spent
- * waiting for a busy engine is given back.
+ * waiting for a busy engine is given back. The Meter itself: settled tickets stay, the rest goes
+ * back when the request fails, and a refund the counters refuse never hides the request's error.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
@@ -13,10 +14,12 @@ import { createFsStorage } from '../../src/adapters/storage/fs.js';
 import { createGhostscriptConverter } from '../../src/converters/vector/index.js';
 import { abortError, awaitingEngine } from '../../src/core/abort.js';
 import { FileconvError } from '../../src/core/errors.js';
+import { quotaSlot } from '../../src/core/policy/limits.js';
 import { definePlans } from '../../src/core/policy/plans.js';
-import type { Converter } from '../../src/index.js';
+import type { Converter, CounterStore } from '../../src/index.js';
 import { COMMAND_TOOLS } from '../../src/kit/command-tools.js';
-import { settleJobCharges } from '../../src/service/metering.js';
+import type { AccessSettings } from '../../src/service/access.js';
+import { openMeter, settleJobCharges } from '../../src/service/metering.js';
 import { GS } from '../converters/vector-helpers.js';
 import { describeWithEngine } from '../helpers/engines.js';
 import {
@@ -123,6 +126,66 @@ describe('one request, one unit of work: a refused byte budget gives the file ba
     expect([await used(server, 'files'), await used(server, 'uploadBytes')]).toEqual([1, 600]);
     expectError(await ask(), 429, 'QUOTA_EXCEEDED');
     expect([await used(server, 'files'), await used(server, 'uploadBytes')]).toEqual([1, 600]);
+  });
+});
+
+describe('Meter', () => {
+  const NOW = Date.parse('2026-11-22T12:00:00.000Z');
+  const plans = definePlans({ free: { filesPerHour: 10, uploadBytesPerHour: 1000 } });
+  const client = { ip: '203.0.113.7', accountId: null, plan: plans.free!, owner: 'ip:203.0.113.7' };
+
+  function metered(counters: CounterStore, told: unknown[] = []) {
+    const settings: AccessSettings = {
+      plans,
+      keys: undefined,
+      counters,
+      authenticate: undefined,
+      trust: () => false,
+      now: () => NOW,
+      onError: (error) => told.push(error),
+    };
+    return openMeter(settings, { client, entries: [], headers: {} });
+  }
+
+  it('settles at what was used, keeps what is settled, and gives back the rest when the request fails', async () => {
+    const counters = createMemoryCounterStore({ now: () => NOW });
+    const meter = metered(counters);
+    const broken = new FileconvError('UNAVAILABLE', 'storage away');
+    await expect(
+      meter.run(async () => {
+        const files = await meter.charge('files');
+        const bytes = await meter.charge('uploadBytes', 900);
+        await meter.settle(bytes, 300); // 600 given back now, 300 kept
+        expect(files?.amount).toBe(1);
+        await meter.charge('uploadBytes', 200);
+        throw broken;
+      }),
+    ).rejects.toBe(broken);
+    // The settled 300 bytes stay; the file and the later 200 bytes were given back.
+    const key = (kind: 'files' | 'uploadBytes') => quotaSlot({ kind, clientKey: client.owner, now: NOW }).key;
+    expect([await counters.get(key('files')), await counters.get(key('uploadBytes'))]).toEqual([0, 300]);
+  });
+
+  it("a refund the counters refuse leaves the request's own error, and the host hears of it", async () => {
+    const counters = createMemoryCounterStore({ now: () => NOW });
+    const away = new FileconvError('UNAVAILABLE', 'Redis away');
+    const refusing: CounterStore = {
+      get: (key) => counters.get(key),
+      increment: async (key, amount, expiresAt) => {
+        if (amount < 0) throw away;
+        return counters.increment(key, amount, expiresAt);
+      },
+    };
+    const told: unknown[] = [];
+    const meter = metered(refusing, told);
+    const refused = new FileconvError('INVALID_REQUEST', 'bad body');
+    await expect(
+      meter.run(async () => {
+        await meter.charge('files');
+        throw refused;
+      }),
+    ).rejects.toBe(refused);
+    expect(told).toEqual([away]);
   });
 });
 
