@@ -3,7 +3,7 @@
  * is about; the test's 60-second soak asserts the counts, states and leaks and only prints the
  * timing and memory ones (a short run on a shared machine proves nothing about those).
  */
-import { SERVICE_FAULT_CODES } from '../src/core/policy/refunds.js';
+import { SERVICE_FAULT_CODES } from '../src/core/policy/settlement.js';
 import { statusOfCode } from './client.js';
 import type { FaultRecord } from './faults.js';
 import type { Attempt, Ledger } from './ledger.js';
@@ -34,8 +34,13 @@ export interface CheckInput {
 }
 
 const FAULT_STATUSES = new Set([500, 503, 504, 507]);
-/** Server-side codes a fault may end in; INTERNAL never (that is a bug). */
-const FAULT_CODES = new Set([...SERVICE_FAULT_CODES, 'NO_SPACE'].filter((code) => code !== 'INTERNAL'));
+/**
+ * Server-side codes a 5xx may end in; INTERNAL never (that is a bug). A timeout is a 504 whoever
+ * caused it (an input that spins is charged, core/policy/settlement.ts, but still answers 504).
+ */
+const FAULT_CODES = new Set(
+  [...SERVICE_FAULT_CODES, 'NO_SPACE', 'CONVERSION_TIMEOUT'].filter((code) => code !== 'INTERNAL'),
+);
 
 const sample = <T>(list: readonly T[], count = 5) => list.slice(0, count);
 

@@ -5,7 +5,7 @@
  * compare with the baseline, stop the service and look for engine processes that outlived it.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { SERVICE_FAULT_CODES } from '../src/core/policy/refunds.js';
+import { SERVICE_FAULT_CODES } from '../src/core/policy/settlement.js';
 import { type Check, runChecks, tempLeaks } from './checks.js';
 import { pollJob, runClient } from './client.js';
 import {

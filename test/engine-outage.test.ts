@@ -21,8 +21,8 @@ import {
   type Job,
   type Queue,
   type QueueHandler,
-  refundFailedConversions,
 } from '../src/index.js';
+import { settleJobCharges } from '../src/service/metering.js';
 import { createFakeConverter, fakeOutputHeader, readAll } from '../src/testing/index.js';
 import { createOutage } from './helpers/outages.js';
 import { leftovers, tempDir } from './helpers/temp.js';
@@ -48,7 +48,7 @@ async function setup(
     converters: [createFakeConverter({ delayMs: 100 })],
     tempDir: engineTemp,
     sweepIntervalMs: 0,
-    onJobSettled: refundFailedConversions(counters),
+    onJobSettled: settleJobCharges(counters),
     onError: (_, context) => reported.push(context),
     ...overrides,
   };

@@ -24,6 +24,11 @@ export interface RunChainInput {
   signal: AbortSignal;
   limits: ConversionLimits;
   onProgress?: (fraction: number) => void;
+  /**
+   * Told the CPU time of each step as it ends, ms, a failed one included: a job that fails on
+   * its input (or runs out of time) records what it used, as a completed one does.
+   */
+  onCpuSpent?: (cpuMs: number) => void;
 }
 
 export interface RunChainResult {
@@ -128,11 +133,14 @@ export async function runChain(input: RunChainInput): Promise<RunChainResult> {
       }),
       signal,
     ).catch((error: unknown) => {
+      input.onCpuSpent?.(failedStepCpuMs(error, startedCpu));
       throw signal.aborted ? abortError(signal) : toFileconvError(error, 'CONVERSION_FAILED');
     });
     // Converters that run child processes report their own CPU time; for in-process ones the
     // process-wide delta is the best measure available (it includes concurrent in-process work).
-    cpuMs += result?.cpuMs ?? cpuDeltaMs(startedCpu);
+    const stepCpuMs = result?.cpuMs ?? cpuDeltaMs(startedCpu);
+    input.onCpuSpent?.(stepCpuMs);
+    cpuMs += stepCpuMs;
     if (currentPath !== input.inputPath) await rm(currentPath, { force: true });
     currentPath = outputPath;
     input.onProgress?.((index + 1) / stepCount);
@@ -140,9 +148,22 @@ export async function runChain(input: RunChainInput): Promise<RunChainResult> {
   return { outputPath: currentPath, cpuMs: Math.round(cpuMs) };
 }
 
-function cpuDeltaMs(since: NodeJS.CpuUsage): number {
+export function cpuDeltaMs(since: NodeJS.CpuUsage): number {
   const delta = process.cpuUsage(since);
   return (delta.user + delta.system) / 1000;
+}
+
+/**
+ * The CPU time of a step that failed: the converter's own figure when its error carries one
+ * (`details.cpuMs`, as ffmpeg's runner measures its killed child), else the process's delta, the
+ * same fallback as for a step that succeeded. A step stopped by the run's deadline is answered
+ * at once (raceAbort), before any figure of the converter's: the delta is what is known then.
+ */
+export function failedStepCpuMs(error: unknown, since: NodeJS.CpuUsage): number {
+  const reported = error instanceof FileconvError ? error.details?.cpuMs : undefined;
+  return typeof reported === 'number' && Number.isFinite(reported) && reported >= 0
+    ? reported
+    : cpuDeltaMs(since);
 }
 
 function clamp(fraction: number): number {

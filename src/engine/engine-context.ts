@@ -58,7 +58,9 @@ export interface EngineOptions {
   uploadTtlMs?: number;
   /**
    * How long a resumable (tus) upload may take from its creation to its last byte, ms; past it
-   * the upload is refused (UPLOAD_EXPIRED) and its bytes dropped. Default 86400000 (24 h).
+   * the upload is refused (UPLOAD_EXPIRED) and its bytes dropped. One created with a retention of
+   * its own (`retentionMs`: a plan's uploadRetentionSeconds) expires sooner when it stops: that
+   * long after its last byte. Default 86400000 (24 h).
    */
   resumableUploadTtlMs?: number;
   /** How often start() sweeps expired results and uploads, ms; 0 disables. Default 60000. */

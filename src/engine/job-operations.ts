@@ -6,7 +6,7 @@
 import type { Readable } from 'node:stream';
 import { FileconvError, isFileconvError } from '../core/errors.js';
 import { isTerminal, type JobEvent, transition } from '../core/jobs/state.js';
-import type { Job } from '../core/jobs/types.js';
+import type { Job, JobCharge } from '../core/jobs/types.js';
 import { outputNameFor } from '../core/names.js';
 import type { WorkLimits } from '../core/ports/index.js';
 import { resultExtension, resultMimeType } from './conversion.js';
@@ -31,7 +31,7 @@ export interface CreateJobInput {
   /** Higher runs first. Default 0. */
   priority?: number;
   /** Stored on the job as `charge` (see Job.charge). */
-  charge?: unknown;
+  charge?: JobCharge | null;
   /** http(s) URL to POST job.completed / job.failed / job.canceled to (see adapters/webhooks/http). */
   webhookUrl?: string;
   /** The work budgets the job's conversion must stay within (a plan's; see WorkLimits). */

@@ -3,7 +3,7 @@
  * every queued job starts with. Shared by conversion jobs and document operation jobs.
  */
 import { randomUUID } from 'node:crypto';
-import type { Job, JobWebhook } from '../core/jobs/types.js';
+import type { Job, JobCharge, JobWebhook } from '../core/jobs/types.js';
 import type { WorkLimits } from '../core/ports/index.js';
 import { checkWorkLimits } from '../core/work-limits.js';
 import type { EngineContext } from './engine-context.js';
@@ -27,7 +27,7 @@ export type JobDecisions = Pick<
 
 export interface JobExtras {
   priority?: number | undefined;
-  charge?: unknown;
+  charge?: JobCharge | null | undefined;
   webhook?: JobWebhook | undefined;
   limits?: WorkLimits | undefined;
 }

@@ -7,10 +7,10 @@ import { join } from 'node:path';
 import { abortError, raceAbort } from '../core/abort.js';
 import { FileconvError, toFileconvError } from '../core/errors.js';
 import { extensionOf } from '../core/formats/index.js';
-import type { Job, JobInput } from '../core/jobs/types.js';
+import type { Job, JobCharge, JobInput } from '../core/jobs/types.js';
 import { baseName, sanitizeFileName } from '../core/names.js';
 import type { ConversionLimits, DocumentOperation, WorkLimits } from '../core/ports/index.js';
-import { parseOptions, resultExtension } from './conversion.js';
+import { cpuDeltaMs, failedStepCpuMs, parseOptions, resultExtension } from './conversion.js';
 import { type EngineContext, jobPorts, readStoredHead } from './engine-context.js';
 import { queuedJob } from './job-record.js';
 import { pendingWebhook } from './job-webhook.js';
@@ -28,7 +28,7 @@ export interface CreateOperationJobInput {
   /** Higher runs first. Default 0. */
   priority?: number;
   /** Stored on the job as `charge` (see Job.charge). */
-  charge?: unknown;
+  charge?: JobCharge | null;
   /** http(s) URL to POST job.completed / job.failed / job.canceled to. */
   webhookUrl?: string;
   /** The work budgets the job must stay within (a plan's; see WorkLimits). */
@@ -151,6 +151,8 @@ export interface RunOperationInput {
   workDir: string;
   signal: AbortSignal;
   limits: ConversionLimits;
+  /** Told the CPU time the operation used when it ends, failed or not (see RunChainInput). */
+  onCpuSpent?: (cpuMs: number) => void;
 }
 
 /** Runs the job's operation; returns where the result is and the CPU time it took. */
@@ -178,12 +180,14 @@ export async function runOperation(
     }),
     signal,
   ).catch((error: unknown) => {
+    input.onCpuSpent?.(failedStepCpuMs(error, startedCpu));
     throw signal.aborted
       ? abortError(signal)
       : withClientNames(toFileconvError(error, 'CONVERSION_FAILED'), input);
   });
-  const delta = process.cpuUsage(startedCpu);
-  return { outputPath, cpuMs: Math.round(result?.cpuMs ?? (delta.user + delta.system) / 1000) };
+  const cpuMs = result?.cpuMs ?? cpuDeltaMs(startedCpu);
+  input.onCpuSpent?.(cpuMs);
+  return { outputPath, cpuMs: Math.round(cpuMs) };
 }
 
 /**

@@ -24,7 +24,11 @@ export interface CreateResumableInput {
   /** The whole upload's size in bytes (tus Upload-Length). */
   size: number;
   contentType: string;
-  /** How long the finished file is then kept unused, ms. Default: the engine's uploadTtlMs. */
+  /**
+   * How long the upload is kept unused, ms: unfinished, from its last byte (see
+   * unfinishedExpiry), and once finished, from its last byte too. Default: the engine's
+   * uploadTtlMs for the finished file, resumableUploadTtlMs for the unfinished one.
+   */
   retentionMs?: number;
 }
 
@@ -60,7 +64,29 @@ function resumableOf(context: EngineContext): ResumableUploads {
   return storage.resumable;
 }
 
-/** A pending file record whose bytes will arrive in pieces; expires after resumableUploadTtlMs. */
+/**
+ * When an unfinished upload whose last bytes arrived at `lastByteAt` expires: the upload's
+ * retention after them, so a client that stops sending holds its bytes no longer than a plan
+ * keeps a finished upload unused (the plan's byte budget then bounds what one client keeps on
+ * disk), but never past resumableUploadTtlMs from its creation, the most an upload may take in
+ * all. An upload without a retention of its own (a plan that keeps uploads the engine's default
+ * time) has that whole ceiling, counted from its creation.
+ */
+function unfinishedExpiry(
+  context: EngineContext,
+  file: Pick<FileRecord, 'createdAt' | 'retentionMs'>,
+  lastByteAt: number,
+): string {
+  const idle = lastByteAt + (file.retentionMs ?? context.resumableUploadTtlMs);
+  return new Date(Math.min(ceilingOf(context, file), idle)).toISOString();
+}
+
+/** The most an unfinished upload may live: resumableUploadTtlMs from its creation, epoch ms. */
+function ceilingOf(context: EngineContext, file: Pick<FileRecord, 'createdAt'>): number {
+  return Date.parse(file.createdAt) + context.resumableUploadTtlMs;
+}
+
+/** A pending file record whose bytes will arrive in pieces; expires as unfinishedExpiry says. */
 export async function createResumableUpload(
   context: EngineContext,
   input: CreateResumableInput,
@@ -85,6 +111,8 @@ export async function createResumableUpload(
   const key = uploadKeyOf(id);
   const state = await resumable.begin(key, { size: input.size, contentType: input.contentType });
   const now = context.nowMs();
+  const createdAt = new Date(now).toISOString();
+  const retention = input.retentionMs === undefined ? {} : { retentionMs: input.retentionMs };
   const file: FileRecord = {
     id,
     version: 1,
@@ -94,10 +122,11 @@ export async function createResumableUpload(
     fileName: sanitizeFileName(input.fileName),
     size: input.size,
     contentType: input.contentType,
-    createdAt: new Date(now).toISOString(),
+    createdAt,
     uploadedAt: null,
-    expiresAt: new Date(now + context.resumableUploadTtlMs).toISOString(),
-    ...(input.retentionMs === undefined ? {} : { retentionMs: input.retentionMs }),
+    // Creation counts as its first byte: an upload nobody continues goes after its retention.
+    expiresAt: unfinishedExpiry(context, { createdAt, ...retention }, now),
+    ...retention,
     resumable: { offset: 0, state },
   };
   try {
@@ -196,28 +225,46 @@ async function appendNow(
     throw tooLarge(file);
   }
   if (file.status === 'uploaded') return file; // an empty PATCH at the end: nothing to do
-  const commit = async (state: FileRecord['resumable']) => {
-    const next: FileRecord = { ...file, version: file.version + 1, resumable: state };
+  const commit = async (changes: Partial<Pick<FileRecord, 'resumable' | 'expiresAt'>>) => {
+    const next: FileRecord = { ...file, ...changes, version: file.version + 1 };
     await jobs.updateFile(next);
     file = next;
   };
+  // Where the expiry stands once this request ends, at offset `reached`: the retention after the
+  // last byte, now, when bytes arrived; where it stood before when none did.
+  const before = file.expiresAt;
+  const expiryAt = (reached: number) =>
+    reached > input.offset ? unfinishedExpiry(context, file, context.nowMs()) : before;
+  // While bytes arrive the upload is held to its ceiling, so that a sweep (on any node) never
+  // drops it under a request that outlasts the retention; the end of the request sets it back.
+  await commit({ expiresAt: new Date(ceilingOf(context, file)).toISOString() });
   let appended: Awaited<ReturnType<ResumableUploads['append']>>;
   try {
     appended = await resumable.append(file.key, file.resumable!.state, input.body, {
       offset: input.offset,
       size: file.size,
       ...(input.checksum ? { checksum: input.checksum } : {}),
-      progress: (state, offset) => commit({ offset, state }),
+      progress: (state, offset) => commit({ resumable: { offset, state } }),
       signal,
     });
   } catch (error) {
+    // What progress committed stays (S3's whole parts); the expiry follows it.
+    await commit({ expiresAt: expiryAt(file.resumable!.offset) }).catch((cause: unknown) =>
+      context.onError(cause, 'resumable'),
+    );
     if (isFileconvError(error, 'FILE_TOO_LARGE')) throw tooLarge(file, error);
     throw error;
   }
-  if (appended.offset !== file.resumable!.offset || appended.state !== file.resumable!.state) {
-    await commit({ offset: appended.offset, state: appended.state });
+  if (appended.offset < file.size) {
+    await commit({
+      resumable: { offset: appended.offset, state: appended.state },
+      expiresAt: expiryAt(appended.offset),
+    });
+    return file;
   }
-  if (appended.offset < file.size) return file;
+  if (appended.offset !== file.resumable!.offset || appended.state !== file.resumable!.state) {
+    await commit({ resumable: { offset: appended.offset, state: appended.state } });
+  }
   return finish(context, file);
 }
 

@@ -34,7 +34,7 @@ import { FileconvError, isFileconvError, toFileconvError } from '../core/errors.
 import { extensionOf } from '../core/formats/index.js';
 import type { ConversionPlan } from '../core/graph/index.js';
 import type { JobEvent } from '../core/jobs/state.js';
-import type { Job } from '../core/jobs/types.js';
+import type { Job, JobError } from '../core/jobs/types.js';
 import type { QueueDelivery, Storage } from '../core/ports/index.js';
 import { createOutageBudget } from '../core/retry.js';
 import { withWorkLimits } from '../core/work-limits.js';
@@ -110,18 +110,35 @@ export async function processJob(
   );
   let workDir: string | undefined;
   let converted: Converted | FileconvError;
+  // The CPU the run's steps used, failed ones included; null until a step has ended.
+  let cpuMs: number | null = null;
+  const onCpuSpent = (ms: number) => {
+    cpuMs = (cpuMs ?? 0) + ms;
+  };
   try {
     // The temp parent may have been cleaned away under a long-running worker: make it again.
     await mkdir(context.tempDir, { recursive: true });
     workDir = await mkdtemp(join(context.tempDir, 'fileconv-'));
-    converted = await convertJob(context, job, workDir, controller.signal, converting);
+    converted = await convertJob(
+      context,
+      { job, workDir, cancel: controller.signal, onCpuSpent },
+      converting,
+    );
   } catch (error) {
     // Judged before the work dir is removed: what a converter wrote there still fills the disk.
     converted = await conversionFailure(context, error);
   }
   // Storing the result and recording the outcome wait on disks and networks, not the CPU: when
   // detached, the next job starts converting meanwhile.
-  const finishing = finishJob(context, { job, controller, workDir, converted, budget, converting });
+  const finishing = finishJob(context, {
+    job,
+    controller,
+    workDir,
+    converted,
+    cpuMs: cpuMs === null ? null : Math.round(cpuMs),
+    budget,
+    converting,
+  });
   if (!options.detach) return finishing;
   const tracked = finishing
     .catch((error: unknown) => context.onError(error, 'finishJob'))
@@ -183,6 +200,8 @@ interface Finish {
   controller: AbortController;
   workDir: string | undefined;
   converted: Converted | FileconvError;
+  /** The CPU the conversion used, ms, whether it succeeded or not; null when no step ran. */
+  cpuMs: number | null;
   budget: ReturnType<typeof createOutageBudget>;
   converting: Patiently;
 }
@@ -226,7 +245,7 @@ async function finishJob(context: EngineContext, finish: Finish): Promise<void> 
           cpuMs: outcome.cpuMs,
           expiresAt: new Date(context.nowMs() + context.resultTtlMs).toISOString(),
         }
-      : { type: 'fail', error: { code: outcome.error.code, message: outcome.error.message } };
+      : { type: 'fail', error: jobErrorOf(outcome.error), cpuMs: finish.cpuMs };
   // The outcome is worth waiting for (a completed result is not thrown away over a Redis
   // restart); only a shutdown past its grace stops that wait.
   const recording = patience(
@@ -254,13 +273,26 @@ async function finishJob(context: EngineContext, finish: Finish): Promise<void> 
   }
 }
 
-async function convertJob(
-  context: EngineContext,
-  job: Job,
-  workDir: string,
-  cancel: AbortSignal,
-  patiently: Patiently,
-): Promise<Converted> {
+/**
+ * The error a failed job records: its code and message, and whose fault it was where the code
+ * alone does not tell (a deadline that struck while waiting for a busy engine, core/abort.ts).
+ */
+function jobErrorOf(error: FileconvError): JobError {
+  const recorded: JobError = { code: error.code, message: error.message };
+  if (error.details?.fault === 'service') recorded.details = { fault: 'service' };
+  return recorded;
+}
+
+/** One run of a job: its record, its private work dir, the signal that cancels it, and where its CPU time is told. */
+interface Run {
+  job: Job;
+  workDir: string;
+  cancel: AbortSignal;
+  onCpuSpent: (cpuMs: number) => void;
+}
+
+async function convertJob(context: EngineContext, run: Run, patiently: Patiently): Promise<Converted> {
+  const { job, workDir, cancel, onCpuSpent } = run;
   const { storage } = jobPorts(context);
   if (job.operation) {
     const inputs = job.inputs ?? [
@@ -277,6 +309,7 @@ async function convertJob(
       workDir,
       signal,
       limits: withWorkLimits(context.limits, job.limits),
+      onCpuSpent,
     });
     if (signal.aborted) throw abortError(signal);
     return result;
@@ -293,6 +326,7 @@ async function convertJob(
     signal,
     limits: withWorkLimits(context.limits, job.limits),
     onProgress: throttledProgress(context, job),
+    onCpuSpent,
   });
   if (signal.aborted) throw abortError(signal);
   return { outputPath: result.outputPath, cpuMs: result.cpuMs };

@@ -12,6 +12,7 @@ import { abortError } from '../core/abort.js';
 import { type ErrorCode, FileconvError } from '../core/errors.js';
 import type { Availability } from '../core/ports/index.js';
 import { type ChildOutcome, runChild } from './child-process.js';
+import { ChildCpuMeter } from './cpu-time.js';
 import { findOnPath, isExecutable } from './executables.js';
 
 export interface CommandToolInfo {
@@ -277,13 +278,20 @@ export async function runTool(
   const command = await locateTool(tool);
   const timeout = AbortSignal.timeout(options.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS);
   const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
+  const meter = new ChildCpuMeter();
+  let metered: Promise<number | undefined> = Promise.resolve(undefined);
   const outcome: ChildOutcome = await runChild(command, args, {
     signal,
     keepStdout: options.keepStdout ?? 64 * 1024,
     ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
     ...(options.env === undefined ? {} : { env: { ...process.env, ...options.env } }),
+    onSpawn: (pid) => meter.watch(pid),
+    onExit: () => {
+      metered = meter.finish();
+    },
   });
-  if (outcome.aborted) throw abortError(signal);
+  meter.stop();
+  if (outcome.aborted) throw stoppedError(signal, await metered);
   if (outcome.spawnError) {
     throw new FileconvError(
       'ENGINE_UNAVAILABLE',
@@ -296,6 +304,20 @@ export async function runTool(
     stderr: redact(outcome.stderr, options.names ?? {}),
     stdout: outcome.stdout,
   };
+}
+
+/**
+ * The error of a tool killed by its deadline or an abort, with the CPU it had used
+ * (`details.cpuMs`, where measured): a program that spins on its input (an EPS `{ 1 pop } loop`)
+ * fails its job on that input, and the job records what it burnt (engine/conversion.ts).
+ */
+function stoppedError(signal: AbortSignal, cpuMs: number | undefined): FileconvError {
+  const error = abortError(signal);
+  if (cpuMs === undefined) return error;
+  return new FileconvError(error.code, error.message, {
+    cause: error.cause,
+    details: { ...error.details, cpuMs },
+  });
 }
 
 /** `text` with each path of `names` replaced by its name, and any other absolute path by its file name. */

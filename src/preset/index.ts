@@ -22,13 +22,13 @@ import { loadTracing } from '../adapters/telemetry/opentelemetry.js';
 import type { WebhookDeliveryReport, WebhookDispatcher } from '../adapters/webhooks/http.js';
 import { FileconvError } from '../core/errors.js';
 import type { PlanTable } from '../core/policy/plans.js';
-import { refundFailedConversions } from '../core/policy/refunds.js';
 import type { Converter, DocumentOperation } from '../core/ports/index.js';
 import type { Engine, EngineOptions } from '../engine/engine.js';
 import { createEngine } from '../engine/engine.js';
 import { ocrOperations } from '../operations/ocr/ocr-operation.js';
 import { pdfOperations } from '../operations/pdf/pdf-operations.js';
 import { subtitleOperations } from '../operations/subtitles/subtitle-operations.js';
+import { settleJobCharges } from '../service/metering.js';
 import type { HttpServiceOptions } from '../service/service.js';
 import { type Backends, createBackends, processTempDir, type S3Location } from './backends.js';
 import { defaultConverters } from './converters.js';
@@ -215,7 +215,7 @@ export async function createFileconv(options: FileconvOptions = {}): Promise<Fil
       uploadTtlMs: options.uploadTtlMs,
       onError: options.onError ?? ((error, context) => console.error(`fileconv: ${context}:`, error)),
       // A conversion that failed through the service's fault does not count against the quota.
-      onJobSettled: refundFailedConversions(backends.counters),
+      onJobSettled: settleJobCharges(backends.counters),
     });
     unwatchTracing = tracing?.watch(engine);
     const hostOnRequest = options.http?.onRequest;

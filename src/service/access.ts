@@ -8,20 +8,20 @@
 import proxyAddr from 'proxy-addr';
 import { FileconvError, isFileconvError } from '../core/errors.js';
 import { authenticate, bearerChallenge } from '../core/policy/api-keys.js';
-import { consumeQuota, enforceRateLimit, type QuotaTicket, rateLimitSpent } from '../core/policy/enforce.js';
-import { type RateLimitHeaderEntry, rateLimitHeaders } from '../core/policy/headers.js';
+import { consumeQuota, enforceRateLimit, rateLimitSpent } from '../core/policy/enforce.js';
+import type { RateLimitHeaderEntry } from '../core/policy/headers.js';
 import {
   AUTH_FAILURE_LIMIT,
   clientKeyOf,
   planRateLimit,
-  QUOTAS,
-  type QuotaKind,
   type RateLimitRule,
   rateLimitClassOf,
 } from '../core/policy/limits.js';
 import { FREE_PLAN, getPlan, hasPlan, type Plan, type PlanTable } from '../core/policy/plans.js';
 import type { CounterStore, KeyStore } from '../core/ports/index.js';
 import type { HttpExchange } from './exchange.js';
+import { setLimitHeaders } from './limit-headers.js';
+import { type Meter, openMeter } from './metering.js';
 
 /** The caller of one request, as the routes see it. */
 export interface Client {
@@ -56,6 +56,8 @@ export interface AccessSettings {
   authenticate: Authenticator | undefined;
   trust: (address: string, hop: number) => boolean;
   now(): number;
+  /** Told of a charge that could not be given back (the counters away while a request failed). */
+  onError?(error: unknown): void;
 }
 
 /** One request on its way through the service: who calls, and the headers every answer carries. */
@@ -72,6 +74,8 @@ export interface Call {
   jobIds?: string[];
   /** Bytes of the upload the request stored, for the request's metrics. */
   uploadedBytes?: number;
+  /** What the request charges the client's quotas, given back if it fails (metering.ts). */
+  meter: Meter;
 }
 
 /** Compiles the `trustProxy` option: false (default: the socket address), true, a hop count, or addresses/subnets. */
@@ -99,15 +103,6 @@ export function clientAddress(exchange: HttpExchange, trust: AccessSettings['tru
     connection: socket,
   };
   return proxyAddr(request as unknown as Parameters<typeof proxyAddr>[0], trust);
-}
-
-function setLimitHeaders(call: Call, now: number): void {
-  if (call.entries.length > 0)
-    Object.assign(call.headers, lowerCaseKeys(rateLimitHeaders(call.entries, now)));
-}
-
-function lowerCaseKeys(headers: Record<string, string>): Record<string, string> {
-  return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]));
 }
 
 /**
@@ -292,13 +287,15 @@ export function anonymousCall(
   publicUrl: string | undefined,
 ): Call {
   const ip = clientAddress(exchange, settings.trust);
-  return {
+  const call: Omit<Call, 'meter'> = {
     exchange,
     baseUrl: baseUrlOf(exchange, settings, publicUrl),
     client: { ip, accountId: null, plan: getPlan(settings.plans, FREE_PLAN), owner: `ip:${ip}` },
     entries: [],
     headers: {},
   };
+  // The meter reads the call as admit() leaves it: the client it identified, its headers.
+  return Object.assign(call, { meter: openMeter(settings, call) });
 }
 
 async function identify(
@@ -322,31 +319,4 @@ async function identify(
     });
   }
   return null;
-}
-
-/**
- * Charges `amount` units of a plan quota (daily conversions, hourly files) to the call's
- * client, setting the quota's headers; throws QUOTA_EXCEEDED when it does not fit. Returns the
- * ticket to store with the job (null when the plan is unlimited or no counters are configured).
- */
-export async function chargeQuota(
-  settings: AccessSettings,
-  call: Call,
-  kind: QuotaKind,
-  amount = 1,
-): Promise<QuotaTicket | null> {
-  if (!settings.counters) return null;
-  const now = settings.now();
-  const { client } = call;
-  const outcome = await consumeQuota(settings.counters, {
-    plan: client.plan,
-    kind,
-    clientKey: clientKeyOf(client.accountId === null ? null : { accountId: client.accountId }, client.ip),
-    now,
-    amount,
-  });
-  if (outcome.entry && QUOTAS[kind].inRateLimitHeaders) call.entries.push(outcome.entry);
-  setLimitHeaders(call, now);
-  if (outcome.error) throw outcome.error;
-  return outcome.ticket;
 }

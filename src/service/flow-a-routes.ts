@@ -14,7 +14,7 @@ import {
 import type { CreateJobInput } from '../engine/job-operations.js';
 import type { CreateOperationJobInput } from '../engine/operation-jobs.js';
 import { fileIdFromKey } from '../engine/upload-operations.js';
-import { type Call, chargeQuota, chargeSignedRequest } from './access.js';
+import { type Call, chargeSignedRequest } from './access.js';
 import { emptyAnswer, jsonAnswer } from './exchange.js';
 import { readJsonBody } from './json-body.js';
 import { downloadUrlFor, uploadUrlFor, verifyDownloadUrl, verifyUploadUrl } from './links.js';
@@ -26,7 +26,6 @@ import {
   type RouteContext,
   resultAnswer,
   UPLOAD_URL_EXPIRES_IN,
-  withCharge,
 } from './route-context.js';
 import type { Route } from './routes.js';
 import { shieldedBody } from './shielded-body.js';
@@ -102,7 +101,7 @@ export function flowARoutes(ctx: RouteContext): Route[] {
       for (const [index, body] of requests.entries()) {
         inputs.push(await inputOf(call, body, requests.length > 1 ? `jobs[${index}]: ` : '', urlFiles));
       }
-      const jobs = await withCharge(ctx, call, inputs.length, (charge) =>
+      const jobs = await call.meter.chargeJobs(inputs.length, (charge) =>
         ctx.engine.createJobs(inputs.map((input) => ({ ...input, charge }))),
       );
       call.jobIds = jobs.map((job) => job.id);
@@ -122,9 +121,9 @@ export function flowARoutes(ctx: RouteContext): Route[] {
         const { client, exchange } = call;
         const body = parse(uploadUrlRequest, await readJsonBody(exchange));
         assertFileSize(client.plan, body.fileSize);
-        await chargeQuota(ctx.access, call, 'files');
+        await call.meter.charge('files');
         // The size is declared and signed into the upload URL: it is what the grant may store.
-        if (body.fileSize > 0) await chargeQuota(ctx.access, call, 'uploadBytes', body.fileSize);
+        await call.meter.charge('uploadBytes', body.fileSize);
         const file = await ctx.engine.createUploadGrant({
           owner: client.owner,
           fileName: body.fileName,

@@ -6,22 +6,14 @@
 import { FileconvError } from '../core/errors.js';
 import type { FileRecord } from '../core/jobs/types.js';
 import { sanitizeFileName } from '../core/names.js';
-import { refundQuota } from '../core/policy/enforce.js';
 import { assertFileSize, uploadRetentionMsOf, workLimitsOf } from '../core/policy/plans.js';
 import type { CreateJobInput } from '../engine/job-operations.js';
 import type { CreateOperationJobInput } from '../engine/operation-jobs.js';
-import { chargeQuota } from './access.js';
 import { jsonAnswer, singleQueryValue } from './exchange.js';
 import { readJsonBody } from './json-body.js';
 import { receiveSingleFile } from './multipart.js';
-import {
-  assertWorkerRunning,
-  jobIdParam,
-  parse,
-  type RouteContext,
-  resultAnswer,
-  withCharge,
-} from './route-context.js';
+import { assertWorkerRunning, jobIdParam, parse, type RouteContext, resultAnswer } from './route-context.js';
+
 import type { Route } from './routes.js';
 import { namesUrl, storeUrlSource } from './url-source.js';
 import { uploadedFileView } from './views.js';
@@ -41,16 +33,12 @@ export function flowBRoutes(ctx: RouteContext): Route[] {
         // Multipart framing is small: a body far over the limit cannot hold a file under it, so it is refused unread.
         if (Number.isFinite(declared) && declared > maxBytes + 64 * 1024)
           assertFileSize(client.plan, declared);
-        const ticket = await chargeQuota(ctx.access, call, 'files');
+        await call.meter.charge('files');
         // The most this body can store, charged before a byte is read (a budget spent is refused
-        // at once); what it did not store is given back below.
+        // at once); what it did not store is given back below. Nothing is kept of a refused
+        // upload: the request's meter gives back the file and the bytes.
         const most = Number.isFinite(declared) ? Math.min(declared, maxBytes) : maxBytes;
-        const bytesTicket = await chargeQuota(ctx.access, call, 'uploadBytes', most).catch(
-          async (error: unknown) => {
-            if (ctx.access.counters && ticket) await refundQuota(ctx.access.counters, ticket, ctx.now());
-            throw error;
-          },
-        );
+        const bytes = await call.meter.charge('uploadBytes', most);
         const file = await receiveSingleFile(exchange, {
           maxBytes,
           onFile: (incoming) =>
@@ -63,20 +51,8 @@ export function flowBRoutes(ctx: RouteContext): Route[] {
               retentionMs: uploadRetentionMsOf(client.plan),
             }),
           discard: (stored) => ctx.engine.deleteFile(stored.id),
-        }).catch(async (error: unknown) => {
-          // Nothing was kept: a refused upload does not use up a file (or bytes) of the hour.
-          if (ctx.access.counters && ticket) await refundQuota(ctx.access.counters, ticket, ctx.now());
-          if (ctx.access.counters && bytesTicket)
-            await refundQuota(ctx.access.counters, bytesTicket, ctx.now());
-          throw error;
         });
-        if (ctx.access.counters && bytesTicket && bytesTicket.amount > file.size) {
-          await refundQuota(
-            ctx.access.counters,
-            { ...bytesTicket, amount: bytesTicket.amount - file.size },
-            ctx.now(),
-          );
-        }
+        await call.meter.settle(bytes, file.size);
         call.uploadedBytes = file.size;
         return jsonAnswer(200, uploadedFileView(file));
       },
@@ -121,13 +97,13 @@ export function flowBRoutes(ctx: RouteContext): Route[] {
           }
           input = { ...common, fileId: file.id, targetFormat: body.targetFormat, options: body.options };
         }
-        const job = await withCharge(ctx, call, 1, (charge) =>
-          ctx.engine.createJob({ ...input, charge }),
-        ).catch(async (error: unknown) => {
-          // A refused capture leaves no URL file behind.
-          if (urlFile) await ctx.engine.deleteFile(urlFile.id).catch(() => {});
-          throw error;
-        });
+        const job = await call.meter
+          .chargeJobs(1, (charge) => ctx.engine.createJob({ ...input, charge }))
+          .catch(async (error: unknown) => {
+            // A refused capture leaves no URL file behind.
+            if (urlFile) await ctx.engine.deleteFile(urlFile.id).catch(() => {});
+            throw error;
+          });
         call.jobIds = [job.id];
         // The conversion goes on if the client leaves; only the waiting stops.
         const done = await ctx.engine

@@ -9,7 +9,6 @@
 import { FileconvError } from '../core/errors.js';
 import { assertFileSize, uploadRetentionMsOf } from '../core/policy/plans.js';
 import type { PresignedMultipartUploads } from '../core/ports/index.js';
-import { chargeQuota } from './access.js';
 import { emptyAnswer, jsonAnswer, singleQueryValue } from './exchange.js';
 import { readJsonBody } from './json-body.js';
 import { jobIdParam, parse, type RouteContext, UPLOAD_URL_EXPIRES_IN } from './route-context.js';
@@ -54,8 +53,8 @@ export function multipartRoutes(ctx: RouteContext): Route[] {
         const { client } = call;
         const body = parse(uploadUrlRequest, await readJsonBody(call.exchange));
         assertFileSize(client.plan, body.fileSize);
-        await chargeQuota(ctx.access, call, 'files');
-        await chargeQuota(ctx.access, call, 'uploadBytes', body.fileSize);
+        await call.meter.charge('files');
+        await call.meter.charge('uploadBytes', body.fileSize);
         const expiresIn = multipartExpiresIn(body.fileSize);
         const file = await ctx.engine.createUploadGrant({
           owner: client.owner,

@@ -377,7 +377,7 @@ export const OPERATIONS: readonly ApiOperation[] = [
     tag: 'tus',
     summary: 'Create a resumable upload (tus creation)',
     description:
-      'Upload-Length is required (no deferred length); Upload-Metadata may carry `filename` (or `name`) and `filetype` (or `type`). Charges the hourly file quota and the upload bytes like an upload grant. The unfinished upload expires after 24 hours (Upload-Expires), its bytes dropped. With Content-Type `application/offset+octet-stream` the body holds the first bytes (creation-with-upload; Upload-Checksum as for PATCH): the answer then carries Upload-Offset.',
+      'Upload-Length is required (no deferred length); Upload-Metadata may carry `filename` (or `name`) and `filetype` (or `type`). Charges the hourly file quota and the upload bytes like an upload grant (a refused creation charges neither). The unfinished upload expires once the upload retention of the plan has passed since its last byte (each PATCH that stores bytes moves it; Free: 15 minutes), at the latest 24 hours after its creation; Upload-Expires tells when. Its bytes are then dropped. With Content-Type `application/offset+octet-stream` the body holds the first bytes (creation-with-upload; Upload-Checksum as for PATCH): the answer then carries Upload-Offset.',
     parameters: [
       tusResumable,
       { ...tusHeader('Upload-Length', "The upload's whole size, bytes."), schema: { type: 'integer' } },
@@ -425,7 +425,7 @@ export const OPERATIONS: readonly ApiOperation[] = [
     tag: 'tus',
     summary: 'Append bytes to a resumable upload',
     description:
-      "Content-Type `application/offset+octet-stream`; Upload-Offset must be the stored offset (409 OFFSET_MISMATCH otherwise: HEAD, then retry). Upload-Checksum `<sha1|sha256|md5> <base64>` keeps the bytes only if they match (460 CHECKSUM_MISMATCH, nothing kept). Bytes past Upload-Length are refused (413, none of the request kept). A connection that drops keeps what arrived; a newer PATCH to the same upload stops an older one still running. The last byte makes the upload an uploaded file, kept for the plan's upload retention.",
+      "Content-Type `application/offset+octet-stream`; Upload-Offset must be the stored offset (409 OFFSET_MISMATCH otherwise: HEAD, then retry). Upload-Checksum `<sha1|sha256|md5> <base64>` keeps the bytes only if they match (460 CHECKSUM_MISMATCH, nothing kept). Bytes past Upload-Length are refused (413, none of the request kept). A connection that drops keeps what arrived; a newer PATCH to the same upload stops an older one still running. Stored bytes move the expiry to the plan's upload retention after them (Upload-Expires). The last byte makes the upload an uploaded file, kept for the plan's upload retention.",
     parameters: [
       tusFileId,
       tusResumable,

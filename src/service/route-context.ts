@@ -1,17 +1,16 @@
 /**
  * What every route of the HTTP service shares: the engine, the access settings (plans, keys,
  * counters), the link settings (signing), and small helpers used by both flows (request
- * parsing, charging conversions, streaming a result).
+ * parsing, streaming a result). What a route charges goes through its call's meter (metering.ts).
  */
 
 import { create as contentDisposition } from 'content-disposition';
 import { z } from 'zod';
 import { FileconvError } from '../core/errors.js';
-import { type QuotaTicket, refundQuota } from '../core/policy/enforce.js';
 import type { Engine } from '../engine/engine.js';
 import { NO_WORKER_MESSAGE } from '../engine/engine-context.js';
 import type { ReadinessOptions } from '../engine/readiness.js';
-import { type AccessSettings, type Call, chargeQuota } from './access.js';
+import type { AccessSettings } from './access.js';
 import type { HttpAnswer } from './exchange.js';
 import { invalidRequest } from './http-errors.js';
 import type { LinkSettings } from './links.js';
@@ -37,23 +36,6 @@ export const jobIdParam = z.string().min(1).max(100);
 export function assertWorkerRunning(engine: Engine): void {
   if (engine.workerStatus() === 'none') {
     throw new FileconvError('UNAVAILABLE', NO_WORKER_MESSAGE, { details: { check: 'worker' } });
-  }
-}
-
-/** Charges `amount` conversions, runs `create`, and gives the charge back if `create` fails. */
-export async function withCharge<T>(
-  ctx: RouteContext,
-  call: Call,
-  amount: number,
-  create: (charge: QuotaTicket | null) => Promise<T>,
-): Promise<T> {
-  const ticket = await chargeQuota(ctx.access, call, 'conversions', amount);
-  try {
-    // One ticket covers the batch; each job carries a one-unit share, so a failed job refunds one.
-    return await create(ticket && { ...ticket, amount: 1 });
-  } catch (error) {
-    if (ctx.access.counters && ticket) await refundQuota(ctx.access.counters, ticket, ctx.now());
-    throw error;
   }
 }
 

@@ -180,6 +180,7 @@ export function buildHttpService(
     authenticate: options.authenticate,
     trust: compileTrust(options.trustProxy),
     now,
+    onError,
   };
   const links: LinkSettings = {
     storage: engine.storage,
@@ -260,9 +261,11 @@ export function buildHttpService(
           pattern = found.route.path;
           Object.assign(call.headers, found.route.headers);
           if (!found.route.public) await admit(access, call, { signed: found.route.signed === true });
-          answer = found.route.idempotent
-            ? await idempotency.handle(call, found.route, found.params)
-            : await found.route.handle(call, found.params);
+          const { route, params } = found;
+          // One unit of work: a request that fails gives back whatever it charged (metering.ts).
+          answer = await call.meter.run(() =>
+            route.idempotent ? idempotency.handle(call, route, params) : route.handle(call, params),
+          );
           answer.headers = { ...answer.headers, ...call.headers };
         } catch (error) {
           answer = failure(error, call.headers);

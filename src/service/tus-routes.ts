@@ -8,7 +8,7 @@
 import { FileconvError } from '../core/errors.js';
 import { assertFileSize, uploadRetentionMsOf } from '../core/policy/plans.js';
 import type { ChecksumAlgorithm } from '../engine/resumable-operations.js';
-import { type Call, chargeQuota } from './access.js';
+import type { Call } from './access.js';
 import { emptyAnswer } from './exchange.js';
 import { mediaType, type RouteContext } from './route-context.js';
 import type { Route } from './routes.js';
@@ -162,8 +162,8 @@ export function tusRoutes(ctx: RouteContext): Route[] {
         }
         const metadata = parseUploadMetadata(exchange.header('upload-metadata'));
         assertFileSize(client.plan, size);
-        await chargeQuota(ctx.access, call, 'files');
-        if (size > 0) await chargeQuota(ctx.access, call, 'uploadBytes', size);
+        await call.meter.charge('files');
+        await call.meter.charge('uploadBytes', size);
         const file = await engine.createResumableUpload({
           owner: client.owner,
           fileName: metadata.get('filename') ?? metadata.get('name') ?? 'upload',

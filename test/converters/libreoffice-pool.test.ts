@@ -2,7 +2,7 @@
  * The warm pool under load and when things go wrong: 20 documents at once on two workers with no
  * output lost, workers replaced after N conversions and past a memory bound, a hung conversion
  * killed by the hard timeout while a concurrent one succeeds, abort of a running and of a queued
- * conversion, a crashed worker replaced (its conversion retried cold once), and close() leaving
+ * conversion (a deadline in the queue told apart as the pool's), a crashed worker replaced (its conversion retried cold once), and close() leaving
  * no process and no file behind.
  * The slow document is a ~5 MB text file: LibreOffice needs well over 20 s to lay it out.
  */
@@ -191,6 +191,36 @@ describeWithEngine('LibreOffice', LO_AVAILABLE, LO_INSTALL, 'libreoffice pool', 
     expect(converter.stats()?.workers[0]?.busy).toBe(true);
     first.abort();
     await slow;
+    await expectNoLeftovers(ws);
+    await closeAndCheck(converter, pids);
+  });
+
+  it("a deadline that passes in the queue is the busy pool's doing, one that passes while converting is the input's", async () => {
+    const { converter, pids } = pooled();
+    const ws = await workspace();
+    // What AbortSignal.timeout aborts with: the engine's deadline for a conversion.
+    const deadline = () => new DOMException('The operation timed out.', 'TimeoutError');
+    const first = new AbortController();
+    let started!: () => void;
+    const running = new Promise<void>((resolve) => {
+      started = resolve;
+    });
+    const slow = expectCode(
+      converter.convert(slowContext(ws, { signal: first.signal, onProgress: (f) => f === 0.1 && started() })),
+      'CONVERSION_TIMEOUT',
+    );
+    await running;
+    const second = new AbortController();
+    const queued = expectCode(
+      converter.convert(context(ws, 'docx', 'pdf', { signal: second.signal })),
+      'CONVERSION_TIMEOUT',
+    );
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(converter.stats()?.queued).toBe(1);
+    second.abort(deadline());
+    expect((await queued).details).toEqual({ fault: 'service' });
+    first.abort(deadline());
+    expect((await slow).details?.fault).toBeUndefined();
     await expectNoLeftovers(ws);
     await closeAndCheck(converter, pids);
   });

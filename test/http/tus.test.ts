@@ -1,15 +1,18 @@
 /**
  * The tus 1.0 endpoint (/api/tus) as raw requests: discovery (OPTIONS), creation, HEAD, PATCH
  * and termination, every refusal with its status and stable code and nothing kept, owners kept
- * apart (another owner's upload is a 404 like a missing one), expiry (410, bytes dropped, also by
- * the sweep), and a finished upload converted through Flow A by its fileKey.
+ * apart (another owner's upload is a 404 like a missing one), expiry (the plan's retention after
+ * the last byte; 410, bytes dropped, also by the sweep), and a finished upload converted through
+ * Flow A by its fileKey.
  */
 import { createHash } from 'node:crypto';
+import { request as httpRequest } from 'node:http';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { createFsStorage } from '../../src/adapters/storage/fs.js';
 import { rateLimitClassOf } from '../../src/core/policy/limits.js';
-import { call, expectError, fixture, pollJob, startServer } from './harness.js';
+import { definePlans } from '../../src/core/policy/plans.js';
+import { call, expectError, fixture, movableClock, pollJob, startServer } from './harness.js';
 import { createTusUpload, partialFiles, TUS, tusDelete, tusHead, tusPatch } from './tus-helpers.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -58,7 +61,10 @@ describe('tus discovery and protocol headers', () => {
   });
 
   it('creates an upload: 201 with Location, Upload-Expires 24 h on; HEAD tells offset and length, never cached', async () => {
-    const server = await startServer();
+    // A plan that keeps uploads the engine's time: an unfinished one gets the engine's 24 h.
+    const server = await startServer({
+      router: { plans: definePlans({ free: { uploadRetentionSeconds: null } }) },
+    });
     const before = Date.now();
     const created = await createTusUpload(server, 1234, {
       metadata: { filename: 'photo.png', filetype: 'image/png' },
@@ -372,11 +378,83 @@ describe('tus owners, termination and expiry', () => {
     const server = await startServer();
     const bytes = bytesOf(100);
     const { path, id } = await createTusUpload(server, bytes.length);
-    server.advanceClock(DAY_MS - 60_000);
+    // Unfinished, it is kept 15 minutes after its last byte (creation counts as one).
+    server.advanceClock(14 * 60_000);
     expect((await tusPatch(server, path, 0, bytes)).status).toBe(204);
     const file = await server.engine.getFile(id);
     // The Free plan keeps uploads 15 minutes.
     expect(Date.parse(file.expiresAt) - Date.parse(file.uploadedAt!)).toBe(15 * 60 * 1000);
+  });
+});
+
+describe("tus retention: an unfinished upload is kept for the plan's retention after its last byte", () => {
+  const MINUTE = 60_000;
+  const httpDate = (ms: number) => new Date(ms).toUTCString();
+
+  it('Free (15 min): each PATCH that stores bytes moves Upload-Expires; 15 silent minutes expire it', async () => {
+    const clock = movableClock('2026-11-22T12:00:00.000Z');
+    const t0 = clock.now();
+    const server = await startServer({ clock });
+    const bytes = bytesOf(1000);
+    const created = await createTusUpload(server, bytes.length);
+    expect(created.response.status).toBe(201);
+    expect(created.response.headers.get('upload-expires')).toBe(httpDate(t0 + 15 * MINUTE));
+
+    clock.advance(10 * MINUTE);
+    const first = await tusPatch(server, created.path, 0, bytes.subarray(0, 400));
+    expect(first.status).toBe(204);
+    expect(first.headers.get('upload-expires')).toBe(httpDate(t0 + 25 * MINUTE));
+    expect((await tusHead(server, created.path)).headers.get('upload-expires')).toBe(
+      httpDate(t0 + 25 * MINUTE),
+    );
+    // A refused PATCH stores nothing and moves nothing.
+    clock.advance(5 * MINUTE);
+    expectError(await tusPatch(server, created.path, 0, bytes.subarray(0, 10)), 409, 'OFFSET_MISMATCH');
+    expect((await tusHead(server, created.path)).headers.get('upload-expires')).toBe(
+      httpDate(t0 + 25 * MINUTE),
+    );
+
+    // Alive 24 minutes in; gone at 26, a day before the engine's 24 h from its creation.
+    clock.set(t0 + 24 * MINUTE);
+    expect((await tusHead(server, created.path)).status).toBe(200);
+    clock.set(t0 + 26 * MINUTE);
+    expectError(await tusPatch(server, created.path, 400, bytes.subarray(400)), 410, 'UPLOAD_EXPIRED');
+    expect(await partialFiles(server)).toEqual([]);
+    expect(await server.fileRecords()).toEqual([]);
+  });
+
+  it('a PATCH still sending when the retention passes is not swept from under it', async () => {
+    const clock = movableClock('2026-11-22T12:00:00.000Z');
+    const t0 = clock.now();
+    const server = await startServer({ clock });
+    const bytes = bytesOf(1000);
+    const created = await createTusUpload(server, bytes.length);
+    const request = httpRequest(new URL(`${server.url}${created.path}`), {
+      method: 'PATCH',
+      headers: {
+        ...TUS,
+        'content-type': 'application/offset+octet-stream',
+        'upload-offset': '0',
+        'content-length': String(bytes.length),
+      },
+    });
+    const status = new Promise<number>((resolve, reject) => {
+      request.on('response', (response) => {
+        response.resume();
+        resolve(response.statusCode ?? 0);
+      });
+      request.on('error', reject);
+    });
+    request.write(bytes.subarray(0, 300));
+    // While its bytes arrive the upload is held to its ceiling, 24 h from its creation.
+    await expect
+      .poll(async () => (await server.engine.getFile(created.id)).expiresAt)
+      .toBe(new Date(t0 + DAY_MS).toISOString());
+    clock.advance(20 * MINUTE);
+    expect(await server.engine.sweepExpired()).toBe(0);
+    request.end(bytes.subarray(300));
+    expect(await status).toBe(204);
+    expect((await server.engine.getFile(created.id)).status).toBe('uploaded');
   });
 });
 

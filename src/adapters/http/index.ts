@@ -6,6 +6,7 @@
 
 export type { CorsOptions } from '../../service/cors.js';
 export type { AnswerBody, HttpAnswer, HttpExchange } from '../../service/exchange.js';
+export { settleJob, settleJobCharges } from '../../service/metering.js';
 export {
   type Authenticator,
   type AuthRequest,

@@ -19,7 +19,7 @@ import { mkdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, BrowserContextOptions, BrowserServer, Page } from 'playwright-core';
-import { abortError, raceAbort } from '../../core/abort.js';
+import { abortError, awaitingEngine, engineWorking, raceAbort } from '../../core/abort.js';
 import { FileconvError } from '../../core/errors.js';
 import type { ConverterStats } from '../../core/ports/index.js';
 import { packageUnavailable } from '../../kit/engine-packages.js';
@@ -182,10 +182,13 @@ export class BrowserPool {
     work: (openTab: OpenTab, discard: () => void, warm: WarmTabs) => Promise<T>,
   ): Promise<T> {
     if (this.closed) throw closedError();
+    // Until a slot is free and the browser is up, the job's time is spent by the pool, not its page.
+    awaitingEngine(signal);
     await this.acquire(signal);
     let instance: Instance | undefined;
     try {
       instance = await raceAbort(this.browser(), signal);
+      engineWorking(signal);
       instance.jobs++;
       instance.active++;
       const used = instance;

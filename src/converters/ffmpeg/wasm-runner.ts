@@ -16,6 +16,7 @@ import { randomBytes } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { Worker } from 'node:worker_threads';
+import { awaitingEngine, engineWorking } from '../../core/abort.js';
 import { type ErrorCode, FileconvError } from '../../core/errors.js';
 import type { Availability } from '../../core/ports/index.js';
 import type { FfmpegRunInput, FfmpegRunner, FfmpegRunResult, MediaProbe, ProbeOptions } from './runner.js';
@@ -157,6 +158,8 @@ class WasmFfmpegRunner implements FfmpegRunner {
       };
       job.onAbort = () => void this.abort(job);
       signal.addEventListener('abort', job.onAbort, { once: true });
+      // Until a worker takes it, the job's time is spent by the pool, not its media.
+      awaitingEngine(signal);
       this.waiting.push(job);
       this.pump();
     });
@@ -192,6 +195,7 @@ class WasmFfmpegRunner implements FfmpegRunner {
         continue;
       }
       slot.worker.ref(); // a job in progress keeps the process alive, as any pending work would
+      engineWorking(job.signal);
       slot.worker.postMessage(job.request);
     }
   }

@@ -8,7 +8,7 @@
  */
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { abortError, raceAbort } from '../../core/abort.js';
+import { abortError, awaitingEngine, engineWorking, raceAbort } from '../../core/abort.js';
 import { FileconvError } from '../../core/errors.js';
 import type { ConverterStats } from '../../core/ports/index.js';
 import { clockTicks } from '../../kit/cpu-time.js';
@@ -103,6 +103,8 @@ export class LibreOfficePool {
         detach: () => signal.removeEventListener('abort', onAbort),
       };
       signal.addEventListener('abort', onAbort, { once: true });
+      // Until a worker is up and takes it, the job's time is spent by the pool, not its document.
+      awaitingEngine(signal);
       this.queue.push(job);
       this.pump();
     });
@@ -215,6 +217,7 @@ export class LibreOfficePool {
       return;
     }
     try {
+      engineWorking(signal);
       job.onStart();
       if (signal.aborted) throw abortError(signal); // by onStart itself
       job.resolve(await this.convertOn(slot, worker, job));

@@ -19,6 +19,13 @@ export {
 export interface JobError {
   code: ErrorCode;
   message: string;
+  /**
+   * Set only where the code alone does not tell whose fault the failure was: `fault: 'service'`
+   * on a CONVERSION_TIMEOUT that struck while the job waited for a busy engine (a pool's queue,
+   * an engine starting) rather than while an engine worked on its input. See
+   * core/policy/settlement.ts, which decides what is given back.
+   */
+  details?: { fault: 'service' };
 }
 
 export interface Job {
@@ -66,10 +73,11 @@ export interface Job {
   /** When the result is deleted (completed jobs only). */
   expiresAt: string | null;
   /**
-   * What the job was charged against a quota (the HTTP adapter's QuotaTicket), so a failure
-   * through the service's fault can give it back. Opaque to the engine; null when uncharged.
+   * The conversion the job was charged (its one-unit share of the request's ticket), so that
+   * settling the job can give it back when the service failed it (service/metering.ts). Opaque
+   * to the engine; null or absent when uncharged. JSON-safe: stores keep it with the record.
    */
-  charge?: unknown;
+  charge?: JobCharge | null;
   /** Where job.completed / job.failed / job.canceled are POSTed, and how that went. Absent: no webhook. */
   webhook?: JobWebhook;
   /** The work budgets of the plan the job was created under (its worker may be another process). Absent: none. */
@@ -84,6 +92,22 @@ export interface Job {
    * Absent on conversion jobs, which have one input.
    */
   inputs?: JobInput[];
+}
+
+/**
+ * A quota charge kept with a job: enough to give it back to the counter window it was taken
+ * from. The shape of core/policy's QuotaTicket (which types `kind`), defined here so that job
+ * records need nothing of the policy. JSON-safe.
+ */
+export interface JobCharge {
+  /** The quota charged ('conversions'). */
+  kind: string;
+  /** The counter the units were added to. */
+  key: string;
+  /** The counter window's end, epoch ms: after it there is nothing to give back to. */
+  expiresAt: number;
+  /** Units charged: a job carries one. */
+  amount: number;
 }
 
 /** One input of a multi-input job. */

@@ -13,6 +13,7 @@
  * Store failures (a Redis outage) propagate: failing open or closed is the host's decision.
  */
 import { FileconvError, isFileconvError } from '../errors.js';
+import type { JobCharge } from '../jobs/types.js';
 import type { CounterStore } from '../ports/index.js';
 import { backoffDelay } from '../retry.js';
 import { type RateLimitHeaderEntry, rateLimitHeaders, windowSeconds } from './headers.js';
@@ -42,13 +43,12 @@ export interface LimitOutcome {
   error: FileconvError | null;
 }
 
-/** Proof of a consumed quota unit: enough to give it back to the same window. JSON-safe. */
-export interface QuotaTicket {
+/**
+ * Proof of consumed quota units: enough to give them back to the same window. JSON-safe; a job
+ * keeps its share as its `charge` (JobCharge is this shape with an untyped kind).
+ */
+export interface QuotaTicket extends JobCharge {
   kind: QuotaKind;
-  key: string;
-  /** The window's end, epoch ms: after it a refund has nothing to give back to. */
-  expiresAt: number;
-  amount: number;
 }
 
 export interface QuotaOutcome extends Omit<LimitOutcome, 'decision' | 'entry'> {

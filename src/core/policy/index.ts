@@ -69,7 +69,7 @@ export {
   type PlanOverride,
   type PlanTable,
 } from './plans.js';
-export { refundFailedConversions, refundIfServiceFault, SERVICE_FAULT_CODES } from './refunds.js';
+export { type Fault, faultOf, jobChargeOf, refundDue, SERVICE_FAULT_CODES } from './settlement.js';
 export {
   type CountingWindow,
   DAY_MS,
