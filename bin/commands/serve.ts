@@ -11,7 +11,6 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createNodeHandler } from '../../src/adapters/http/node.js';
 import { type Engine, FileconvError } from '../../src/index.js';
-import type { BackendFlags } from '../../src/preset/backends.js';
 import {
   type ConfigFlags,
   type EffectiveConfig,
@@ -25,10 +24,10 @@ import { startMetricsEndpoint } from '../metrics-flag.js';
 export { dataDirOf, loadOrCreateSecret } from '../../src/preset/index.js';
 
 /**
- * The command line of `fileconv serve` (see ConfigFlags for each): flags go before environment
+ * The command line of `fileconv serve` (the settings table's names): flags go before environment
  * variables, which go before the config file, which goes before the defaults.
  */
-export interface ServeFlags extends ConfigFlags, BackendFlags {}
+export type ServeFlags = ConfigFlags;
 
 export interface RunningService {
   server: Server;

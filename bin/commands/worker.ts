@@ -5,22 +5,18 @@
  */
 
 import { type Engine, FileconvError } from '../../src/index.js';
-import type { BackendFlags } from '../../src/preset/backends.js';
-import { type EffectiveConfig, fileconvOptionsOf, resolveConfig } from '../../src/preset/effective-config.js';
+import {
+  type ConfigFlags,
+  type EffectiveConfig,
+  fileconvOptionsOf,
+  resolveConfig,
+} from '../../src/preset/effective-config.js';
 import { createFileconv } from '../../src/preset/index.js';
 import { startMetricsEndpoint } from '../metrics-flag.js';
 import { untilSignal } from './serve.js';
 
 /** The command line of `fileconv worker`: a subset of serve's, with the same precedence and config file. */
-export interface WorkerFlags extends BackendFlags {
-  /** The config file (default $FILECONV_CONFIG, else ./fileconv.config.json when present). */
-  config?: string;
-  /** Prometheus metrics (GET /metrics) on this port. */
-  metricsPort?: number;
-  concurrency?: number;
-  graceSeconds?: number;
-  retentionHours?: number;
-}
+export type WorkerFlags = ConfigFlags;
 
 export interface RunningWorker {
   engine: Engine;
