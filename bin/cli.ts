@@ -3,6 +3,7 @@
  * (`fileconv: <message> [CODE]`) and exit non-zero; no stack traces for expected failures.
  */
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
+import { parseBooleanText } from '../src/core/boolean-text.js';
 import { FileconvError } from '../src/core/errors.js';
 import { FORMAT_FAMILIES } from '../src/core/formats/types.js';
 import type { PdfProtectFlags } from './commands/pdf.js';
@@ -318,6 +319,18 @@ export function buildProgram(): Command {
   return program;
 }
 
+/**
+ * FILECONV_DEBUG in the one boolean syntax (FILECONV_DEBUG=0 is off). Another word still turns
+ * it on: this runs while an error is reported, which a refusal here would hide.
+ */
+function debugWanted(): boolean {
+  try {
+    return parseBooleanText(process.env.FILECONV_DEBUG, 'FILECONV_DEBUG') ?? false;
+  } catch {
+    return true;
+  }
+}
+
 /** Runs the CLI; returns the exit code. */
 export async function main(argv: readonly string[]): Promise<number> {
   const program = buildProgram();
@@ -336,7 +349,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     process.stderr.write(
       `fileconv: unexpected error: ${error instanceof Error ? error.message : String(error)}\n`,
     );
-    if (process.env.FILECONV_DEBUG) console.error(error);
+    if (debugWanted()) console.error(error);
     return 70;
   }
 }

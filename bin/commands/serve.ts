@@ -1,7 +1,7 @@
 /**
  * `fileconv serve` (what `npm start` runs): the whole service on one machine with nothing to set
  * up. Filesystem storage and job store under the data dir, in-process queue and workers, a
- * signing secret created on first start and kept in the data dir. With REDIS_URL (and S3_BUCKET)
+ * signing secret created on first start and kept in the data dir. With Redis (and S3)
  * it is one API node of many, with or without its own workers (--no-worker). SIGTERM/SIGINT stop
  * taking requests, let running conversions finish within a grace period, leave the rest queued.
  * Plans come from a JSON file (--plans, $FILECONV_PLANS); --no-limits ($FILECONV_LIMITS=off)
@@ -99,9 +99,13 @@ export async function startService(flags: ServeFlags): Promise<RunningService> {
     listening.once('error', (error: NodeJS.ErrnoException) => {
       reject(
         error.code === 'EADDRINUSE'
-          ? new FileconvError('INVALID_REQUEST', `Port ${port} is in use: pass --port or set PORT.`, {
-              cause: error,
-            })
+          ? new FileconvError(
+              'INVALID_REQUEST',
+              `Port ${port} is in use: pass --port or set FILECONV_PORT.`,
+              {
+                cause: error,
+              },
+            )
           : error,
       );
     });

@@ -1,6 +1,7 @@
 /**
- * `fileconv worker`: conversions only, no HTTP. Takes jobs from the shared queue (REDIS_URL) and
- * reads and writes files in the shared storage (S3_BUCKET), so any number of workers can run
+ * `fileconv worker`: conversions only, no HTTP. Takes jobs from the shared queue (Redis:
+ * $FILECONV_REDIS_URL) and reads and writes files in the shared storage (S3:
+ * $FILECONV_S3_BUCKET), so any number of workers can run
  * beside the API nodes (`fileconv serve --no-worker`).
  */
 
@@ -33,7 +34,7 @@ export async function startWorker(flags: WorkerFlags): Promise<RunningWorker> {
   if (!config.redis) {
     throw new FileconvError(
       'INVALID_REQUEST',
-      'fileconv worker needs a queue shared with the other processes: set REDIS_URL (and S3_BUCKET for files), or redis.url in the config file.',
+      'fileconv worker needs a queue shared with the other processes: set FILECONV_REDIS_URL (and FILECONV_S3_BUCKET for files), --redis-url, or redis.url in the config file.',
     );
   }
   const fileconv = await createFileconv(
