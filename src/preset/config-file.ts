@@ -185,7 +185,7 @@ export interface ConfigFileChoice {
  */
 export async function chooseConfigFile(
   flag: string | undefined,
-  env: NodeJS.ProcessEnv = process.env,
+  env?: NodeJS.ProcessEnv,
   cwd = process.cwd(),
 ): Promise<ConfigFileChoice | undefined> {
   if (flag !== undefined) return { path: resolve(cwd, flag), from: 'flag --config' };

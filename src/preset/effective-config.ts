@@ -20,7 +20,7 @@ import { resolveSetting } from './setting-sources.js';
 import { type SettingName, type SettingValue, settingOf } from './settings.js';
 
 export type { S3Settings } from './backends.js';
-export { namesOf, parseTrustProxy, type TrustProxySetting } from './setting-kinds.js';
+export type { TrustProxySetting } from './setting-kinds.js';
 
 /**
  * What the `serve` and `worker` commands take on their command line, by setting name
@@ -76,12 +76,12 @@ export interface EffectiveConfig {
 }
 
 /**
- * The effective settings for `flags`, the environment `vars` and the config file they name.
- * INVALID_OPTIONS naming the source of a value that cannot be used.
+ * The effective settings for `flags`, the environment `vars` (default this process's) and the
+ * config file they name. INVALID_OPTIONS naming the source of a value that cannot be used.
  */
 export async function resolveConfig(
   flags: ConfigFlags,
-  vars: NodeJS.ProcessEnv = process.env,
+  vars?: NodeJS.ProcessEnv,
   cwd = process.cwd(),
 ): Promise<EffectiveConfig> {
   const engineNames = defaultConverters().map((converter) => converter.name);

@@ -112,7 +112,7 @@ export type TrustProxySetting = boolean | number | string | readonly string[];
  * `--trust-proxy` as typed: a yes/no, a hop count ('1'), or addresses/subnets/names
  * ('loopback, 10.0.0.0/8', which the service splits).
  */
-export function parseTrustProxy(value: string, name: string): TrustProxySetting {
+function parseTrustProxy(value: string, name: string): TrustProxySetting {
   if (/^\d+$/.test(value.trim())) return Number(value.trim());
   try {
     return parseBooleanText(value, name) ?? value;

@@ -16,8 +16,11 @@ export interface SettingLayers {
   code?: { [N in SettingName]?: SettingValue<N> | undefined };
   /** The command line, by setting: text as typed (checked here), or values from a caller. */
   flags?: SettingValues;
-  /** The environment; `legacy`: the CLI also reads the older unprefixed variables (PORT...). */
-  env?: { vars: NodeJS.ProcessEnv; legacy: boolean };
+  /**
+   * The environment (`vars`, default this process's); `legacy`: the CLI also reads the older
+   * unprefixed variables (PORT...).
+   */
+  env?: { vars?: NodeJS.ProcessEnv | undefined; legacy: boolean };
   /** The config file's values, by setting (its schema has checked them). */
   file?: SettingValues;
 }
@@ -39,18 +42,18 @@ function textOf(vars: NodeJS.ProcessEnv, name: string): string | undefined {
  * FILECONV_ variables of this process; never the unprefixed ones, which belong to the host app.
  */
 export function embeddedLayers(code: SettingLayers['code']): SettingLayers {
-  return { ...(code ? { code } : {}), env: { vars: process.env, legacy: false } };
+  return { ...(code ? { code } : {}), env: { legacy: false } };
 }
 
 /** The first variable of `name` set in `vars` (FILECONV_<NAME>, then the older ones with `legacy`). */
 export function settingFromEnv<N extends SettingName>(
   name: N,
-  vars: NodeJS.ProcessEnv = process.env,
+  vars?: NodeJS.ProcessEnv,
   legacy = false,
   context: SchemaContext = { engineNames: [] },
 ): ResolvedSetting<NonNullable<SettingValue<N>>> | undefined {
   for (const variable of envNamesOf(name, legacy)) {
-    const given = textOf(vars, variable);
+    const given = textOf(vars ?? process.env, variable);
     if (given === undefined) continue;
     const value = checkSettingValue(settingOf(name).kind, given, variable, context) as NonNullable<
       SettingValue<N>
