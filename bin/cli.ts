@@ -3,7 +3,7 @@
  * (`fileconv: <message> [CODE]`) and exit non-zero; no stack traces for expected failures.
  */
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
-import { parseBooleanText } from '../src/core/boolean-text.js';
+import { booleanWordOf } from '../src/core/boolean-text.js';
 import { FileconvError } from '../src/core/errors.js';
 import { FORMAT_FAMILIES } from '../src/core/formats/types.js';
 import type { PdfProtectFlags } from './commands/pdf.js';
@@ -324,11 +324,8 @@ export function buildProgram(): Command {
  * it on: this runs while an error is reported, which a refusal here would hide.
  */
 function debugWanted(): boolean {
-  try {
-    return parseBooleanText(process.env.FILECONV_DEBUG, 'FILECONV_DEBUG') ?? false;
-  } catch {
-    return true;
-  }
+  const text = process.env.FILECONV_DEBUG;
+  return text !== undefined && text.trim() !== '' && booleanWordOf(text) !== false;
 }
 
 /** Runs the CLI; returns the exit code. */

@@ -14,15 +14,22 @@ const FALSE_WORDS = ['0', 'false', 'off', 'no'] as const;
 /** The accepted spellings, for messages and documentation. */
 export const BOOLEAN_SPELLINGS = '1/0, true/false, on/off or yes/no';
 
+/** `text` as a boolean when it is one of the spellings, else undefined (no error: for values that may also be something else). */
+export function booleanWordOf(text: string): boolean | undefined {
+  const word = text.trim().toLowerCase();
+  if ((TRUE_WORDS as readonly string[]).includes(word)) return true;
+  if ((FALSE_WORDS as readonly string[]).includes(word)) return false;
+  return undefined;
+}
+
 /**
  * `text` as a boolean; undefined when it is undefined or empty (not set). `name` is what the
  * message names (a variable, `--flag`). INVALID_OPTIONS for any other word.
  */
 export function parseBooleanText(text: string | undefined, name: string): boolean | undefined {
   if (text === undefined || text.trim() === '') return undefined;
-  const word = text.trim().toLowerCase();
-  if ((TRUE_WORDS as readonly string[]).includes(word)) return true;
-  if ((FALSE_WORDS as readonly string[]).includes(word)) return false;
+  const value = booleanWordOf(text);
+  if (value !== undefined) return value;
   throw new FileconvError(
     'INVALID_OPTIONS',
     `${name} must be ${BOOLEAN_SPELLINGS} (any case), got ${JSON.stringify(text)}.`,

@@ -69,7 +69,8 @@ function configSchema(engineNames: readonly string[]) {
       description: 'The JSON Schema of this file (`fileconv config schema`), for editors; ignored.',
     }),
   };
-  const sections: Record<string, Record<string, z.ZodType>> = {};
+  // Top-level settings and sections in the table's order, so the JSON Schema reads as the table does.
+  const parts = new Map<string, z.ZodType | Record<string, z.ZodType>>();
   for (const { name, path } of fileSettings()) {
     const entry = settingOf(name);
     const schema = (entry.fileSchema ?? entry.kind.schema)(context);
@@ -77,21 +78,18 @@ function configSchema(engineNames: readonly string[]) {
       description: describe(name),
     });
     const [section, key] = path;
-    if (key === undefined) {
-      shape[section] = field;
-      continue;
-    }
-    if (!sections[section]) {
-      sections[section] = {};
-      shape[section] = z.never(); // holds the section's place in the table's order
-    }
-    sections[section][key] = field;
+    if (key === undefined) parts.set(section, field);
+    else
+      parts.set(section, { ...(parts.get(section) as Record<string, z.ZodType> | undefined), [key]: field });
   }
-  for (const [section, fields] of Object.entries(sections)) {
-    shape[section] = z
-      .strictObject(fields)
-      .optional()
-      .meta({ description: SECTIONS[section] ?? section });
+  for (const [name, part] of parts) {
+    shape[name] =
+      part instanceof z.ZodType
+        ? part
+        : z
+            .strictObject(part)
+            .optional()
+            .meta({ description: SECTIONS[name] ?? name });
   }
   return z.strictObject(shape);
 }

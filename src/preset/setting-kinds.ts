@@ -6,7 +6,7 @@
  * is refused naming where it came from and what is expected.
  */
 import { z } from 'zod';
-import { BOOLEAN_SPELLINGS, parseBooleanText } from '../core/boolean-text.js';
+import { BOOLEAN_SPELLINGS, booleanWordOf, parseBooleanText } from '../core/boolean-text.js';
 import { FileconvError } from '../core/errors.js';
 
 /** What a schema may depend on: the engines `engines.*` can name (`fileconv doctor`'s names). */
@@ -112,13 +112,9 @@ export type TrustProxySetting = boolean | number | string | readonly string[];
  * `--trust-proxy` as typed: a yes/no, a hop count ('1'), or addresses/subnets/names
  * ('loopback, 10.0.0.0/8', which the service splits).
  */
-function parseTrustProxy(value: string, name: string): TrustProxySetting {
+function parseTrustProxy(value: string): TrustProxySetting {
   if (/^\d+$/.test(value.trim())) return Number(value.trim());
-  try {
-    return parseBooleanText(value, name) ?? value;
-  } catch {
-    return value;
-  }
+  return booleanWordOf(value) ?? value;
 }
 
 export const trustProxy = kind(
