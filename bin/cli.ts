@@ -3,9 +3,11 @@
  * (`fileconv: <message> [CODE]`) and exit non-zero; no stack traces for expected failures.
  */
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
+import { booleanWordOf } from '../src/core/boolean-text.js';
 import { FileconvError } from '../src/core/errors.js';
 import { FORMAT_FAMILIES } from '../src/core/formats/types.js';
 import type { PdfProtectFlags } from './commands/pdf.js';
+import { addSettingOptions, givenSettings, settingsOfCommand } from './support/setting-options.js';
 import { fileconvVersion } from './support/version.js';
 
 // Each command's module (and what it pulls in: Express for serve, BullMQ for worker, the engines)
@@ -22,9 +24,6 @@ function keyValue(value: string, previous: Record<string, string> = {}): Record<
   if (eq <= 0) throw new InvalidArgumentError('expected key=value.');
   return { ...previous, [value.slice(0, eq)]: value.slice(eq + 1) };
 }
-
-const CONFIG_FLAG = '--config <file>';
-const CONFIG_HELP = `JSON settings file; flags and environment variables go first ($FILECONV_CONFIG, else ./fileconv.config.json when present)`;
 
 export function buildProgram(): Command {
   const program = new Command('fileconv')
@@ -68,81 +67,25 @@ export function buildProgram(): Command {
       await runConvert(input, output, options);
     });
 
-  program
-    .command('serve')
-    .description('run the conversion service (HTTP API and workers) on this machine')
-    .option('-p, --port <port>', 'port to listen on (default: $PORT or 3000)', integer)
-    .option('--host <host>', 'address to bind (default: $HOST or 0.0.0.0)')
-    .option(
-      '-d, --data <dir>',
-      'where files, jobs and the signing secret live (default: $FILECONV_DATA or ./data)',
-    )
-    .option(
-      '--public-url <url>',
-      'base URL clients reach the service at, for links behind a proxy ($FILECONV_PUBLIC_URL)',
-    )
-    .option('-c, --concurrency <n>', 'conversions at once (default 2)', integer)
-    .option(
-      '--grace-seconds <s>',
-      'how long running conversions may finish on shutdown (default 30)',
-      integer,
-    )
-    .option('--retention-hours <h>', 'how long results are kept (default 24)', integer)
-    .option('--no-worker', 'API only: conversions run in `fileconv worker` processes (needs REDIS_URL)')
-    .option('--redis-url <url>', 'Redis for jobs, queue, limits and keys, shared by every node ($REDIS_URL)')
-    .option(
-      '--s3-bucket <name>',
-      'S3 bucket for files ($S3_BUCKET; S3_ENDPOINT, S3_REGION, S3_FORCE_PATH_STYLE, S3_PREFIX)',
-    )
-    .option(
-      '--trust-proxy <proxies>',
-      "believe X-Forwarded-For from these proxies: 'loopback', addresses, subnets or a hop count ($FILECONV_TRUST_PROXY)",
-    )
-    .option('--no-log', 'no request log lines (job events and errors are still logged)')
-    .option('--log-format <format>', 'json or pretty (default: pretty on a terminal, json otherwise)')
-    .option('--no-web', 'API only: no web converter page at the root URL')
-    .option('--metrics-port <port>', 'serve Prometheus metrics on this port (GET /metrics)', integer)
-    .option(
-      '--ready-engines <names>',
-      'engines GET /api/ready requires, comma-separated, e.g. sharp,libreoffice ($FILECONV_READY_ENGINES)',
-    )
-    .option(
-      '--plans <file>',
-      'JSON plan overrides merged into the default plans, e.g. {"free":{"conversionsPerDay":100}} ($FILECONV_PLANS)',
-    )
-    .option(
-      '--no-limits',
-      'no rate limits and no quotas, for an internal deployment behind its own auth ($FILECONV_LIMITS=off)',
-    )
-    .option(
-      '--cors-origins <origins>',
-      "browser apps on these origins may call the API: comma-separated, or '*' ($FILECONV_CORS_ORIGINS; default none)",
-    )
-    .option(CONFIG_FLAG, CONFIG_HELP)
-    .action(async (options) => {
-      const { runServe } = await import('./commands/serve.js');
-      await runServe(options);
-    });
+  addSettingOptions(
+    program.command('serve').description('run the conversion service (HTTP API and workers) on this machine'),
+    settingsOfCommand('serve'),
+  ).action(async (_options, command: Command) => {
+    const { runServe } = await import('./commands/serve.js');
+    await runServe(givenSettings(command));
+  });
 
-  program
-    .command('worker')
-    .description('run conversion workers only, on the shared queue (REDIS_URL) and storage (S3_BUCKET)')
-    .option('-c, --concurrency <n>', 'conversions at once (default 2)', integer)
-    .option('-d, --data <dir>', 'where temp files live (default: $FILECONV_DATA or ./data)')
-    .option('--redis-url <url>', "the deployment's Redis ($REDIS_URL)")
-    .option('--s3-bucket <name>', "the deployment's bucket ($S3_BUCKET)")
-    .option('--metrics-port <port>', 'serve Prometheus metrics on this port (GET /metrics)', integer)
-    .option('--retention-hours <h>', 'how long results are kept (default 24)', integer)
-    .option(
-      '--grace-seconds <s>',
-      'how long running conversions may finish on shutdown (default 30)',
-      integer,
-    )
-    .option(CONFIG_FLAG, CONFIG_HELP)
-    .action(async (options) => {
-      const { runWorker } = await import('./commands/worker.js');
-      await runWorker(options);
-    });
+  addSettingOptions(
+    program
+      .command('worker')
+      .description(
+        "run conversion workers only, on the shared queue (Redis) and storage (S3); the settings are serve's",
+      ),
+    settingsOfCommand('worker'),
+  ).action(async (_options, command: Command) => {
+    const { runWorker } = await import('./commands/worker.js');
+    await runWorker(givenSettings(command));
+  });
 
   const config = program
     .command('config')
@@ -154,53 +97,55 @@ export function buildProgram(): Command {
       const { runConfigSchema } = await import('./commands/config.js');
       runConfigSchema();
     });
-  config
-    .command('check')
-    .description(
-      'print the effective settings (flags, environment, config file, defaults) as JSON, secrets redacted, with where each came from; exit 1 when they are invalid',
-    )
-    .option(CONFIG_FLAG, CONFIG_HELP)
-    .action(async (options: { config?: string }) => {
-      const { runConfigCheck } = await import('./commands/config.js');
-      await runConfigCheck(options);
-    });
+  addSettingOptions(
+    config
+      .command('check')
+      .description(
+        "print the effective settings of `fileconv serve` (serve's flags, environment, config file, defaults) as JSON, each with its source, secrets masked; exit 1 when they are invalid",
+      ),
+    settingsOfCommand('serve'),
+  ).action(async (_options, command: Command) => {
+    const { runConfigCheck } = await import('./commands/config.js');
+    await runConfigCheck(givenSettings(command));
+  });
 
   const keys = program.command('keys').description('manage API keys (stored hashed in the data dir)');
-  keys
-    .command('create')
-    .description('create a key and print it once')
-    .requiredOption('--plan <plan>', "plus | pro | business | enterprise, or a plan of the service's plans")
-    .requiredOption('--account <id>', 'the account the key belongs to')
-    .option('--label <text>', 'a note to recognise the key by')
-    .option('-d, --data <dir>', 'data dir of the service (default: $FILECONV_DATA or ./data)')
-    .option('--redis-url <url>', "the deployment's Redis, where API nodes read keys ($REDIS_URL)")
-    .option('--json', 'print JSON')
-    .option(CONFIG_FLAG, CONFIG_HELP)
-    .action(async (options) => {
-      const { runKeysCreate } = await import('./commands/keys.js');
-      await runKeysCreate(options);
-    });
-  keys
-    .command('list')
-    .description('list keys (never the secrets)')
-    .option('--account <id>', 'only this account')
-    .option('-d, --data <dir>', 'data dir of the service')
-    .option(CONFIG_FLAG, CONFIG_HELP)
-    .option('--json', 'print JSON')
-    .action(async (options) => {
-      const { runKeysList } = await import('./commands/keys.js');
-      await runKeysList(options);
-    });
-  keys
-    .command('revoke')
-    .description('revoke a key: requests with it answer 401 from now on')
-    .argument('<id>', 'the key id (from keys list)')
-    .option('-d, --data <dir>', 'data dir of the service')
-    .option(CONFIG_FLAG, CONFIG_HELP)
-    .action(async (id: string, options) => {
-      const { runKeysRevoke } = await import('./commands/keys.js');
-      await runKeysRevoke(id, options);
-    });
+  // The data dir, Redis and config file are serve's settings, found as serve finds them.
+  const keySettings = settingsOfCommand('keys');
+  addSettingOptions(
+    keys
+      .command('create')
+      .description('create a key and print it once')
+      .requiredOption('--plan <plan>', "plus | pro | business | enterprise, or a plan of the service's plans")
+      .requiredOption('--account <id>', 'the account the key belongs to')
+      .option('--label <text>', 'a note to recognise the key by')
+      .option('--json', 'print JSON'),
+    keySettings,
+  ).action(async (options) => {
+    const { runKeysCreate } = await import('./commands/keys.js');
+    await runKeysCreate(options);
+  });
+  addSettingOptions(
+    keys
+      .command('list')
+      .description('list keys (never the secrets)')
+      .option('--account <id>', 'only this account')
+      .option('--json', 'print JSON'),
+    keySettings,
+  ).action(async (options) => {
+    const { runKeysList } = await import('./commands/keys.js');
+    await runKeysList(options);
+  });
+  addSettingOptions(
+    keys
+      .command('revoke')
+      .description('revoke a key: requests with it answer 401 from now on')
+      .argument('<id>', 'the key id (from keys list)'),
+    keySettings,
+  ).action(async (id: string, options) => {
+    const { runKeysRevoke } = await import('./commands/keys.js');
+    await runKeysRevoke(id, options);
+  });
 
   program
     .command('formats')
@@ -374,6 +319,15 @@ export function buildProgram(): Command {
   return program;
 }
 
+/**
+ * FILECONV_DEBUG in the one boolean syntax (FILECONV_DEBUG=0 is off). Another word still turns
+ * it on: this runs while an error is reported, which a refusal here would hide.
+ */
+function debugWanted(): boolean {
+  const text = process.env.FILECONV_DEBUG;
+  return text !== undefined && text.trim() !== '' && booleanWordOf(text) !== false;
+}
+
 /** Runs the CLI; returns the exit code. */
 export async function main(argv: readonly string[]): Promise<number> {
   const program = buildProgram();
@@ -392,7 +346,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     process.stderr.write(
       `fileconv: unexpected error: ${error instanceof Error ? error.message : String(error)}\n`,
     );
-    if (process.env.FILECONV_DEBUG) console.error(error);
+    if (debugWanted()) console.error(error);
     return 70;
   }
 }

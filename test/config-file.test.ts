@@ -15,6 +15,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_PLANS } from '../src/core/policy/plans.js';
 import { chooseConfigFile, configJsonSchema } from '../src/preset/config-file.js';
 import { fileconvOptionsOf, resolveConfig } from '../src/preset/effective-config.js';
+import { createCorsPolicy } from '../src/service/cors.js';
+import type { HttpExchange } from '../src/service/exchange.js';
 import { runCli } from './helpers/cli-process.js';
 import { readmeBlocks } from './helpers/readme-blocks.js';
 import { CLI_ARGS, exited } from './helpers/serve-process.js';
@@ -131,6 +133,22 @@ describe('resolveConfig', () => {
     });
   });
 
+  it('takes "*" in the file as on the command line: any origin, alone or as a list of one', async () => {
+    const anyPage = {
+      method: 'GET',
+      header: (name: string) => (name === 'origin' ? 'https://any.example' : undefined),
+    };
+    for (const origins of ['*', ['*']]) {
+      const resolved = await resolveConfig({ config: await configFile({ cors: { origins } }) }, {}, root);
+      expect(resolved.cors?.origins).toEqual(origins);
+      const headers: Record<string, string> = {};
+      createCorsPolicy(resolved.cors!).decorate(anyPage as unknown as HttpExchange, headers);
+      expect(headers['access-control-allow-origin']).toBe('*');
+    }
+    const flag = await resolveConfig({ corsOrigins: '*' }, {}, root);
+    expect(flag.cors?.origins).toBe('*');
+  });
+
   it('resolves a relative dataDir against the config file, not the working directory', async () => {
     const config = await configFile({ dataDir: 'srv/data' });
     const resolved = await resolveConfig({ config }, {}, '/');
@@ -173,6 +191,10 @@ describe('resolveConfig', () => {
       /: cors\.origins must be origins like .*without a path/,
     ],
     [{ cors: { credentials: true } }, /cors\.origins: /],
+    [
+      { cors: { origins: ['*', 'https://app.example.com'] } },
+      /cors\.origins must be "\*" alone or a list of origins, not both/,
+    ],
     [{ redis: { url: 'localhost:6379' } }, /redis\.url: /],
     ['{ "server": ', /not valid JSON/],
   ])('refuses %j, naming the file and the field', async (contents, expected) => {

@@ -143,6 +143,9 @@ function snippetEnv(): NodeJS.ProcessEnv {
     'REDIS_URL',
     'S3_BUCKET',
     'PORT',
+    'FILECONV_REDIS_URL',
+    'FILECONV_S3_BUCKET',
+    'FILECONV_PORT',
   ]) {
     delete env[name];
   }

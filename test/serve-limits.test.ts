@@ -162,12 +162,16 @@ describe('plans file and FILECONV_LIMITS', () => {
     );
   });
 
-  it('reads FILECONV_LIMITS: off, on, unset; anything else is refused', () => {
+  it('reads FILECONV_LIMITS: off, on (or any boolean spelling), unset; anything else is refused', () => {
     expect(limitsFromEnv('off')).toBe(false);
     expect(limitsFromEnv('OFF')).toBe(false);
     expect(limitsFromEnv('on')).toBe(true);
     expect(limitsFromEnv(undefined)).toBe(true);
     expect(limitsFromEnv('')).toBe(true);
-    expect(() => limitsFromEnv('no')).toThrow('FILECONV_LIMITS must be "on" or "off", got "no".');
+    // One boolean syntax for every setting (issue 27): 'no' was refused before, it is off now.
+    expect(limitsFromEnv('no')).toBe(false);
+    expect(() => limitsFromEnv('maybe')).toThrow(
+      'FILECONV_LIMITS must be 1/0, true/false, on/off or yes/no (any case), got "maybe".',
+    );
   });
 });

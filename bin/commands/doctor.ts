@@ -71,8 +71,8 @@ export async function runDoctor(flags: { json?: boolean }): Promise<number> {
 }
 
 const OPTIONAL_FEATURES: readonly (readonly [EngineGroup, string])[] = [
-  ['s3', 'S3 storage (fileconv serve/worker with S3_BUCKET)'],
-  ['redis', 'Redis job store, queue and counters (REDIS_URL)'],
+  ['s3', 'S3 storage (fileconv serve/worker with FILECONV_S3_BUCKET)'],
+  ['redis', 'Redis job store, queue and counters (FILECONV_REDIS_URL)'],
   ['express', 'fileconv/http/express'],
   ['fastify', 'fileconv/http/fastify'],
   ['metrics', '--metrics-port, fileconv/metrics'],

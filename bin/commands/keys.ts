@@ -27,7 +27,7 @@ function settingsOf(flags: DataFlags): Promise<EffectiveConfig> {
   });
 }
 
-/** The deployment's key store: Redis when REDIS_URL is set (what the API nodes read), else the data dir's database. */
+/** The deployment's key store: Redis when one is set (what the API nodes read), else the data dir's database. */
 async function keyStoreOf(config: EffectiveConfig): Promise<KeyStore> {
   const redisUrl = config.redis?.url;
   if (redisUrl) {

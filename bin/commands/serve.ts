@@ -1,7 +1,7 @@
 /**
  * `fileconv serve` (what `npm start` runs): the whole service on one machine with nothing to set
  * up. Filesystem storage and job store under the data dir, in-process queue and workers, a
- * signing secret created on first start and kept in the data dir. With REDIS_URL (and S3_BUCKET)
+ * signing secret created on first start and kept in the data dir. With Redis (and S3)
  * it is one API node of many, with or without its own workers (--no-worker). SIGTERM/SIGINT stop
  * taking requests, let running conversions finish within a grace period, leave the rest queued.
  * Plans come from a JSON file (--plans, $FILECONV_PLANS); --no-limits ($FILECONV_LIMITS=off)
@@ -11,7 +11,6 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createNodeHandler } from '../../src/adapters/http/node.js';
 import { type Engine, FileconvError } from '../../src/index.js';
-import type { BackendFlags } from '../../src/preset/backends.js';
 import {
   type ConfigFlags,
   type EffectiveConfig,
@@ -25,10 +24,10 @@ import { startMetricsEndpoint } from '../support/metrics-flag.js';
 export { dataDirOf, loadOrCreateSecret } from '../../src/preset/index.js';
 
 /**
- * The command line of `fileconv serve` (see ConfigFlags for each): flags go before environment
+ * The command line of `fileconv serve` (the settings table's names): flags go before environment
  * variables, which go before the config file, which goes before the defaults.
  */
-export interface ServeFlags extends ConfigFlags, BackendFlags {}
+export type ServeFlags = ConfigFlags;
 
 export interface RunningService {
   server: Server;
@@ -100,9 +99,13 @@ export async function startService(flags: ServeFlags): Promise<RunningService> {
     listening.once('error', (error: NodeJS.ErrnoException) => {
       reject(
         error.code === 'EADDRINUSE'
-          ? new FileconvError('INVALID_REQUEST', `Port ${port} is in use: pass --port or set PORT.`, {
-              cause: error,
-            })
+          ? new FileconvError(
+              'INVALID_REQUEST',
+              `Port ${port} is in use: pass --port or set FILECONV_PORT.`,
+              {
+                cause: error,
+              },
+            )
           : error,
       );
     });

@@ -1,26 +1,23 @@
 /**
- * `fileconv worker`: conversions only, no HTTP. Takes jobs from the shared queue (REDIS_URL) and
- * reads and writes files in the shared storage (S3_BUCKET), so any number of workers can run
+ * `fileconv worker`: conversions only, no HTTP. Takes jobs from the shared queue (Redis:
+ * $FILECONV_REDIS_URL) and reads and writes files in the shared storage (S3:
+ * $FILECONV_S3_BUCKET), so any number of workers can run
  * beside the API nodes (`fileconv serve --no-worker`).
  */
 
 import { type Engine, FileconvError } from '../../src/index.js';
-import type { BackendFlags } from '../../src/preset/backends.js';
-import { type EffectiveConfig, fileconvOptionsOf, resolveConfig } from '../../src/preset/effective-config.js';
+import {
+  type ConfigFlags,
+  type EffectiveConfig,
+  fileconvOptionsOf,
+  resolveConfig,
+} from '../../src/preset/effective-config.js';
 import { createFileconv } from '../../src/preset/index.js';
 import { startMetricsEndpoint } from '../support/metrics-flag.js';
 import { untilSignal } from './serve.js';
 
 /** The command line of `fileconv worker`: a subset of serve's, with the same precedence and config file. */
-export interface WorkerFlags extends BackendFlags {
-  /** The config file (default $FILECONV_CONFIG, else ./fileconv.config.json when present). */
-  config?: string;
-  /** Prometheus metrics (GET /metrics) on this port. */
-  metricsPort?: number;
-  concurrency?: number;
-  graceSeconds?: number;
-  retentionHours?: number;
-}
+export type WorkerFlags = ConfigFlags;
 
 export interface RunningWorker {
   engine: Engine;
@@ -37,7 +34,7 @@ export async function startWorker(flags: WorkerFlags): Promise<RunningWorker> {
   if (!config.redis) {
     throw new FileconvError(
       'INVALID_REQUEST',
-      'fileconv worker needs a queue shared with the other processes: set REDIS_URL (and S3_BUCKET for files), or redis.url in the config file.',
+      'fileconv worker needs a queue shared with the other processes: set FILECONV_REDIS_URL (and FILECONV_S3_BUCKET for files), --redis-url, or redis.url in the config file.',
     );
   }
   const fileconv = await createFileconv(

@@ -1,8 +1,10 @@
 /**
  * Which storage, job store, queue, counters and key store a `serve` or `worker` process uses.
  * One machine (the default): files and records under the data dir, an in-process queue, memory
- * counters. Many machines: REDIS_URL selects the Redis job store, BullMQ queue, counters, key
- * store and Idempotency-Key store; S3_BUCKET selects S3 storage. Every process of one deployment must see the same ones.
+ * counters. Many machines: a Redis URL selects the Redis job store, BullMQ queue, counters, key
+ * store and Idempotency-Key store; an S3 bucket selects S3 storage. Every process of one
+ * deployment must see the same ones. The settings come from the caller (createFileconv, which
+ * resolves them from its options and the settings table): nothing here reads the environment.
  */
 import { mkdir, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -18,21 +20,31 @@ import type {
 } from '../core/ports/index.js';
 import { isRunning } from '../kit/process-temp.js';
 
-export interface BackendFlags {
-  data?: string;
-  /** Redis for the job store, queue, counters and keys ($REDIS_URL). */
-  redisUrl?: string;
-  /** S3 bucket for files ($S3_BUCKET); endpoint, region, path style and prefix from S3_* variables. */
-  s3Bucket?: string;
-  /** The bucket's endpoint, region, path style and key prefix (a config file's `s3`); S3_* variables go first. */
-  s3?: S3Location;
+/** Which backends to open, resolved by the caller. */
+export interface BackendSettings {
+  /** Redis for the job store, queue, counters and keys; none: one machine. */
+  redisUrl?: string | undefined;
+  /** S3 storage for files; none: files in the data dir. */
+  s3?: S3Settings | undefined;
+  /** With Redis: how long a silent worker keeps its job (BullMQ's lock), ms. */
+  queueLockMs: number;
 }
 
+/** Where a bucket is, as an option gives it (createFileconv's `s3`): each field optional. */
 export interface S3Location {
   endpoint?: string | undefined;
   region?: string | undefined;
   forcePathStyle?: boolean | undefined;
   prefix?: string | undefined;
+}
+
+/** A bucket and where it is, every field resolved. */
+export interface S3Settings {
+  bucket: string;
+  endpoint?: string | undefined;
+  region: string;
+  forcePathStyle: boolean;
+  prefix: string;
 }
 
 export interface Backends {
@@ -52,28 +64,15 @@ export interface Backends {
   close(): Promise<void>;
 }
 
-function env(name: string): string | undefined {
-  const value = process.env[name];
-  return value === undefined || value === '' ? undefined : value;
-}
-
-export async function createBackends(dataDir: string, flags: BackendFlags): Promise<Backends> {
-  const redisUrl = flags.redisUrl ?? env('REDIS_URL');
-  const bucket = flags.s3Bucket ?? env('S3_BUCKET');
+export async function createBackends(dataDir: string, settings: BackendSettings): Promise<Backends> {
+  const { redisUrl, s3 } = settings;
 
   let storage: Storage;
   let storageText: string;
-  if (bucket) {
+  if (s3) {
     const { createS3Storage } = await import('../adapters/storage/s3.js');
-    const endpoint = env('S3_ENDPOINT') ?? flags.s3?.endpoint;
-    const pathStyle = env('S3_FORCE_PATH_STYLE');
-    storage = createS3Storage({
-      bucket,
-      ...(endpoint ? { endpoint } : {}),
-      region: env('S3_REGION') ?? env('AWS_REGION') ?? flags.s3?.region ?? 'us-east-1',
-      forcePathStyle: pathStyle === undefined ? (flags.s3?.forcePathStyle ?? false) : pathStyle === 'true',
-      prefix: env('S3_PREFIX') ?? flags.s3?.prefix ?? '',
-    });
+    const { bucket, endpoint, region, forcePathStyle, prefix } = s3;
+    storage = createS3Storage({ bucket, ...(endpoint ? { endpoint } : {}), region, forcePathStyle, prefix });
     storageText = `s3://${bucket}${endpoint ? ` at ${endpoint}` : ''}`;
   } else {
     const { createFsStorage } = await import('../adapters/storage/fs.js');
@@ -99,7 +98,7 @@ export async function createBackends(dataDir: string, flags: BackendFlags): Prom
     ]);
     const jobs = createRedisJobStore({ url: redisUrl });
     // How fast a dead worker's job is handed to another: BullMQ's lock and stalled check.
-    const lockMs = Number(env('FILECONV_QUEUE_LOCK_MS') ?? 30_000);
+    const lockMs = settings.queueLockMs;
     const queue = createBullmqQueue({
       url: redisUrl,
       lockDurationMs: lockMs,

@@ -13,7 +13,8 @@
  * Plans come from the options or a JSON file ($FILECONV_PLANS); `limits: false`
  * ($FILECONV_LIMITS=off) turns rate limits and quotas off for a deployment behind its own auth.
  * With a Redis URL (and an S3 bucket) it is one node of a scale-out deployment instead. The
- * engine is started: its workers take jobs from the first call on.
+ * engine is started: its workers take jobs from the first call on. Each option left out is read
+ * from its FILECONV_ variable (preset-settings.ts), never from a host's own REDIS_URL or S3_*.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
@@ -32,7 +33,8 @@ import { settleJobCharges } from '../service/metering.js';
 import type { HttpServiceOptions } from '../service/service.js';
 import { type Backends, createBackends, processTempDir, type S3Location } from './backends.js';
 import { defaultConverters } from './converters.js';
-import { limitsFromEnv, loadPlansFile } from './limits-config.js';
+import { presetSettings } from './preset-settings.js';
+import { settingFromEnv } from './setting-sources.js';
 
 export { type ConfigFile, DEFAULT_CONFIG_FILE, loadConfigFile } from './config-file.js';
 export { defaultConverters } from './converters.js';
@@ -45,22 +47,33 @@ export {
 export { limitsFromEnv, loadPlansFile } from './limits-config.js';
 
 export interface FileconvWebhookOptions {
-  /** Signs every delivery (32+ bytes, the same on every node of a deployment). */
-  secret: string;
-  /** Let deliveries reach private addresses (receivers on an intranet). Default false. */
+  /** Signs every delivery (32+ bytes, the same on every node of a deployment). Default $FILECONV_WEBHOOK_SECRET; one of them is required. */
+  secret?: string;
+  /** Let deliveries reach private addresses (receivers on an intranet). Default $FILECONV_WEBHOOK_ALLOW_PRIVATE, else false. */
   allowPrivateAddresses?: boolean;
+  /** Each delivery's outcome. Default: failed ones are said on stderr. */
   onDelivery?: (report: WebhookDeliveryReport) => void;
 }
 
 export interface FileconvOptions {
   /** Files, the database and the signing secret. Default $FILECONV_DATA, else ./data. */
   dataDir?: string;
-  /** Redis for jobs, queue, counters, keys and webhooks (scale-out). Default $REDIS_URL. */
+  /**
+   * Redis for jobs, queue, counters, keys and webhooks (scale-out). Default $FILECONV_REDIS_URL,
+   * else none (one machine). A host's own $REDIS_URL is never read: it is the host's Redis.
+   */
   redisUrl?: string;
-  /** S3 bucket for files (S3_ENDPOINT, S3_REGION, S3_FORCE_PATH_STYLE, S3_PREFIX apply). Default $S3_BUCKET. */
+  /** S3 bucket for files (see `s3` for where it is). Default $FILECONV_S3_BUCKET, else files in the data dir. */
   s3Bucket?: string;
-  /** The bucket's endpoint, region, path style and prefix. Default: S3_ENDPOINT, S3_REGION, S3_FORCE_PATH_STYLE, S3_PREFIX. */
+  /**
+   * Where the bucket is, field by field: each field given here beats its variable. `endpoint`
+   * default $FILECONV_S3_ENDPOINT, else AWS; `region` $FILECONV_S3_REGION, else us-east-1;
+   * `forcePathStyle` $FILECONV_S3_FORCE_PATH_STYLE, else false; `prefix` $FILECONV_S3_PREFIX,
+   * else none. AWS_REGION and the unprefixed S3_* variables are not read.
+   */
   s3?: S3Location;
+  /** With Redis: how long a worker may go silent before its job is handed to another, ms. Default $FILECONV_QUEUE_LOCK_MS, else 30000. */
+  queueLockMs?: number;
   /**
    * Signs upload and download URLs (32+ bytes). Default $FILECONV_SIGNING_SECRET, else a secret
    * kept in the data dir (created on first start, mode 0600). Every API node must share it.
@@ -89,12 +102,15 @@ export interface FileconvOptions {
   plans?: PlanTable;
   /**
    * Rate limits and quotas (per-IP request rates, conversions a day, hourly uploads, monthly API
-   * calls). Default true, or false when $FILECONV_LIMITS is 'off'. false: nothing is counted or
+   * calls). Default $FILECONV_LIMITS (1/0, true/false, on/off, yes/no), else true. false: nothing is counted or
    * refused for it, for an internal deployment behind its own access control; each plan's file
    * size and work budgets still apply (raise them with `plans`).
    */
   limits?: boolean;
-  /** Webhook delivery. Default: on when $FILECONV_WEBHOOK_SECRET is set; false turns it off. */
+  /**
+   * Webhook delivery. Default: on when $FILECONV_WEBHOOK_SECRET is set; false turns it off. Each
+   * field left out of the object is read from its variable (see FileconvWebhookOptions).
+   */
   webhooks?: FileconvWebhookOptions | false;
   /** Background errors (a failed sweep, a store away). Default: console.error. */
   onError?: EngineOptions['onError'];
@@ -129,14 +145,9 @@ export interface Fileconv {
   close(options?: { graceMs?: number }): Promise<void>;
 }
 
-function env(name: string): string | undefined {
-  const value = process.env[name];
-  return value === undefined || value === '' ? undefined : value;
-}
-
 /** The data dir: the option, else $FILECONV_DATA, else ./data (absolute). */
 export function dataDirOf(dataDir?: string): string {
-  return resolve(dataDir ?? env('FILECONV_DATA') ?? 'data');
+  return resolve(dataDir ?? settingFromEnv('data')?.value ?? 'data');
 }
 
 /**
@@ -144,7 +155,7 @@ export function dataDirOf(dataDir?: string): string {
  * the one kept in the data dir, created (0600) on first start.
  */
 export async function loadOrCreateSecret(dataDir: string): Promise<Buffer> {
-  const fromEnv = env('FILECONV_SIGNING_SECRET');
+  const fromEnv = settingFromEnv('signingSecret')?.value;
   if (fromEnv) return Buffer.from(fromEnv, 'utf8');
   const path = join(dataDir, 'signing-secret');
   try {
@@ -158,38 +169,14 @@ export async function loadOrCreateSecret(dataDir: string): Promise<Buffer> {
   return secret;
 }
 
-/** Webhooks as the options say, else from $FILECONV_WEBHOOK_SECRET (and ..._ALLOW_PRIVATE=1). */
-function webhookOptionsOf(option: FileconvOptions['webhooks']): FileconvWebhookOptions | undefined {
-  if (option === false) return undefined;
-  if (option) return option;
-  const secret = env('FILECONV_WEBHOOK_SECRET');
-  return secret
-    ? {
-        secret,
-        allowPrivateAddresses: env('FILECONV_WEBHOOK_ALLOW_PRIVATE') === '1',
-        onDelivery: (report) => {
-          if (!report.ok) console.error(`fileconv: webhook for job ${report.jobId} failed: ${report.error}`);
-        },
-      }
-    : undefined;
-}
-
 export async function createFileconv(options: FileconvOptions = {}): Promise<Fileconv> {
   // Read before anything is opened: a bad plans file or variable fails the start at once.
-  const limits = options.limits ?? limitsFromEnv();
-  const plansFile = env('FILECONV_PLANS');
-  const plans =
-    options.plans ??
-    options.http?.plans ??
-    (plansFile === undefined ? undefined : await loadPlansFile(plansFile));
-  const dataDir = dataDirOf(options.dataDir);
+  const settings = await presetSettings(options);
+  const { limits, plans } = settings;
+  const dataDir = resolve(settings.dataDir);
   await mkdir(dataDir, { recursive: true });
   const signingSecret = options.signingSecret ?? (await loadOrCreateSecret(dataDir));
-  const backends = await createBackends(dataDir, {
-    ...(options.redisUrl === undefined ? {} : { redisUrl: options.redisUrl }),
-    ...(options.s3Bucket === undefined ? {} : { s3Bucket: options.s3Bucket }),
-    ...(options.s3 === undefined ? {} : { s3: options.s3 }),
-  });
+  const backends = await createBackends(dataDir, settings.backends);
   let engine: Engine;
   let onRequest: HttpServiceOptions['onRequest'];
   let unwatchTracing: (() => void) | undefined;
@@ -198,7 +185,7 @@ export async function createFileconv(options: FileconvOptions = {}): Promise<Fil
     if (options.worker === false && !backends.shared) {
       throw new FileconvError(
         'INVALID_REQUEST',
-        'An API node without workers needs a queue shared with them: set REDIS_URL (and S3_BUCKET for files).',
+        'An API node without workers needs a queue shared with them: give redisUrl or set FILECONV_REDIS_URL (and an S3 bucket for files).',
       );
     }
     const tracing = options.tracing === false ? undefined : await loadTracing();
@@ -225,7 +212,7 @@ export async function createFileconv(options: FileconvOptions = {}): Promise<Fil
           hostOnRequest?.(event);
         }
       : hostOnRequest;
-    const webhookOptions = webhookOptionsOf(options.webhooks);
+    const webhookOptions = settings.webhooks;
     if (webhookOptions) {
       const { createWebhookDispatcher } = await import('../adapters/webhooks/http.js');
       webhooks = createWebhookDispatcher(engine, { ...webhookOptions, outbox: backends.outbox });

@@ -2,13 +2,15 @@
  * Limits as an operator sets them without code: a JSON plan table in a file ($FILECONV_PLANS,
  * `fileconv serve --plans`), merged into the default plans with definePlans, and a switch that
  * turns rate limits and quotas off for an internal deployment behind its own access control
- * ($FILECONV_LIMITS=off, `fileconv serve --no-limits`). Both fail at start, naming the file or
+ * ($FILECONV_LIMITS=off, `fileconv serve --no-limits`; the switch is a setting of settings.ts). Both fail at start, naming the file or
  * variable and the field, never on the first request.
  */
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { FileconvError } from '../core/errors.js';
 import { definePlans, type PlanOverride, type PlanTable } from '../core/policy/plans.js';
+import { embeddedLayers, resolveSetting } from './setting-sources.js';
+import { envOf } from './settings.js';
 
 /**
  * The plan table of a JSON file: `{ "free": { "conversionsPerDay": 100 }, "team": { ... } }`,
@@ -64,19 +66,12 @@ export async function readJsonFile(file: string, what: string): Promise<unknown>
 }
 
 /**
- * $FILECONV_LIMITS: 'off' turns rate limits and quotas off, 'on' (or unset) keeps them.
- * Anything else is refused at start rather than guessed at.
+ * $FILECONV_LIMITS as createFileconv reads it (or `value`, as that variable's text): off (any
+ * boolean spelling: 0, false, off, no) turns rate limits and quotas off; on, or unset, keeps
+ * them. Anything else is refused at start rather than guessed at.
  */
-export function limitsFromEnv(value = process.env.FILECONV_LIMITS): boolean {
-  if (value === undefined || value === '') return true;
-  const normalised = value.trim().toLowerCase();
-  if (normalised === 'off') return false;
-  if (normalised === 'on') return true;
-  throw new FileconvError(
-    'INVALID_OPTIONS',
-    `FILECONV_LIMITS must be "on" or "off", got ${JSON.stringify(value)}.`,
-    {
-      details: { variable: 'FILECONV_LIMITS', given: value },
-    },
-  );
+export function limitsFromEnv(value?: string): boolean {
+  const layers =
+    value === undefined ? embeddedLayers({}) : { env: { vars: { [envOf('limits')]: value }, legacy: false } };
+  return resolveSetting('limits', layers).value;
 }

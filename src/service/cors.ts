@@ -15,7 +15,7 @@ import type { HttpAnswer, HttpExchange } from './exchange.js';
 export interface CorsOptions {
   /**
    * Origins whose pages may call the API: exact origins ('https://app.example.com', scheme, host
-   * and port, no path), or '*' for any page on the web.
+   * and port, no path), or '*' (or ['*']) for any page on the web.
    */
   origins: readonly string[] | '*';
   /**
@@ -112,7 +112,13 @@ export function createCorsPolicy(options: CorsOptions): CorsPolicy {
   if (origins !== '*' && !Array.isArray(origins)) {
     throw invalid('origins must be "*" or an array of origins', origins);
   }
-  const listed = origins === '*' ? undefined : new Set(origins.map(normaliseOrigin));
+  // ["*"] is "*" (a config file's array, a flag's list of one): any origin. Beside other origins
+  // it would make them pointless, which is a mistake to report rather than to guess at.
+  const anyOrigin = origins === '*' || (origins.length === 1 && origins[0] === '*');
+  if (origins !== '*' && !anyOrigin && origins.includes('*')) {
+    throw invalid('origins must be "*" alone or a list of origins, not both', origins);
+  }
+  const listed = origins === '*' || anyOrigin ? undefined : new Set(origins.map(normaliseOrigin));
   if (!Number.isInteger(maxAgeSeconds) || maxAgeSeconds < 0) {
     throw invalid('maxAgeSeconds must be a non-negative whole number', maxAgeSeconds);
   }

@@ -25,7 +25,7 @@ const RETRIES_PER_COMMAND = 3;
 const WARNING_INTERVAL_MS = 60_000;
 
 export interface RedisConnectionOptions {
-  /** Redis to use, `redis://` or `rediss://`. Default: $REDIS_URL, else redis://127.0.0.1:6379. */
+  /** Redis to use, `redis://` or `rediss://`. Default redis://127.0.0.1:6379 (the environment is not read). */
   url?: string;
   /**
    * An ioredis client to use instead of opening one from `url`. It is used as it is (its retry
@@ -95,13 +95,9 @@ export function resolveRedisSettings(adapter: string, given: Partial<RedisConnec
       where: 'the given connection',
     };
   }
-  const fromEnv = process.env.REDIS_URL;
-  const url =
-    given.url === undefined
-      ? fromEnv === undefined || fromEnv === ''
-        ? DEFAULT_URL
-        : fromEnv
-      : checkNonEmptyString(adapter, 'url', given.url);
+  // Never $REDIS_URL: an adapter takes its URL from its caller (the preset resolves fileconv's
+  // own variable), so a host's Redis is not taken for fileconv's by accident.
+  const url = given.url === undefined ? DEFAULT_URL : checkNonEmptyString(adapter, 'url', given.url);
   let protocol: string;
   try {
     protocol = new URL(url).protocol;

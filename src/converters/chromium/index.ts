@@ -20,6 +20,7 @@ import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { abortError, throwIfAborted } from '../../core/abort.js';
+import { parseBooleanText } from '../../core/boolean-text.js';
 import { FileconvError } from '../../core/errors.js';
 import type { FormatName } from '../../core/formats/types.js';
 import type { Availability, ConvertContext, Converter, ConvertResult } from '../../core/ports/index.js';
@@ -71,13 +72,13 @@ export interface ChromiumConverterOptions {
   /**
    * URL capture: also fetch from loopback, private and other non-public addresses (an intranet
    * deployment, tests); link-local and cloud metadata addresses (169.254.169.254,
-   * fd00:ec2::254, 100.100.100.200) stay refused. Default false, or true when
-   * FILECONV_URL_ALLOW_PRIVATE=1.
+   * fd00:ec2::254, 100.100.100.200) stay refused. Default $FILECONV_URL_ALLOW_PRIVATE (1/0,
+   * true/false, on/off, yes/no), else false.
    */
   allowPrivateAddresses?: boolean;
   /**
    * Capture web pages by URL at all (the `url` source: an uploaded .url file, `{ "url": ... }`
-   * over HTTP). Default true, or false when FILECONV_URL_CAPTURE=0: a service that must never
+   * over HTTP). Default $FILECONV_URL_CAPTURE (any boolean spelling), else true: a service that must never
    * fetch from the network on a client's word turns it off, and `url` then converts to nothing.
    */
   urlCapture?: boolean;
@@ -144,14 +145,18 @@ export function createChromiumConverter(options: ChromiumConverterOptions = {}):
     timeoutMs: given.timeoutMs ?? CHROMIUM_DEFAULTS.timeoutMs,
     maxInputBytes: given.maxInputBytes ?? CHROMIUM_DEFAULTS.maxInputBytes,
     zip: { ...SITE_ZIP_LIMITS, ...given.zip },
-    allowPrivateAddresses: given.allowPrivateAddresses ?? process.env.FILECONV_URL_ALLOW_PRIVATE === '1',
+    allowPrivateAddresses:
+      given.allowPrivateAddresses ??
+      parseBooleanText(process.env.FILECONV_URL_ALLOW_PRIVATE, 'FILECONV_URL_ALLOW_PRIVATE') ??
+      false,
     fetchLimits: {
       maxResponseBytes: given.maxResponseBytes ?? CHROMIUM_DEFAULTS.maxResponseBytes,
       maxTotalBytes: given.maxFetchedBytes ?? CHROMIUM_DEFAULTS.maxFetchedBytes,
       maxRedirects: given.maxRedirects ?? CHROMIUM_DEFAULTS.maxRedirects,
     },
   };
-  const urlCapture = given.urlCapture ?? process.env.FILECONV_URL_CAPTURE !== '0';
+  const urlCapture =
+    given.urlCapture ?? parseBooleanText(process.env.FILECONV_URL_CAPTURE, 'FILECONV_URL_CAPTURE') ?? true;
   const edges = urlCapture ? CHROMIUM_EDGES : CHROMIUM_EDGES.filter((edge) => edge.from !== 'url');
   const guard = edgeGuard('chromium', edges);
   let located: Promise<string | { missing: string }> | undefined;
