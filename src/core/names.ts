@@ -47,13 +47,6 @@ export function baseName(fileName: string): string {
   return dot > 0 ? fileName.slice(0, dot) : fileName;
 }
 
-/** The extension of a file name, lowercase, without the dot; '' when there is none. */
-export function extensionOfName(fileName: string): string {
-  const segment = fileName.split(/[/\\]/).pop() ?? '';
-  const dot = segment.lastIndexOf('.');
-  return dot > 0 ? segment.slice(dot + 1).toLowerCase() : '';
-}
-
 /** The name a result is downloaded under: the input's base name with the target's extension. */
 export function outputNameFor(inputName: string, targetExtension: string): string {
   return `${baseName(sanitizeFileName(inputName))}.${targetExtension}`;

@@ -12,10 +12,6 @@ import { sniffSubRip, sniffSubStation } from '../../core/formats/detect-data-tex
 export type SubtitleFormat = 'srt' | 'vtt' | 'ass' | 'ssa';
 export const SUBTITLE_FORMATS: readonly SubtitleFormat[] = ['srt', 'vtt', 'ass', 'ssa'];
 
-export function isSubtitleFormat(format: string): format is SubtitleFormat {
-  return (SUBTITLE_FORMATS as readonly string[]).includes(format);
-}
-
 const SRT_TIMING = /^\d{1,2}:\d{2}:\d{2}[,.]\d{1,3}[ \t]*-->[ \t]*\d{1,2}:\d{2}:\d{2}[,.]\d{1,3}/m;
 
 /** Largest subtitle file read by default: a feature film's SubRip is 50-150 KB. */

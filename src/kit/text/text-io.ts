@@ -26,11 +26,6 @@ export async function checkInputSize(path: string, maxBytes: number): Promise<nu
   return size;
 }
 
-/** Drops a leading byte-order mark, which would otherwise end up as text. */
-export function stripBom(text: string): string {
-  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
-}
-
 /** The whole input decoded from its encoding (invalid sequences become U+FFFD), size-checked first. */
 export async function readTextInput(path: string, maxBytes: number): Promise<string> {
   await checkInputSize(path, maxBytes);
