@@ -11,11 +11,20 @@ import { FileconvError, toFileconvError } from '../core/errors.js';
 import { extensionOf, mimeTypeOf } from '../core/formats/index.js';
 import type { FormatName } from '../core/formats/types.js';
 import type { ConversionPlan } from '../core/graph/index.js';
-import type { ConversionLimits, Converter, OutputPackaging } from '../core/ports/index.js';
+import type {
+  ConversionLimits,
+  Converter,
+  ConverterDeclaration,
+  OutputPackaging,
+} from '../core/ports/index.js';
+
+/** What a step's converter declares (its options, its packaging), by converter name. */
+export type DeclarationOf = (converter: string) => ConverterDeclaration | undefined;
 
 export interface RunChainInput {
   plan: ConversionPlan;
-  converters: ReadonlyMap<string, Converter>;
+  /** The converter of a step, loaded. */
+  load(converter: string): Promise<Converter>;
   inputPath: string;
   /** Private directory for intermediate and final outputs; the caller removes it. */
   workDir: string;
@@ -38,12 +47,12 @@ export interface RunChainResult {
  */
 export function validateOptions(
   plan: ConversionPlan,
-  converters: ReadonlyMap<string, Converter>,
+  declarationOf: DeclarationOf,
   options: Record<string, unknown> | undefined,
 ): Record<string, unknown> {
   const given = options ?? {};
   const last = plan.steps[plan.steps.length - 1];
-  const converter = last ? converters.get(last.converter) : undefined;
+  const converter = last ? declarationOf(last.converter) : undefined;
   const schema = converter?.optionsSchema?.(plan.to);
   if (!schema) {
     if (Object.keys(given).length === 0) return {};
@@ -78,11 +87,11 @@ export function parseOptions(
  */
 export function outputPackaging(
   plan: ConversionPlan,
-  converters: ReadonlyMap<string, Converter>,
+  declarationOf: DeclarationOf,
   options: Record<string, unknown>,
 ): OutputPackaging | undefined {
   const last = plan.steps[plan.steps.length - 1];
-  return last ? converters.get(last.converter)?.packaging?.(plan.to, options) : undefined;
+  return last ? declarationOf(last.converter)?.packaging?.(plan.to, options) : undefined;
 }
 
 /** The media type a result is stored and served with. */
@@ -108,9 +117,7 @@ export async function runChain(input: RunChainInput): Promise<RunChainResult> {
   const stepCount = plan.steps.length;
   for (const [index, step] of plan.steps.entries()) {
     if (signal.aborted) throw abortError(signal);
-    const converter = input.converters.get(step.converter);
-    if (!converter)
-      throw new FileconvError('INTERNAL', `The plan names an unknown converter: ${step.converter}.`);
+    const converter = await input.load(step.converter);
     const outputPath = join(input.workDir, `step-${index + 1}.${extensionOf(step.to)}`);
     const isLast = index === stepCount - 1;
     const startedCpu = process.cpuUsage();

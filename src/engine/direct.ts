@@ -151,7 +151,7 @@ async function convertInWorkDir(
   const signal = conversionSignal(options.timeoutMs ?? context.timeoutMs, options.signal);
   const result = await runChain({
     plan: planned.plan,
-    converters: context.converters,
+    load: (name) => context.converters.load(name),
     inputPath,
     workDir,
     options: planned.options,

@@ -13,18 +13,22 @@ import type { Job } from '../core/jobs/types.js';
 import type {
   Availability,
   ConversionLimits,
-  Converter,
   DocumentOperation,
   JobStore,
   Queue,
   Storage,
 } from '../core/ports/index.js';
+import { type ConverterEntry, type ConverterSet, createConverterSet } from './converter-set.js';
 import { createJobEventHub, type JobEventHub } from './job-events.js';
 import { createJobWatch, type JobWatch } from './job-watch.js';
 
 export interface EngineOptions {
-  /** Converters, in order of preference when two offer the same step at the same cost. */
-  converters: readonly Converter[];
+  /**
+   * Converters, in order of preference when two offer the same step at the same cost: their
+   * registrations (`defaultConverters()` of fileconv/preset, `SHARP_REGISTRATION` of
+   * fileconv/converters/sharp...), each loaded on first need, or ready converters.
+   */
+  converters: readonly ConverterEntry[];
   /**
    * Document operations jobs may run instead of a conversion (merge, split, rotate...: see
    * `pdfOperations()` of fileconv/pdf). Default none.
@@ -83,7 +87,7 @@ export interface EngineOptions {
 }
 
 export interface EngineContext {
-  converters: ReadonlyMap<string, Converter>;
+  converters: ConverterSet;
   operations: ReadonlyMap<string, DocumentOperation>;
   /** Availability of an operation's engine (computed once per operation). */
   operationAvailability(operation: DocumentOperation): Promise<Availability>;
@@ -153,7 +157,7 @@ function nonNegativeInteger(name: string, value: number | undefined, fallback: n
   return value === 0 ? 0 : positiveInteger(name, value, fallback);
 }
 
-/** Asks each engine (by name) whether it can run here once; a throw is "not available", with its message. */
+/** Asks each operation (by name) whether it can run here once; a throw is "not available", with its message. */
 function memoizedAvailability<T extends { name: string; available(): Promise<Availability> }>(): (
   engine: T,
 ) => Promise<Availability> {
@@ -174,16 +178,7 @@ function memoizedAvailability<T extends { name: string; available(): Promise<Ava
 }
 
 export function createEngineContext(options: EngineOptions): EngineContext {
-  if (!Array.isArray(options.converters)) {
-    throw new FileconvError('INVALID_OPTIONS', 'createEngine: converters must be an array of converters.');
-  }
-  const converters = new Map<string, Converter>();
-  for (const converter of options.converters) {
-    if (converters.has(converter.name)) {
-      throw new FileconvError('INVALID_OPTIONS', `createEngine: two converters are named ${converter.name}.`);
-    }
-    converters.set(converter.name, converter);
-  }
+  const converters = createConverterSet(options.converters, 'createEngine');
   const operations = new Map<string, DocumentOperation>();
   for (const operation of options.operations ?? []) {
     if (operations.has(operation.name)) {
@@ -193,7 +188,6 @@ export function createEngineContext(options: EngineOptions): EngineContext {
   }
   const clock = options.now ?? (() => new Date());
   const concurrency = positiveInteger('concurrency', options.concurrency, 2);
-  const availabilityOf = memoizedAvailability<Converter>();
   let availability: Promise<Map<string, Availability>> | undefined;
   let graph: Promise<ConversionGraph> | undefined;
   // Graphs over every converter not yet found unavailable, by the names left out: planning
@@ -204,7 +198,7 @@ export function createEngineContext(options: EngineOptions): EngineContext {
     let built = optimisticGraphs.get(key);
     if (!built) {
       built = ConversionGraph.fromConverters(
-        [...converters.values()].filter((c) => !excluded.has(c.name)),
+        converters.registrations.filter((c) => !excluded.has(c.name)),
         { carriesAudio },
       );
       optimisticGraphs.set(key, built);
@@ -251,8 +245,8 @@ export function createEngineContext(options: EngineOptions): EngineContext {
     halt: new AbortController(),
     availability() {
       availability ??= Promise.all(
-        [...converters.values()].map(
-          async (converter) => [converter.name, await availabilityOf(converter)] as const,
+        converters.registrations.map(
+          async ({ name }) => [name, await converters.availability(name)] as const,
         ),
       ).then((entries) => new Map(entries));
       return availability;
@@ -276,7 +270,7 @@ export function createEngineContext(options: EngineOptions): EngineContext {
         }
         const names = [...new Set(plan.steps.map((step) => step.converter))];
         const checks = await Promise.all(
-          names.map(async (name) => [name, await availabilityOf(converters.get(name)!)] as const),
+          names.map(async (name) => [name, await converters.availability(name)] as const),
         );
         const missing = checks.filter(([, result]) => !result.ok);
         if (missing.length === 0) return plan;
@@ -287,7 +281,7 @@ export function createEngineContext(options: EngineOptions): EngineContext {
     graph() {
       graph ??= context.availability().then((available) =>
         ConversionGraph.fromConverters(
-          [...converters.values()].filter((c) => available.get(c.name)?.ok),
+          converters.registrations.filter((c) => available.get(c.name)?.ok),
           { carriesAudio },
         ),
       );

@@ -29,7 +29,7 @@ const QUEUE_SIZE_DEADLINE_MS = 2000;
 
 export async function collectStats(context: EngineContext): Promise<EngineStats> {
   const converters: Record<string, ConverterStats> = {};
-  for (const converter of context.converters.values()) {
+  for (const converter of context.converters.loaded()) {
     try {
       const reported = converter.stats?.();
       if (reported) converters[converter.name] = reported;

@@ -259,11 +259,13 @@ export function createEngine(options: EngineOptions): Engine {
     async optionsSchema(from, to) {
       const target = requireFormat(to).name;
       const last = (await context.findPath(requireFormat(from).name, target)).steps.at(-1);
-      return last ? context.converters.get(last.converter)?.optionsSchema?.(target) : undefined;
+      return last
+        ? context.converters.declarationOf(last.converter, false)?.optionsSchema?.(target)
+        : undefined;
     },
     async converters() {
       const availability = await context.availability();
-      return [...context.converters.values()].map((converter) => ({
+      return context.converters.registrations.map((converter) => ({
         name: converter.name,
         edges: converter.edges.length,
         ...(availability.get(converter.name) ?? { ok: false }),
@@ -333,7 +335,7 @@ export function createEngine(options: EngineOptions): Engine {
       // Results of finished conversions still being stored (see processJob).
       while (context.finishing.size > 0) await Promise.all([...context.finishing]);
       await Promise.all([
-        ...[...context.converters.values()].map((converter) => converter.close?.()),
+        context.converters.close(),
         ...[...context.operations.values()].map((operation) => operation.close?.()),
       ]);
       await context.jobs?.close?.();

@@ -131,6 +131,7 @@ export async function planConversion(
 ): Promise<PlannedConversion> {
   const to = requireFormat(target).name;
   const plan = await context.findPath(from, to, undefined, { explainMissing });
-  const validated = validateOptions(plan, context.converters, options);
-  return { plan, options: validated, packaging: outputPackaging(plan, context.converters, validated) };
+  const declarationOf = (name: string) => context.converters.declarationOf(name, false);
+  const validated = validateOptions(plan, declarationOf, options);
+  return { plan, options: validated, packaging: outputPackaging(plan, declarationOf, validated) };
 }

@@ -286,7 +286,7 @@ async function convertJob(
   const signal = conversionSignal(context.timeoutMs, cancel);
   const result = await runChain({
     plan: await replan(context, job),
-    converters: context.converters,
+    load: (name) => context.converters.load(name),
     inputPath,
     workDir,
     options: job.options,

@@ -23,7 +23,8 @@ import type { WebhookDeliveryReport, WebhookDispatcher } from '../adapters/webho
 import { FileconvError } from '../core/errors.js';
 import type { PlanTable } from '../core/policy/plans.js';
 import { refundFailedConversions } from '../core/policy/refunds.js';
-import type { Converter, DocumentOperation } from '../core/ports/index.js';
+import type { DocumentOperation } from '../core/ports/index.js';
+import { type ConverterEntry, registrationOf } from '../engine/converter-set.js';
 import type { Engine, EngineOptions } from '../engine/engine.js';
 import { createEngine } from '../engine/engine.js';
 import { ocrOperations } from '../operations/ocr/ocr-operation.js';
@@ -66,8 +67,8 @@ export interface FileconvOptions {
    * kept in the data dir (created on first start, mode 0600). Every API node must share it.
    */
   signingSecret?: string | Uint8Array;
-  /** Default: every converter fileconv ships (see `defaultConverters`). */
-  converters?: Converter[];
+  /** Default: every converter fileconv ships (see `defaultConverters`): registrations, or ready converters. */
+  converters?: ConverterEntry[];
   /**
    * Document operations jobs may run. Default: the PDF operations (`pdfOperations()` of fileconv/pdf),
    * 'ocr' (a searchable PDF) and adding subtitles to a video (`subtitleOperations()`).
@@ -204,7 +205,9 @@ export async function createFileconv(options: FileconvOptions = {}): Promise<Fil
     const tracing = options.tracing === false ? undefined : await loadTracing();
     const converters = options.converters ?? defaultConverters();
     engine = createEngine({
-      converters: tracing ? converters.map((converter) => tracing.traceConverter(converter)) : converters,
+      converters: tracing
+        ? converters.map((entry) => tracing.traceRegistration(registrationOf(entry)))
+        : converters,
       operations: options.operations ?? [...pdfOperations(), ...ocrOperations(), ...subtitleOperations()],
       storage: backends.storage,
       jobs: backends.jobs,

@@ -17,7 +17,7 @@ import type * as OpenTelemetry from '@opentelemetry/api';
 import type { Attributes, Span, Tracer } from '@opentelemetry/api';
 import { toFileconvError } from '../../core/errors.js';
 import type { Job } from '../../core/jobs/types.js';
-import type { Converter, Queue } from '../../core/ports/index.js';
+import type { Converter, ConverterRegistration, Queue } from '../../core/ports/index.js';
 import type { Engine } from '../../engine/engine.js';
 import type { RequestEvent } from '../../service/service.js';
 
@@ -30,6 +30,8 @@ export interface Tracing {
   traceQueue(queue: Queue): Queue;
   /** The converter with a `fileconv.convert` span around each step. */
   traceConverter(converter: Converter): Converter;
+  /** The registration whose converter, once loaded, has a `fileconv.convert` span around each step. */
+  traceRegistration(registration: ConverterRegistration): ConverterRegistration;
   /**
    * Ends job spans when their job settles: an in-process worker moves to its next job while the
    * last one's result is still being stored, so the run's span outlives the queue's handler.
@@ -79,7 +81,7 @@ export function createTracing(api: Api, options: TracingOptions = {}): Tracing {
     span.end();
   }
 
-  return {
+  const tracing: Tracing = {
     onRequest(event) {
       const route = event.route ?? 'unmatched';
       const span = tracer.startSpan(`${event.method} ${route}`, {
@@ -181,5 +183,10 @@ export function createTracing(api: Api, options: TracingOptions = {}): Tracing {
           ),
       };
     },
+
+    traceRegistration(registration) {
+      return { ...registration, load: async () => tracing.traceConverter(await registration.load()) };
+    },
   };
+  return tracing;
 }

@@ -22,6 +22,7 @@ import { withWorkDir } from '../../kit/work-dir.js';
 import { OCR_EDGES } from './ocr-edges.js';
 import { ocrImageOptionsSchema } from './ocr-options.js';
 import { readImageText } from './read-image.js';
+import { OCR } from './registration.js';
 import { scanAsPng } from './scan-png.js';
 import { assertLanguages } from './tesseract.js';
 
@@ -37,19 +38,17 @@ export {
   pdfTextOcrOptionsSchema,
 } from './ocr-options.js';
 export { withPdfTextOcr } from './pdf-text-ocr.js';
+export { OCR_REGISTRATION, withPdfTextOcrRegistration } from './registration.js';
 export { type SearchablePdfResult, searchablePdf, searchablePdfFromImage } from './searchable-pdf.js';
 
 export function createOcrConverter(): Converter {
   const guard = edgeGuard('ocr', OCR_EDGES);
   return {
-    name: 'ocr',
-    edges: OCR_EDGES,
+    ...OCR,
 
     available(): Promise<Availability> {
       return toolsAvailability(['tesseract']);
     },
-
-    optionsSchema: () => ocrImageOptionsSchema,
 
     async convert(ctx: ConvertContext): Promise<ConvertResult | undefined> {
       guard(ctx.from, ctx.to);
