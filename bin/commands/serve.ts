@@ -10,7 +10,7 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createNodeHandler } from '../../src/adapters/http/node.js';
-import { type Engine, FileconvError } from '../../src/index.js';
+import { FileconvError, type JobEngine } from '../../src/index.js';
 import type { BackendFlags } from '../../src/preset/backends.js';
 import {
   type ConfigFlags,
@@ -32,7 +32,7 @@ export interface ServeFlags extends ConfigFlags, BackendFlags {}
 
 export interface RunningService {
   server: Server;
-  engine: Engine;
+  engine: JobEngine;
   url: string;
   /** Graceful stop: no new requests, conversions get `graceSeconds` to finish, the rest stay queued. */
   stop(): Promise<void>;
@@ -53,7 +53,7 @@ export async function startService(flags: ServeFlags): Promise<RunningService> {
   // The same assembly a host gets from fileconv/preset: every converter, the embedded stores (or
   // Redis + S3), counters, keys, the signing secret, refunds and webhooks.
   const fileconv = await createFileconv(fileconvOptionsOf(config, { worker: config.workers.enabled }));
-  const { engine } = fileconv;
+  const engine = fileconv.jobs;
   // Load every converter and ask whether its engine is installed before the first request, not
   // during it: loading parses large modules (pdf.js, exceljs, playwright) on the event loop, and
   // the first /api/health, which lists the answers, took 1.5 s (found by the soak). Cached after.

@@ -4,7 +4,7 @@
  * beside the API nodes (`fileconv serve --no-worker`).
  */
 
-import { type Engine, FileconvError } from '../../src/index.js';
+import { FileconvError, type JobEngine } from '../../src/index.js';
 import type { BackendFlags } from '../../src/preset/backends.js';
 import { type EffectiveConfig, fileconvOptionsOf, resolveConfig } from '../../src/preset/effective-config.js';
 import { createFileconv } from '../../src/preset/index.js';
@@ -23,7 +23,7 @@ export interface WorkerFlags extends BackendFlags {
 }
 
 export interface RunningWorker {
-  engine: Engine;
+  engine: JobEngine;
   /** Where Prometheus scrapes this worker, with --metrics-port. */
   metricsUrl: string | undefined;
   description: string;
@@ -45,14 +45,14 @@ export async function startWorker(flags: WorkerFlags): Promise<RunningWorker> {
       onError: (error, context) => console.error(`fileconv worker: ${context}:`, error),
     }),
   );
-  const metrics = await startMetricsEndpoint(fileconv.engine, config.metricsPort).catch(
+  const metrics = await startMetricsEndpoint(fileconv.jobs, config.metricsPort).catch(
     async (error: unknown) => {
       await fileconv.close({ graceMs: 0 });
       throw error;
     },
   );
   return {
-    engine: fileconv.engine,
+    engine: fileconv.jobs,
     description: fileconv.backends.description,
     metricsUrl: metrics.url,
     config,

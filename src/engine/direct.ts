@@ -16,9 +16,10 @@ import { checkWorkLimits, withWorkLimits } from '../core/work-limits.js';
 import { checkOutputPath, inputFileError, outputFileError, workDirError } from '../kit/local-files.js';
 import { linkInto, placeFile } from '../kit/place-file.js';
 import { conversionSignal, runChain } from './conversion.js';
-import { type EngineContext, readFileHead } from './engine-context.js';
+import type { ConversionContext } from './conversion-context.js';
+import { conversionFailure } from './conversion-failure.js';
+import { readFileHead } from './file-head.js';
 import { planConversion, resolveSourceFormat } from './planning.js';
-import { conversionFailure } from './worker.js';
 
 export interface DirectConvertOptions {
   /** Source format; detected from the content (and checked against the file name) when omitted. */
@@ -57,7 +58,7 @@ export interface StreamConversion extends ConversionReport {
 
 /** Converts the file at `inputPath` into `outputPath`, which appears only once it is complete. */
 export async function convertFile(
-  context: EngineContext,
+  context: ConversionContext,
   inputPath: string,
   outputPath: string,
   options: DirectConvertOptions = {},
@@ -94,7 +95,7 @@ export async function convertFile(
 
 /** Converts bytes in memory; for large inputs prefer convertStream or convertFile. */
 export async function convertBuffer(
-  context: EngineContext,
+  context: ConversionContext,
   input: Uint8Array,
   options: DirectConvertOptions & { to: string },
 ): Promise<Buffer> {
@@ -109,7 +110,7 @@ export async function convertBuffer(
 
 /** Converts a stream: the input is spooled to a temp file (never held in memory), the result streamed back. */
 export async function convertStream(
-  context: EngineContext,
+  context: ConversionContext,
   input: Readable,
   options: DirectConvertOptions & { to: string },
 ): Promise<StreamConversion> {
@@ -139,7 +140,7 @@ export async function convertStream(
 }
 
 async function convertInWorkDir(
-  context: EngineContext,
+  context: ConversionContext,
   inputPath: string,
   from: FormatName,
   target: string,
@@ -147,7 +148,7 @@ async function convertInWorkDir(
   options: DirectConvertOptions,
 ): Promise<{ report: ConversionReport; outputPath: string }> {
   const budgets = options.limits === undefined ? undefined : checkWorkLimits(options.limits);
-  const planned = await planConversion(context, from, target, options.options, true);
+  const planned = await planConversion(context, from, target, options.options, { explainMissing: true });
   const signal = conversionSignal(options.timeoutMs ?? context.timeoutMs, options.signal);
   const result = await runChain({
     plan: planned.plan,
@@ -160,7 +161,7 @@ async function convertInWorkDir(
     onProgress: options.onProgress,
   }).catch(async (error: unknown) => {
     // A full disk is NO_SPACE here as in a job: `fileconv convert` said CONVERSION_FAILED with ENOSPC.
-    throw await conversionFailure(context, error);
+    throw await conversionFailure(context.tempDir, error);
   });
   const { size } = await stat(result.outputPath);
   const report: ConversionReport = {
@@ -174,7 +175,7 @@ async function convertInWorkDir(
   return { report, outputPath: result.outputPath };
 }
 
-async function withWorkDir<T>(context: EngineContext, work: (workDir: string) => Promise<T>): Promise<T> {
+async function withWorkDir<T>(context: ConversionContext, work: (workDir: string) => Promise<T>): Promise<T> {
   const workDir = await makeWorkDir(context);
   try {
     return await work(workDir);
@@ -183,7 +184,7 @@ async function withWorkDir<T>(context: EngineContext, work: (workDir: string) =>
   }
 }
 
-function makeWorkDir(context: EngineContext): Promise<string> {
+function makeWorkDir(context: ConversionContext): Promise<string> {
   return mkdtemp(join(context.tempDir, 'fileconv-')).catch((error: unknown) => {
     throw workDirError(context.tempDir, error);
   });

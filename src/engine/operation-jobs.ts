@@ -11,7 +11,8 @@ import type { Job, JobInput } from '../core/jobs/types.js';
 import { baseName, sanitizeFileName } from '../core/names.js';
 import type { ConversionLimits, DocumentOperation, WorkLimits } from '../core/ports/index.js';
 import { parseOptions, resultExtension } from './conversion.js';
-import { type EngineContext, jobPorts, readStoredHead } from './engine-context.js';
+import type { JobContext } from './engine-context.js';
+import { readStoredHead } from './file-head.js';
 import { queuedJob } from './job-record.js';
 import { pendingWebhook } from './job-webhook.js';
 import { resolveSourceFormat } from './planning.js';
@@ -43,11 +44,11 @@ export function isOperationJobInput(input: object): input is CreateOperationJobI
  * The operation named `name`, if it can run here. An API client sees only what the service
  * offers: an unknown name and one whose engine is missing are both UNSUPPORTED_CONVERSION.
  */
-export async function requireOperation(context: EngineContext, name: string): Promise<DocumentOperation> {
-  const operation = context.operations.get(name);
-  const availability = operation ? await context.operationAvailability(operation) : undefined;
+export async function requireOperation(context: JobContext, name: string): Promise<DocumentOperation> {
+  const operation = context.conversion.operations.get(name);
+  const availability = operation ? await context.conversion.operationAvailability(operation) : undefined;
   if (!operation || !availability?.ok) {
-    const offered = [...context.operations.keys()].join(', ') || 'none';
+    const offered = [...context.conversion.operations.keys()].join(', ') || 'none';
     throw new FileconvError(
       'UNSUPPORTED_CONVERSION',
       operation
@@ -60,11 +61,8 @@ export async function requireOperation(context: EngineContext, name: string): Pr
 }
 
 /** Checks an operation job (the operation, each input's owner and format, the options) and returns its record. */
-export async function prepareOperationJob(
-  context: EngineContext,
-  input: CreateOperationJobInput,
-): Promise<Job> {
-  const { storage } = jobPorts(context);
+export async function prepareOperationJob(context: JobContext, input: CreateOperationJobInput): Promise<Job> {
+  const { storage } = context;
   const webhook = input.webhookUrl === undefined ? undefined : pendingWebhook(input.webhookUrl);
   const operation = await requireOperation(context, input.operation);
   const count = input.fileIds.length;
@@ -155,11 +153,11 @@ export interface RunOperationInput {
 
 /** Runs the job's operation; returns where the result is and the CPU time it took. */
 export async function runOperation(
-  context: EngineContext,
+  context: JobContext,
   input: RunOperationInput,
 ): Promise<{ outputPath: string; cpuMs: number }> {
   const { job, signal } = input;
-  const operation = context.operations.get(job.operation ?? '');
+  const operation = context.conversion.operations.get(job.operation ?? '');
   if (!operation) {
     throw new FileconvError('ENGINE_UNAVAILABLE', `This worker has no ${job.operation} operation.`, {
       details: { operation: job.operation },

@@ -18,7 +18,7 @@ import type { FormatName } from '../core/formats/types.js';
 import type { ConversionPlan } from '../core/graph/index.js';
 import type { OutputPackaging } from '../core/ports/index.js';
 import { outputPackaging, validateOptions } from './conversion.js';
-import type { EngineContext } from './engine-context.js';
+import type { ConversionContext, FindPathOptions } from './conversion-context.js';
 
 /**
  * The source format of `head` (the first bytes of the input). A declared format (or, failing
@@ -120,18 +120,20 @@ export interface PlannedConversion {
  * The chain from `from` to the target, and the options validated for it. With `explainMissing`
  * (a direct conversion: the caller runs this machine), a conversion only uninstalled engines
  * could make is ENGINE_UNAVAILABLE with their install line; otherwise (an API client, who sees
- * only what GET /api/formats offers) it is UNSUPPORTED_CONVERSION.
+ * only what GET /api/formats offers) it is UNSUPPORTED_CONVERSION. With `declared` (an API node,
+ * whose workers convert), the chain over the converters' declared edges, and the options
+ * validated with their registrations' schemas: no engine is loaded or checked.
  */
 export async function planConversion(
-  context: EngineContext,
+  context: ConversionContext,
   from: FormatName,
   target: string,
   options: Record<string, unknown> | undefined,
-  explainMissing = false,
+  { explainMissing = false, declared = false }: FindPathOptions = {},
 ): Promise<PlannedConversion> {
   const to = requireFormat(target).name;
-  const plan = await context.findPath(from, to, undefined, { explainMissing });
-  const declarationOf = (name: string) => context.converters.declarationOf(name, false);
+  const plan = await context.findPath(from, to, undefined, { explainMissing, declared });
+  const declarationOf = (name: string) => context.converters.declarationOf(name, declared);
   const validated = validateOptions(plan, declarationOf, options);
   return { plan, options: validated, packaging: outputPackaging(plan, declarationOf, validated) };
 }

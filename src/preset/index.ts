@@ -3,7 +3,7 @@
  * it in its own server:
  *
  *   const fileconv = await createFileconv({ dataDir: './data' });
- *   app.use('/files', createHttpRouter(fileconv.engine, fileconv.http));
+ *   app.use('/files', createHttpRouter(fileconv.jobs, fileconv.http));
  *   // ... on shutdown: await fileconv.close();
  *
  * Every converter (each loaded on first use, so a missing engine only removes its formats), the
@@ -25,8 +25,9 @@ import type { PlanTable } from '../core/policy/plans.js';
 import { refundFailedConversions } from '../core/policy/refunds.js';
 import type { DocumentOperation } from '../core/ports/index.js';
 import { type ConverterEntry, registrationOf } from '../engine/converter-set.js';
-import type { Engine, EngineOptions } from '../engine/engine.js';
-import { createEngine } from '../engine/engine.js';
+import { type Engine, engineOf } from '../engine/engine.js';
+import { createConverter, type FileConverter } from '../engine/file-converter.js';
+import { createJobEngine, type JobEngine, type JobEngineOptions } from '../engine/job-engine.js';
 import { ocrOperations } from '../operations/ocr/ocr-operation.js';
 import { pdfOperations } from '../operations/pdf/pdf-operations.js';
 import { subtitleOperations } from '../operations/subtitles/subtitle-operations.js';
@@ -98,7 +99,7 @@ export interface FileconvOptions {
   /** Webhook delivery. Default: on when $FILECONV_WEBHOOK_SECRET is set; false turns it off. */
   webhooks?: FileconvWebhookOptions | false;
   /** Background errors (a failed sweep, a store away). Default: console.error. */
-  onError?: EngineOptions['onError'];
+  onError?: JobEngineOptions['onError'];
   /**
    * OpenTelemetry spans (requests, job runs, conversion steps; see fileconv/telemetry). Default
    * 'auto': on when @opentelemetry/api is installed (spans go wherever the host's SDK sends them;
@@ -116,9 +117,13 @@ export interface FileconvOptions {
 export type FileconvHttpOptions = Omit<HttpServiceOptions, 'authenticate'>;
 
 export interface Fileconv {
-  /** Started; convert with it directly or mount it. */
-  engine: Engine;
-  /** The HTTP service's options for any adapter: `createHttpRouter(engine, http)`, `createFetchHandler(engine, http)`... */
+  /** The converter engine: convert files in this process with it. */
+  converter: FileConverter;
+  /** The job engine, started (its worker runs unless `worker: false`): mount it. */
+  jobs: JobEngine;
+  /** @deprecated Both in one (createEngine's shape, and the job engine's): use `converter` and `jobs`. */
+  engine: Engine & JobEngine;
+  /** The HTTP service's options for any adapter: `createHttpRouter(jobs, http)`, `createFetchHandler(jobs, http)`... */
   http: FileconvHttpOptions;
   /** The stores it runs on. */
   backends: Backends;
@@ -191,7 +196,8 @@ export async function createFileconv(options: FileconvOptions = {}): Promise<Fil
     ...(options.s3Bucket === undefined ? {} : { s3Bucket: options.s3Bucket }),
     ...(options.s3 === undefined ? {} : { s3: options.s3 }),
   });
-  let engine: Engine;
+  let converter: FileConverter;
+  let jobs: JobEngine;
   let onRequest: HttpServiceOptions['onRequest'];
   let unwatchTracing: (() => void) | undefined;
   let webhooks: WebhookDispatcher | undefined;
@@ -203,16 +209,21 @@ export async function createFileconv(options: FileconvOptions = {}): Promise<Fil
       );
     }
     const tracing = options.tracing === false ? undefined : await loadTracing();
-    const converters = options.converters ?? defaultConverters();
-    engine = createEngine({
+    const entries = options.converters ?? defaultConverters();
+    converter = createConverter({
       converters: tracing
-        ? converters.map((entry) => tracing.traceRegistration(registrationOf(entry)))
-        : converters,
+        ? entries.map((entry) => tracing.traceRegistration(registrationOf(entry)))
+        : entries,
       operations: options.operations ?? [...pdfOperations(), ...ocrOperations(), ...subtitleOperations()],
+      tempDir: await processTempDir(dataDir),
+    });
+    jobs = createJobEngine({
+      converter,
       storage: backends.storage,
       jobs: backends.jobs,
       queue: tracing ? tracing.traceQueue(backends.queue) : backends.queue,
-      tempDir: await processTempDir(dataDir),
+      // An API node plans on its converters' declared edges: its workers convert.
+      worker: options.worker !== false,
       concurrency: options.concurrency,
       resultTtlMs: options.resultTtlMs,
       uploadTtlMs: options.uploadTtlMs,
@@ -220,7 +231,7 @@ export async function createFileconv(options: FileconvOptions = {}): Promise<Fil
       // A conversion that failed through the service's fault does not count against the quota.
       onJobSettled: refundFailedConversions(backends.counters),
     });
-    unwatchTracing = tracing?.watch(engine);
+    unwatchTracing = tracing?.watch(jobs);
     const hostOnRequest = options.http?.onRequest;
     onRequest = tracing
       ? (event) => {
@@ -231,16 +242,18 @@ export async function createFileconv(options: FileconvOptions = {}): Promise<Fil
     const webhookOptions = webhookOptionsOf(options.webhooks);
     if (webhookOptions) {
       const { createWebhookDispatcher } = await import('../adapters/webhooks/http.js');
-      webhooks = createWebhookDispatcher(engine, { ...webhookOptions, outbox: backends.outbox });
+      webhooks = createWebhookDispatcher(jobs, { ...webhookOptions, outbox: backends.outbox });
     }
-    await engine.start({ worker: options.worker !== false });
+    await jobs.start();
   } catch (error) {
     await backends.close();
     throw error;
   }
   let closing: Promise<void> | undefined;
   return {
-    engine,
+    converter,
+    jobs,
+    engine: engineOf(converter, jobs),
     http: {
       ...options.http,
       ...(onRequest ? { onRequest } : {}),
@@ -258,7 +271,7 @@ export async function createFileconv(options: FileconvOptions = {}): Promise<Fil
       closing ??= (async () => {
         // Before the engine closes its job store, which records delivery outcomes.
         await webhooks?.close();
-        await engine.close({ graceMs: closeOptions.graceMs ?? 30_000 });
+        await jobs.close({ graceMs: closeOptions.graceMs ?? 30_000 });
         unwatchTracing?.();
         await backends.close();
       })();

@@ -4,9 +4,9 @@
  * each step, and the JSON Schema of the options it accepts. Computed once per router.
  */
 import { z } from 'zod';
-import type { Engine } from '../engine/engine.js';
+import type { ServiceEngine } from './service-engine.js';
 
-export async function describeFormats(engine: Engine) {
+export async function describeFormats(engine: Pick<ServiceEngine, 'formats' | 'optionsSchema' | 'plan'>) {
   const formats = await engine.formats();
   const schemaCache = new Map<unknown, unknown>();
   const described = [];

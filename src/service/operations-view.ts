@@ -3,9 +3,9 @@
  * many files of which format each takes, and the JSON Schema of its options. Computed once per router.
  */
 import { z } from 'zod';
-import type { Engine } from '../engine/engine.js';
+import type { ServiceEngine } from './service-engine.js';
 
-export async function describeOperations(engine: Engine) {
+export async function describeOperations(engine: Pick<ServiceEngine, 'operations'>) {
   const operations = await engine.operations();
   return {
     operations: operations

@@ -18,7 +18,11 @@ import type { Attributes, Span, Tracer } from '@opentelemetry/api';
 import { toFileconvError } from '../../core/errors.js';
 import type { Job } from '../../core/jobs/types.js';
 import type { Converter, ConverterRegistration, Queue } from '../../core/ports/index.js';
-import type { Engine } from '../../engine/engine.js';
+import type { JobEngine } from '../../engine/job-engine.js';
+
+/** What tracing watches of an engine: its job events, and its jobs' records. */
+export type TracedEngine = Pick<JobEngine, 'onJobEvent' | 'getJob'>;
+
 import type { RequestEvent } from '../../service/service.js';
 
 type Api = typeof OpenTelemetry;
@@ -36,7 +40,7 @@ export interface Tracing {
    * Ends job spans when their job settles: an in-process worker moves to its next job while the
    * last one's result is still being stored, so the run's span outlives the queue's handler.
    */
-  watch(engine: Engine): () => void;
+  watch(engine: TracedEngine): () => void;
 }
 
 export interface TracingOptions {
@@ -69,7 +73,7 @@ export function createTracing(api: Api, options: TracingOptions = {}): Tracing {
   const { SpanKind, SpanStatusCode } = api;
   /** Job runs whose span is open, by job id. */
   const running = new Map<string, Span>();
-  let engine: Engine | undefined;
+  let engine: TracedEngine | undefined;
 
   function settle(jobId: string, job: Job | undefined, errorCode?: string): void {
     const span = running.get(jobId);
