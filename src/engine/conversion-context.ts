@@ -7,7 +7,7 @@
  */
 import { tmpdir } from 'node:os';
 import { FileconvError, isFileconvError } from '../core/errors.js';
-import { carriesAudio } from '../core/formats/index.js';
+import { type CustomFormat, createFormatRegistry, type FormatRegistry } from '../core/formats/index.js';
 import type { FormatName } from '../core/formats/types.js';
 import type { ConversionPlan } from '../core/graph/index.js';
 import { ConversionGraph } from '../core/graph/index.js';
@@ -15,6 +15,12 @@ import type { Availability, ConversionLimits, DocumentOperation } from '../core/
 import { type ConverterEntry, type ConverterSet, createConverterSet } from './converter-set.js';
 
 export interface ConversionOptions {
+  /**
+   * Formats of the host's own, for this engine only, beside the built-in ones: each with its
+   * name, family, label, extensions, MIME types, and `magic` (its first bytes) or `detect(head)`,
+   * so content detection recognises it. Give converters edges to or from them. Default none.
+   */
+  formats?: readonly CustomFormat[];
   /**
    * Converters, in order of preference when two offer the same step at the same cost: their
    * registrations (`defaultConverters()` of fileconv/preset, `SHARP_REGISTRATION` of
@@ -51,6 +57,8 @@ export interface FindPathOptions {
 }
 
 export interface ConversionContext {
+  /** The built-in formats and the host's own for this engine. */
+  formats: FormatRegistry;
   converters: ConverterSet;
   operations: ReadonlyMap<string, DocumentOperation>;
   /** Availability of an operation's engine (computed once per operation). */
@@ -130,7 +138,9 @@ function memoizedAvailability<T extends { name: string; available(): Promise<Ava
 
 /** The context of `options`, checked (INVALID_OPTIONS naming `who`: createConverter or createEngine). */
 export function createConversionContext(options: ConversionOptions, who: string): ConversionContext {
+  const formats = createFormatRegistry(options.formats, who);
   const converters = createConverterSet(options.converters, who);
+  const carriesAudio = (format: FormatName) => formats.carriesAudio(format);
   const operations = new Map<string, DocumentOperation>();
   for (const operation of options.operations ?? []) {
     if (operations.has(operation.name)) {
@@ -158,6 +168,7 @@ export function createConversionContext(options: ConversionOptions, who: string)
     return built;
   };
   const context: ConversionContext = {
+    formats,
     converters,
     operations,
     operationAvailability: memoizedAvailability<DocumentOperation>(),

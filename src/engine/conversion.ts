@@ -8,23 +8,17 @@ import { join } from 'node:path';
 import type { ZodType } from 'zod';
 import { abortError, raceAbort } from '../core/abort.js';
 import { FileconvError, toFileconvError } from '../core/errors.js';
-import { extensionOf, mimeTypeOf } from '../core/formats/index.js';
+import type { FormatRegistry } from '../core/formats/index.js';
 import type { FormatName } from '../core/formats/types.js';
 import type { ConversionPlan } from '../core/graph/index.js';
-import type {
-  ConversionLimits,
-  Converter,
-  ConverterDeclaration,
-  OutputPackaging,
-} from '../core/ports/index.js';
+import type { ConversionLimits, ConverterDeclaration, OutputPackaging } from '../core/ports/index.js';
+import type { ConversionContext } from './conversion-context.js';
 
 /** What a step's converter declares (its options, its packaging), by converter name. */
 export type DeclarationOf = (converter: string) => ConverterDeclaration | undefined;
 
 export interface RunChainInput {
   plan: ConversionPlan;
-  /** The converter of a step, loaded. */
-  load(converter: string): Promise<Converter>;
   inputPath: string;
   /** Private directory for intermediate and final outputs; the caller removes it. */
   workDir: string;
@@ -94,14 +88,22 @@ export function outputPackaging(
   return last ? declarationOf(last.converter)?.packaging?.(plan.to, options) : undefined;
 }
 
-/** The media type a result is stored and served with. */
-export function resultMimeType(to: FormatName, packaging: OutputPackaging | undefined): string {
-  return packaging === 'zip' ? 'application/zip' : mimeTypeOf(to);
+/** The media type a result is stored and served with (`formats`: the engine's). */
+export function resultMimeType(
+  formats: FormatRegistry,
+  to: FormatName,
+  packaging: OutputPackaging | undefined,
+): string {
+  return packaging === 'zip' ? 'application/zip' : formats.mimeTypeOf(to);
 }
 
-/** The file extension a result is named with. */
-export function resultExtension(to: FormatName, packaging: OutputPackaging | undefined): string {
-  return packaging === 'zip' ? 'zip' : extensionOf(to);
+/** The file extension a result is named with (`formats`: the engine's). */
+export function resultExtension(
+  formats: FormatRegistry,
+  to: FormatName,
+  packaging: OutputPackaging | undefined,
+): string {
+  return packaging === 'zip' ? 'zip' : formats.extensionOf(to);
 }
 
 /** An AbortSignal that fires on the caller's signal or after `timeoutMs`, whichever comes first. */
@@ -110,15 +112,16 @@ export function conversionSignal(timeoutMs: number, external?: AbortSignal): Abo
   return external ? AbortSignal.any([timeout, external]) : timeout;
 }
 
-export async function runChain(input: RunChainInput): Promise<RunChainResult> {
+/** Runs `input.plan` with the converters (loaded as needed) and formats of `context`. */
+export async function runChain(context: ConversionContext, input: RunChainInput): Promise<RunChainResult> {
   const { plan, signal } = input;
   let currentPath = input.inputPath;
   let cpuMs = 0;
   const stepCount = plan.steps.length;
   for (const [index, step] of plan.steps.entries()) {
     if (signal.aborted) throw abortError(signal);
-    const converter = await input.load(step.converter);
-    const outputPath = join(input.workDir, `step-${index + 1}.${extensionOf(step.to)}`);
+    const converter = await context.converters.load(step.converter);
+    const outputPath = join(input.workDir, `step-${index + 1}.${context.formats.extensionOf(step.to)}`);
     const isLast = index === stepCount - 1;
     const startedCpu = process.cpuUsage();
     const result = await raceAbort(

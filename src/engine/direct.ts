@@ -9,7 +9,7 @@ import { basename, join, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { FileconvError } from '../core/errors.js';
-import { DETECTION_BYTES, extensionOf, formatFromExtension, getFormat } from '../core/formats/index.js';
+import { DETECTION_BYTES } from '../core/formats/index.js';
 import type { FormatName } from '../core/formats/types.js';
 import type { OutputPackaging, WorkLimits } from '../core/ports/index.js';
 import { checkWorkLimits, withWorkLimits } from '../core/work-limits.js';
@@ -66,7 +66,7 @@ export async function convertFile(
   const head = await readFileHead(inputPath).catch((error: unknown) => {
     throw inputFileError(inputPath, error);
   });
-  const target = options.to ?? formatFromExtension(outputPath)?.name;
+  const target = options.to ?? context.formats.fromExtension(outputPath)?.name;
   if (!target) {
     throw new FileconvError(
       'UNSUPPORTED_FORMAT',
@@ -75,9 +75,9 @@ export async function convertFile(
   }
   const destination = resolve(outputPath);
   await checkOutputPath(destination);
-  const from = await resolveSourceFormat(head, options.from, basename(inputPath));
+  const from = await resolveSourceFormat(head, options.from, basename(inputPath), context.formats);
   return withWorkDir(context, async (workDir) => {
-    const input = await inputWithExtension(inputPath, from, workDir);
+    const input = await inputWithExtension(context, inputPath, from, workDir);
     const { report, outputPath: produced } = await convertInWorkDir(
       context,
       input,
@@ -99,9 +99,14 @@ export async function convertBuffer(
   input: Uint8Array,
   options: DirectConvertOptions & { to: string },
 ): Promise<Buffer> {
-  const from = await resolveSourceFormat(input.subarray(0, DETECTION_BYTES), options.from);
+  const from = await resolveSourceFormat(
+    input.subarray(0, DETECTION_BYTES),
+    options.from,
+    undefined,
+    context.formats,
+  );
   return withWorkDir(context, async (workDir) => {
-    const inputPath = join(workDir, `input.${extensionOf(from)}`);
+    const inputPath = join(workDir, `input.${context.formats.extensionOf(from)}`);
     await writeFile(inputPath, input);
     const { outputPath } = await convertInWorkDir(context, inputPath, from, options.to, workDir, options);
     return readFile(outputPath);
@@ -119,8 +124,13 @@ export async function convertStream(
   try {
     const spooled = join(workDir, 'input');
     await pipeline(input, createWriteStream(spooled));
-    const from = await resolveSourceFormat(await readFileHead(spooled), options.from);
-    const inputPath = join(workDir, `input.${extensionOf(from)}`);
+    const from = await resolveSourceFormat(
+      await readFileHead(spooled),
+      options.from,
+      undefined,
+      context.formats,
+    );
+    const inputPath = join(workDir, `input.${context.formats.extensionOf(from)}`);
     await rename(spooled, inputPath);
     const { report, outputPath } = await convertInWorkDir(
       context,
@@ -150,9 +160,8 @@ async function convertInWorkDir(
   const budgets = options.limits === undefined ? undefined : checkWorkLimits(options.limits);
   const planned = await planConversion(context, from, target, options.options, { explainMissing: true });
   const signal = conversionSignal(options.timeoutMs ?? context.timeoutMs, options.signal);
-  const result = await runChain({
+  const result = await runChain(context, {
     plan: planned.plan,
-    load: (name) => context.converters.load(name),
     inputPath,
     workDir,
     options: planned.options,
@@ -194,11 +203,16 @@ function makeWorkDir(context: ConversionContext): Promise<string> {
  * Some engines pick a decoder from the file extension: when the input's name does not carry one
  * of its format's extensions, link it into the work dir under a name that does (no copy).
  */
-async function inputWithExtension(inputPath: string, from: FormatName, workDir: string): Promise<string> {
-  const extensions = getFormat(from)?.extensions ?? [];
+async function inputWithExtension(
+  context: ConversionContext,
+  inputPath: string,
+  from: FormatName,
+  workDir: string,
+): Promise<string> {
+  const extensions = context.formats.get(from)?.extensions ?? [];
   const lower = inputPath.toLowerCase();
   if (extensions.some((extension) => lower.endsWith(`.${extension}`))) return inputPath;
-  const linked = join(workDir, `input.${extensionOf(from)}`);
+  const linked = join(workDir, `input.${context.formats.extensionOf(from)}`);
   await linkInto(inputPath, linked);
   return linked;
 }

@@ -10,7 +10,6 @@
 import type { Readable } from 'node:stream';
 import type { ZodType } from 'zod';
 import { FileconvError } from '../core/errors.js';
-import { FORMATS, requireFormat } from '../core/formats/index.js';
 import type { FormatDefinition, FormatName } from '../core/formats/types.js';
 import type { ConversionPlan } from '../core/graph/index.js';
 import type { Availability, DocumentOperation } from '../core/ports/index.js';
@@ -127,7 +126,7 @@ export async function planOf(
 /** Every format with its targets: reachable here, or (`declared`) over the declared edges. */
 export async function formatsOf(context: ConversionContext, declared: boolean): Promise<FormatSupport[]> {
   const graph = declared ? context.declaredGraph() : await context.graph();
-  return FORMATS.map((format) => ({
+  return context.formats.formats.map((format) => ({
     ...format,
     targets: graph.targetsOf(format.name, { maxSteps: context.maxSteps }),
   }));
@@ -140,8 +139,8 @@ export async function optionsSchemaOf(
   to: string,
   declared: boolean,
 ): Promise<ZodType<Record<string, unknown>> | undefined> {
-  const target = requireFormat(to).name;
-  const plan = await context.findPath(requireFormat(from).name, target, undefined, { declared });
+  const target = context.formats.require(to).name;
+  const plan = await context.findPath(context.formats.require(from).name, target, undefined, { declared });
   const last = plan.steps.at(-1);
   return last
     ? context.converters.declarationOf(last.converter, declared)?.optionsSchema?.(target)

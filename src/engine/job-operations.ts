@@ -59,7 +59,7 @@ export async function prepareJob(
     });
   }
   const head = await readStoredHead(storage, file.key, file.size);
-  const from = await resolveSourceFormat(head, input.sourceFormat, file.fileName);
+  const from = await resolveSourceFormat(head, input.sourceFormat, file.fileName, context.conversion.formats);
   const { plan, options, packaging } = await planConversion(
     context.conversion,
     from,
@@ -76,7 +76,10 @@ export async function prepareJob(
       sourceFormat: from,
       targetFormat: plan.to,
       fileName: file.fileName,
-      outputName: outputNameFor(file.fileName, resultExtension(plan.to, packaging)),
+      outputName: outputNameFor(
+        file.fileName,
+        resultExtension(context.conversion.formats, plan.to, packaging),
+      ),
       packaging,
       options,
       path: [from, ...plan.steps.map((step) => step.to)],
@@ -248,7 +251,7 @@ export async function openResult(context: JobContext, id: string, owner?: string
   return {
     stream,
     size: job.outputSize ?? 0,
-    contentType: resultMimeType(job.targetFormat, job.packaging),
+    contentType: resultMimeType(context.conversion.formats, job.targetFormat, job.packaging),
     fileName: job.outputName,
   };
 }

@@ -81,7 +81,12 @@ export async function prepareOperationJob(context: JobContext, input: CreateOper
   for (const [index, fileId] of input.fileIds.entries()) {
     const file = await confirmUpload(context, await getFile(context, fileId, input.owner));
     const head = await readStoredHead(storage, file.key, file.size);
-    const format = await resolveSourceFormat(head, undefined, file.fileName).catch((error: unknown) => {
+    const format = await resolveSourceFormat(
+      head,
+      undefined,
+      file.fileName,
+      context.conversion.formats,
+    ).catch((error: unknown) => {
       throw inputError(error, index, file.fileName);
     });
     const accepted = operation.accepts?.(index) ?? [operation.input];
@@ -115,7 +120,7 @@ export async function prepareOperationJob(context: JobContext, input: CreateOper
       outputName: operationOutputName(
         first.fileName,
         operation.name,
-        resultExtension(output.format, output.packaging),
+        resultExtension(context.conversion.formats, output.format, output.packaging),
       ),
       packaging: output.packaging,
       options,
@@ -163,7 +168,10 @@ export async function runOperation(
       details: { operation: job.operation },
     });
   }
-  const outputPath = join(input.workDir, `output.${resultExtension(job.targetFormat, job.packaging)}`);
+  const outputPath = join(
+    input.workDir,
+    `output.${resultExtension(context.conversion.formats, job.targetFormat, job.packaging)}`,
+  );
   const startedCpu = process.cpuUsage();
   const result = await raceAbort(
     operation.run({
@@ -200,7 +208,7 @@ function withClientNames(error: FileconvError, input: RunOperationInput): Fileco
   return new FileconvError(error.code, message, { details: error.details, cause: error });
 }
 
-/** Where the worker stages input `index` of a job. */
+/** Where the worker stages input `index` of a job (operations take built-in formats only). */
 export function stagedInputPath(workDir: string, job: Job, index: number): string {
   return join(workDir, `input-${index + 1}.${extensionOf(job.sourceFormat)}`);
 }

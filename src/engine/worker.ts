@@ -31,7 +31,6 @@ import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { abortError } from '../core/abort.js';
 import { FileconvError, isFileconvError, toFileconvError } from '../core/errors.js';
-import { extensionOf } from '../core/formats/index.js';
 import type { ConversionPlan } from '../core/graph/index.js';
 import type { JobEvent } from '../core/jobs/state.js';
 import type { Job } from '../core/jobs/types.js';
@@ -155,7 +154,7 @@ async function finishJob(context: JobContext, finish: Finish): Promise<void> {
     if (converted instanceof FileconvError) throw converted;
     // One key per attempt: a run that lost the job to another worker deletes only its own output.
     const outputKey = `results/${job.id}/${job.attempts}`;
-    const contentType = resultMimeType(job.targetFormat, job.packaging);
+    const contentType = resultMimeType(context.conversion.formats, job.targetFormat, job.packaging);
     // Moved in where the storage can (a rename on the same disk), streamed in where it cannot
     // (a fresh stream per try: a failed put has consumed and destroyed the last one).
     const { size } = await converting(() =>
@@ -238,12 +237,11 @@ async function convertJob(
     if (signal.aborted) throw abortError(signal);
     return result;
   }
-  const inputPath = join(workDir, `input.${extensionOf(job.sourceFormat)}`);
+  const inputPath = join(workDir, `input.${context.conversion.formats.extensionOf(job.sourceFormat)}`);
   await patiently(() => stageInput(storage, job.inputKey, inputPath));
   const signal = conversionSignal(context.conversion.timeoutMs, cancel);
-  const result = await runChain({
+  const result = await runChain(context.conversion, {
     plan: await replan(context, job),
-    load: (name) => context.conversion.converters.load(name),
     inputPath,
     workDir,
     options: job.options,
