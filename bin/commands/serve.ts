@@ -57,11 +57,14 @@ export async function startService(flags: ServeFlags): Promise<RunningService> {
   // Load every converter and ask whether its engine is installed before the first request, not
   // during it: loading parses large modules (pdf.js, exceljs, playwright) on the event loop, and
   // the first /api/health, which lists the answers, took 1.5 s (found by the soak). Cached after.
-  // Bounded: an engine probe that hangs must not keep the service from ever listening.
-  await Promise.race([
-    engine.converters().catch(() => {}),
-    sleep(AVAILABILITY_WAIT_MS, undefined, { ref: false }),
-  ]);
+  // Bounded: an engine probe that hangs must not keep the service from ever listening. An API
+  // node (--no-worker) converts nothing and plans on declared edges: it loads no engine at all.
+  if (config.workers.enabled) {
+    await Promise.race([
+      engine.converters().catch(() => {}),
+      sleep(AVAILABILITY_WAIT_MS, undefined, { ref: false }),
+    ]);
+  }
 
   const { server: settings } = config;
   const log = await createServiceLog({ format: logFormatOf(settings.logFormat), requests: settings.log });

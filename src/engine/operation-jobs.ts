@@ -42,11 +42,17 @@ export function isOperationJobInput(input: object): input is CreateOperationJobI
 
 /**
  * The operation named `name`, if it can run here. An API client sees only what the service
- * offers: an unknown name and one whose engine is missing are both UNSUPPORTED_CONVERSION.
+ * offers: an unknown name and one whose engine is missing are both UNSUPPORTED_CONVERSION. An API
+ * node (planning on declared edges) offers every operation it is configured with, unchecked: its
+ * workers run them.
  */
 export async function requireOperation(context: JobContext, name: string): Promise<DocumentOperation> {
   const operation = context.conversion.operations.get(name);
-  const availability = operation ? await context.conversion.operationAvailability(operation) : undefined;
+  const availability = !operation
+    ? undefined
+    : context.plansOnDeclaredEdges
+      ? { ok: true }
+      : await context.conversion.operationAvailability(operation);
   if (!operation || !availability?.ok) {
     const offered = [...context.conversion.operations.keys()].join(', ') || 'none';
     throw new FileconvError(
@@ -167,6 +173,20 @@ export async function runOperation(
     throw new FileconvError('ENGINE_UNAVAILABLE', `This worker has no ${job.operation} operation.`, {
       details: { operation: job.operation },
     });
+  }
+  // Accepted by an API node that checks no engine: this worker checks its own.
+  const availability = await context.conversion.operationAvailability(operation);
+  if (!availability.ok) {
+    throw new FileconvError(
+      'ENGINE_UNAVAILABLE',
+      `The ${operation.name} operation cannot run on this worker (${availability.reason ?? 'its engine is missing'}).`,
+      {
+        details: {
+          operation: operation.name,
+          ...(availability.install ? { install: availability.install } : {}),
+        },
+      },
+    );
   }
   const outputPath = join(
     input.workDir,

@@ -256,15 +256,25 @@ async function convertJob(
 /**
  * The job stores the planned format path; the converters for each step are looked up again
  * here, so a worker with a different set of engines than the API node still runs the same chain.
+ * A step no converter of this worker can make (an API node plans on declared edges, without
+ * knowing what is installed where) fails the job with ENGINE_UNAVAILABLE: the service's fault.
  */
 async function replan(context: JobContext, job: Job): Promise<ConversionPlan> {
   const steps = await Promise.all(
-    job.path
-      .slice(1)
-      .map(
-        async (to, index) =>
-          (await context.conversion.findPath(job.path[index]!, to, 1, { explainMissing: true })).steps[0]!,
-      ),
+    job.path.slice(1).map(async (to, index) => {
+      const from = job.path[index]!;
+      const plan = await context.conversion
+        .findPath(from, to, 1, { explainMissing: true })
+        .catch((error: unknown) => {
+          if (!isFileconvError(error, 'UNSUPPORTED_CONVERSION')) throw error;
+          throw new FileconvError(
+            'ENGINE_UNAVAILABLE',
+            `This worker has no converter that turns ${from} into ${to}.`,
+            { details: { sourceFormat: from, targetFormat: to }, cause: error },
+          );
+        });
+      return plan.steps[0]!;
+    }),
   );
   return {
     from: job.sourceFormat,
