@@ -3,11 +3,11 @@
  * an AbortSignal, and turns whatever goes wrong into a FileconvError with a stable code.
  * Shared by the job worker and the direct (in-process) API.
  */
-import { rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ZodType } from 'zod';
 import { abortError, raceAbort } from '../core/abort.js';
-import { FileconvError, toFileconvError } from '../core/errors.js';
+import { FileconvError, isFileconvError, toFileconvError } from '../core/errors.js';
 import type { FormatRegistry } from '../core/formats/index.js';
 import type { FormatName } from '../core/formats/types.js';
 import type { ConversionPlan } from '../core/graph/index.js';
@@ -113,8 +113,13 @@ export function conversionSignal(timeoutMs: number, external?: AbortSignal): Abo
 }
 
 /** Runs `input.plan` with the converters (loaded as needed) and formats of `context`. */
-export async function runChain(context: ConversionContext, input: RunChainInput): Promise<RunChainResult> {
+export async function runChain(
+  context: ConversionContext,
+  input: RunChainInput,
+  depth = 0,
+): Promise<RunChainResult> {
   const { plan, signal } = input;
+  const convertTo = subConversions(context, { workDir: input.workDir, signal, limits: input.limits }, depth);
   let currentPath = input.inputPath;
   let cpuMs = 0;
   const stepCount = plan.steps.length;
@@ -135,6 +140,7 @@ export async function runChain(context: ConversionContext, input: RunChainInput)
         signal,
         limits: input.limits,
         onProgress: (fraction) => input.onProgress?.((index + clamp(fraction)) / stepCount),
+        convertTo,
       }),
       signal,
     ).catch((error: unknown) => {
@@ -148,6 +154,58 @@ export async function runChain(context: ConversionContext, input: RunChainInput)
     input.onProgress?.((index + 1) / stepCount);
   }
   return { outputPath: currentPath, cpuMs: Math.round(cpuMs) };
+}
+
+/** How deep conversions asked for by converters may nest (a step of a step of a step). */
+const MAX_SUB_CONVERSION_DEPTH = 2;
+
+/** Where a converter's (or operation's) own conversions run, and under what limits. */
+export interface SubConversionScope {
+  /** The work dir of the conversion that asks; each sub-conversion gets a folder inside it. */
+  workDir: string;
+  signal: AbortSignal;
+  limits: ConversionLimits;
+}
+
+/**
+ * ConvertContext.convertTo (and OperationContext's) of a conversion in `scope`: a step a converter
+ * needs first (the OCR converter's JPEG -> PNG) made by this engine's converters, with no options,
+ * in a folder of the caller's work dir; resolves with the result's path. Converters thus never
+ * import each other. A sub-conversion no converter here can make is ENGINE_UNAVAILABLE.
+ */
+export function subConversions(
+  context: ConversionContext,
+  scope: SubConversionScope,
+  depth = 0,
+): (inputPath: string, from: FormatName, to: FormatName) => Promise<string> {
+  return async (inputPath, from, to) => {
+    if (depth >= MAX_SUB_CONVERSION_DEPTH) {
+      throw new FileconvError(
+        'INTERNAL',
+        `Converters asked for conversions ${depth + 1} deep (${from} -> ${to}).`,
+      );
+    }
+    const plan = await context
+      .findPath(from, to, undefined, { explainMissing: true })
+      .catch((error: unknown) => {
+        // The conversion asked of this engine was offered: a step it cannot make is the
+        // engine's (its assembly's) fault, not the input's.
+        if (!isFileconvError(error, 'UNSUPPORTED_CONVERSION')) throw error;
+        throw new FileconvError(
+          'ENGINE_UNAVAILABLE',
+          `The conversion needs ${from} turned into ${to} first, which no converter here makes.`,
+          { details: { sourceFormat: from, targetFormat: to }, cause: error },
+        );
+      });
+    const workDir = await mkdtemp(join(scope.workDir, 'sub-'));
+    const { signal, limits } = scope;
+    const result = await runChain(
+      context,
+      { plan, inputPath, workDir, options: {}, signal, limits },
+      depth + 1,
+    );
+    return result.outputPath;
+  };
 }
 
 function cpuDeltaMs(since: NodeJS.CpuUsage): number {

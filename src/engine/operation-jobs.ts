@@ -10,7 +10,7 @@ import { extensionOf } from '../core/formats/index.js';
 import type { Job, JobInput } from '../core/jobs/types.js';
 import { baseName, sanitizeFileName } from '../core/names.js';
 import type { ConversionLimits, DocumentOperation, WorkLimits } from '../core/ports/index.js';
-import { parseOptions, resultExtension } from './conversion.js';
+import { parseOptions, resultExtension, subConversions } from './conversion.js';
 import type { JobContext } from './engine-context.js';
 import { readStoredHead } from './file-head.js';
 import { queuedJob } from './job-record.js';
@@ -201,6 +201,7 @@ export async function runOperation(
       tempDir: input.workDir,
       signal,
       limits: input.limits,
+      convertTo: subConversions(context.conversion, { workDir: input.workDir, signal, limits: input.limits }),
     }),
     signal,
   ).catch((error: unknown) => {

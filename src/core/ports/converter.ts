@@ -42,6 +42,13 @@ export interface ConvertContext {
   /** Reports progress as a fraction in [0, 1]. */
   onProgress(fraction: number): void;
   limits: ConversionLimits;
+  /**
+   * Converts `inputPath` (of format `from`) to `to` with the engine's converters, into a folder of
+   * `tempDir`, and resolves with the result's path: a step this converter needs first (the OCR
+   * converter decoding a JPEG scan to PNG), so that converters never import each other. Undefined
+   * when the converter runs outside an engine (called directly, or in an isolated child process).
+   */
+  convertTo?(inputPath: string, from: FormatName, to: FormatName): Promise<string>;
 }
 
 export interface ConvertResult {
