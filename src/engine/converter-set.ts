@@ -5,7 +5,7 @@
  * command-line conversion of one JPEG then loads sharp's module, not pdf.js's, exceljs's or
  * LibreOffice's; an API node that plans on declared edges loads none.
  *
- * A ready Converter object is taken as well: it is its own declaration, and loading it is a no-op.
+ * A ready Converter object is taken as well: it is its own declaration, and loaded from the start.
  */
 import { FileconvError } from '../core/errors.js';
 import type {
@@ -80,6 +80,12 @@ export function createConverterSet(entries: readonly ConverterEntry[], who: stri
   }
   const loading = new Map<string, Promise<Converter>>();
   const ready = new Map<string, Converter>();
+  // A ready converter is loaded from the start: its stats count and close() closes it, used or not.
+  for (const entry of entries) {
+    if (isRegistration(entry)) continue;
+    ready.set(entry.name, entry);
+    loading.set(entry.name, Promise.resolve(entry));
+  }
   const answers = new Map<string, Promise<Availability>>();
 
   const set: ConverterSet = {
