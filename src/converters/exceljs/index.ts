@@ -34,7 +34,7 @@ import { assertWorkbookParts } from './workbook-parts.js';
 import { xlsxSink } from './xlsx-sink.js';
 import { xlsxSource } from './xlsx-source.js';
 
-export { EXCELJS_REGISTRATION } from './registration.js';
+export { EXCELJS_FACTORY, EXCELJS_REGISTRATION } from './registration.js';
 
 export { SHEET_DEFAULTS, type SheetOptions, sheetOptionsSchema } from './sheet-options.js';
 

@@ -31,7 +31,7 @@ import { imagesOption, mammothOptionsSchema } from './mammoth-options.js';
 import { MAMMOTH } from './registration.js';
 
 export { mammothOptionsSchema } from './mammoth-options.js';
-export { MAMMOTH_REGISTRATION } from './registration.js';
+export { MAMMOTH_FACTORY, MAMMOTH_REGISTRATION } from './registration.js';
 
 export interface MammothConverterOptions {
   /**

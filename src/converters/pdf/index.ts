@@ -36,7 +36,7 @@ import { assertCanvasAvailable, mapPdfError, openPdf } from './pdfjs.js';
 import { PDF } from './registration.js';
 
 export { PDF_DEFAULTS, pdfOptionsSchema } from './pdf-options.js';
-export { PDF_REGISTRATION } from './registration.js';
+export { PDF_FACTORY, PDF_REGISTRATION } from './registration.js';
 
 export interface PdfConverterOptions {
   /** Most pages one conversion renders (`pages: 'all'`) or creates (frames of one image). Default 1000. */

@@ -29,7 +29,7 @@ import { TEXT_EDGES } from './text-edges.js';
 import { pdfOptionsSchema, pdfSettings, textOptionsSchema } from './text-options.js';
 import { type PdfJob, textToPdf } from './text-pdf.js';
 
-export { TEXT_REGISTRATION } from './registration.js';
+export { TEXT_FACTORY, TEXT_REGISTRATION } from './registration.js';
 
 // Named apart from the PDF converter's own pdfOptionsSchema (fileconv/converters/pdf).
 export {
