@@ -13,12 +13,16 @@ import pkg from './package.json' with { type: 'json' };
 function entriesFromExports(): string[] {
   // Plus files loaded by path at run time rather than imported: the worker threads of the HEIC
   // decoder, of ffmpeg.wasm and of isolated conversions (sharp/heic.ts, ffmpeg/wasm-thread.ts and
-  // kit/isolation/isolated.ts look for them by path).
+  // kit/isolation/isolated.ts look for them by path), and the modules the isolation child imports
+  // to make its converter that are no export of their own (each isolated converter's registration
+  // names its module).
   const entries: string[] = [
     'bin/cli.ts',
     'src/converters/sharp/heic-worker.ts',
     'src/converters/ffmpeg/wasm-worker.ts',
     'src/kit/isolation/converter-process.ts',
+    'src/converters/data/index.ts',
+    'src/operations/pdf/operations-stand-in.ts',
   ];
   for (const target of Object.values(pkg.exports)) {
     if (typeof target === 'string') continue;

@@ -1,7 +1,8 @@
 /**
  * fileconv: an embeddable file-conversion engine. This entry is the light core (no engine
- * libraries are loaded here): createEngine, the format registry, the conversion graph, the job
- * state machine, errors and the port types adapters implement. Adapters live in subpaths:
+ * libraries are loaded here): createConverter (conversions in this process) and createJobEngine
+ * (jobs over storage, a job store and a queue), the format registry, the conversion graph, the
+ * job state machine, errors and the port types adapters implement. Adapters live in subpaths:
  * `fileconv/storage/fs`, `fileconv/converters/sharp`, ...
  */
 
@@ -32,18 +33,25 @@ export {
   verifyWebhookSignature,
   WEBHOOK_SIGNATURE_HEADER,
 } from './core/webhook-signature.js';
+export type { ConverterEntry } from './engine/converter-set.js';
 export type { ConversionReport, DirectConvertOptions, StreamConversion } from './engine/direct.js';
 export type {
   ConverterStatus,
   Engine,
   EngineOptions,
   EngineStats,
+  FileConverter,
+  FileConverterOptions,
   FormatSupport,
+  JobEngine,
+  JobEngineOptions,
   JobPortName,
   OperationStatus,
   WorkerStatus,
 } from './engine/engine.js';
 export { createEngine } from './engine/engine.js';
+export { createConverter } from './engine/file-converter.js';
+export { createJobEngine } from './engine/job-engine.js';
 export type {
   JobEventListener,
   JobLifecycleEvent,

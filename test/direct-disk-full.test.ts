@@ -4,12 +4,14 @@
  * CONVERSION_FAILED with an ENOSPC message; once there is room the same call succeeds, and the
  * work folder is left empty either way.
  */
+
 import { execFileSync } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, rm, statfs } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createSpreadsheetConverter } from '../src/converters/exceljs/index.js';
+import { EXCELJS_FACTORY } from '../src/converters/exceljs/registration.js';
 import { createEngine, type Engine, type FileconvError } from '../src/index.js';
 import { isolateConverter } from '../src/kit/isolation/isolated.js';
 import { fixture } from './converters/converter-harness.js';
@@ -28,7 +30,7 @@ describeWithEngine('a tmpfs of its own', canMountTmpfs(), MOUNT_INSTALL, 'conver
     mounted = true;
     await mkdir(join(disk, 'work'));
     engine = createEngine({
-      converters: [isolateConverter('exceljs', createSpreadsheetConverter())],
+      converters: [isolateConverter(createSpreadsheetConverter(), EXCELJS_FACTORY)],
       tempDir: join(disk, 'work'),
     });
   });

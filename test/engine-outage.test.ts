@@ -13,7 +13,7 @@ import { createMemoryJobStore } from '../src/adapters/jobs/memory.js';
 import { createMemoryQueue } from '../src/adapters/queue/memory.js';
 import { createMemoryStorage } from '../src/adapters/storage/memory.js';
 import { FileconvError } from '../src/core/errors.js';
-import { blameFullDisk } from '../src/engine/worker.js';
+import { blameFullDisk } from '../src/engine/conversion-failure.js';
 import {
   type Converter,
   createEngine,

@@ -4,13 +4,16 @@
  * turning and its heap does not grow; a conversion past its work budget is stopped; a real docx
  * still converts, with progress; a canceled job's process is stopped.
  */
+
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createMammothConverter } from '../src/converters/mammoth/index.js';
+import { MAMMOTH_FACTORY } from '../src/converters/mammoth/registration.js';
 import { createTextConverter } from '../src/converters/text/index.js';
+import { TEXT_FACTORY } from '../src/converters/text/registration.js';
 import { createEngine, isFileconvError } from '../src/index.js';
 import { isolateConverter } from '../src/kit/isolation/isolated.js';
 import { defaultConverters } from '../src/preset/converters.js';
@@ -57,7 +60,7 @@ describe('isolated conversions', () => {
     // 200,000 paragraphs: 17 MB of XML, under mammoth's part cap, over a 64 MB heap once parsed.
     const input = await inflatingDocx(dir, 200_000);
     const engine = createEngine({
-      converters: [isolateConverter('mammoth', createMammothConverter(), { maxHeapMb: 64 })],
+      converters: [isolateConverter(createMammothConverter(), MAMMOTH_FACTORY, { maxHeapMb: 64 })],
       tempDir: dir,
     });
     const heapBefore = process.memoryUsage().heapUsed;
@@ -80,7 +83,7 @@ describe('isolated conversions', () => {
   it('stops a conversion past its work budget', async () => {
     const dir = await workDir();
     const engine = createEngine({
-      converters: [isolateConverter('text', createTextConverter(), { budgetMs: 1 })],
+      converters: [isolateConverter(createTextConverter(), TEXT_FACTORY, { budgetMs: 1 })],
       tempDir: dir,
     });
     const failure = await engine
@@ -115,7 +118,7 @@ describe('isolated conversions', () => {
     const dir = await workDir();
     const input = await inflatingDocx(dir, 200_000);
     const engine = createEngine({
-      converters: [isolateConverter('mammoth', createMammothConverter(), { maxHeapMb: 2048 })],
+      converters: [isolateConverter(createMammothConverter(), MAMMOTH_FACTORY, { maxHeapMb: 2048 })],
       tempDir: dir,
     });
     const controller = new AbortController();

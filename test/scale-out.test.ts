@@ -11,6 +11,7 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type RunningService, startService } from '../bin/commands/serve.js';
 import { type RunningWorker, startWorker } from '../bin/commands/worker.js';
+import { conversionContextOf } from '../src/engine/file-converter.js';
 import { describeWithEngine } from './helpers/engines.js';
 import {
   REDIS_INSTALL_HINT,
@@ -165,6 +166,16 @@ describeWithEngine(
       expect(refusedAt).toBeLessThanOrEqual(20);
       expect(statuses.slice(refusedAt).every((status) => status === 429)).toBe(true);
       expect(statuses.slice(0, refusedAt).every((status) => status === 400)).toBe(true);
+    });
+
+    it('the API nodes loaded no converter, at start or for the jobs they planned (the worker did)', async () => {
+      const loaded = (running: RunningService | RunningWorker) =>
+        conversionContextOf(running.engine.converter, 'test')
+          .converters.loaded()
+          .map((converter) => converter.name);
+      expect(loaded(api1)).toEqual([]);
+      expect(loaded(api2)).toEqual([]);
+      expect(loaded(worker)).toContain('sharp');
     });
   },
 );

@@ -10,7 +10,7 @@ import { basename, join, resolve } from 'node:path';
 import cliProgress from 'cli-progress';
 import { baseName } from '../../src/core/names.js';
 import {
-  createEngine,
+  createConverter,
   extensionOf,
   FileconvError,
   formatFromExtension,
@@ -166,7 +166,7 @@ function siteName(url: string): string {
 
 async function convertLocal({ input, shown, output, named, flags, to }: LocalConversion): Promise<void> {
   let outputPath = resolve(output);
-  const engine = createEngine({ converters: defaultConverters() });
+  const engine = createConverter({ converters: defaultConverters() });
   const showProgress = !flags.quiet && !flags.json && process.stderr.isTTY;
   const bar = showProgress
     ? new cliProgress.SingleBar(

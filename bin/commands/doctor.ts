@@ -1,6 +1,6 @@
 /** `fileconv doctor`: which conversion engines (and the embedded database) can run here, and how to install the missing ones. */
 
-import { type ConverterStatus, createEngine } from '../../src/index.js';
+import { type ConverterStatus, createConverter } from '../../src/index.js';
 import { type EngineGroup, installLine, missingPackages } from '../../src/kit/engine-packages.js';
 import { ocrOperations } from '../../src/operations/ocr/ocr-operation.js';
 import { pdfOperations } from '../../src/operations/pdf/pdf-operations.js';
@@ -11,7 +11,7 @@ import { table } from './formats.js';
 /** Prints the report; returns 0 when every engine is available, 1 otherwise. */
 export async function runDoctor(flags: { json?: boolean }): Promise<number> {
   // In-process operations: the doctor asks whether they could run, it runs none.
-  const engine = createEngine({
+  const engine = createConverter({
     converters: defaultConverters(),
     operations: [...pdfOperations({ isolate: false }), ...ocrOperations(), ...subtitleOperations()],
   });

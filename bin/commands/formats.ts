@@ -1,6 +1,6 @@
 /** `fileconv formats`: every format, its extensions and the targets it converts to here. */
 
-import { createEngine, FileconvError, FORMAT_FAMILIES, type FormatFamily } from '../../src/index.js';
+import { createConverter, FileconvError, FORMAT_FAMILIES, type FormatFamily } from '../../src/index.js';
 import { defaultConverters } from '../../src/preset/converters.js';
 
 export async function runFormats(flags: { family?: string; json?: boolean }): Promise<void> {
@@ -10,7 +10,7 @@ export async function runFormats(flags: { family?: string; json?: boolean }): Pr
       `Unknown family "${flags.family}": use one of ${FORMAT_FAMILIES.join(', ')}.`,
     );
   }
-  const engine = createEngine({ converters: defaultConverters() });
+  const engine = createConverter({ converters: defaultConverters() });
   const formats = (await engine.formats()).filter(
     (format) => !flags.family || format.family === flags.family,
   );

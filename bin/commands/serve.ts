@@ -10,7 +10,7 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createNodeHandler } from '../../src/adapters/http/node.js';
-import { type Engine, FileconvError } from '../../src/index.js';
+import { FileconvError, type JobEngine } from '../../src/index.js';
 import {
   type ConfigFlags,
   type EffectiveConfig,
@@ -31,7 +31,7 @@ export type ServeFlags = ConfigFlags;
 
 export interface RunningService {
   server: Server;
-  engine: Engine;
+  engine: JobEngine;
   url: string;
   /** Graceful stop: no new requests, conversions get `graceSeconds` to finish, the rest stay queued. */
   stop(): Promise<void>;
@@ -52,15 +52,18 @@ export async function startService(flags: ServeFlags): Promise<RunningService> {
   // The same assembly a host gets from fileconv/preset: every converter, the embedded stores (or
   // Redis + S3), counters, keys, the signing secret, refunds and webhooks.
   const fileconv = await createFileconv(fileconvOptionsOf(config, { worker: config.workers.enabled }));
-  const { engine } = fileconv;
+  const engine = fileconv.jobs;
   // Load every converter and ask whether its engine is installed before the first request, not
   // during it: loading parses large modules (pdf.js, exceljs, playwright) on the event loop, and
   // the first /api/health, which lists the answers, took 1.5 s (found by the soak). Cached after.
-  // Bounded: an engine probe that hangs must not keep the service from ever listening.
-  await Promise.race([
-    engine.converters().catch(() => {}),
-    sleep(AVAILABILITY_WAIT_MS, undefined, { ref: false }),
-  ]);
+  // Bounded: an engine probe that hangs must not keep the service from ever listening. An API
+  // node (--no-worker) converts nothing and plans on declared edges: it loads no engine at all.
+  if (config.workers.enabled) {
+    await Promise.race([
+      engine.converters().catch(() => {}),
+      sleep(AVAILABILITY_WAIT_MS, undefined, { ref: false }),
+    ]);
+  }
 
   const { server: settings } = config;
   const log = await createServiceLog({ format: logFormatOf(settings.logFormat), requests: settings.log });

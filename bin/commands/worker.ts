@@ -5,7 +5,7 @@
  * beside the API nodes (`fileconv serve --no-worker`).
  */
 
-import { type Engine, FileconvError } from '../../src/index.js';
+import { FileconvError, type JobEngine } from '../../src/index.js';
 import {
   type ConfigFlags,
   type EffectiveConfig,
@@ -20,7 +20,7 @@ import { untilSignal } from './serve.js';
 export type WorkerFlags = ConfigFlags;
 
 export interface RunningWorker {
-  engine: Engine;
+  engine: JobEngine;
   /** Where Prometheus scrapes this worker, with --metrics-port. */
   metricsUrl: string | undefined;
   description: string;
@@ -42,14 +42,14 @@ export async function startWorker(flags: WorkerFlags): Promise<RunningWorker> {
       onError: (error, context) => console.error(`fileconv worker: ${context}:`, error),
     }),
   );
-  const metrics = await startMetricsEndpoint(fileconv.engine, config.metricsPort).catch(
+  const metrics = await startMetricsEndpoint(fileconv.jobs, config.metricsPort).catch(
     async (error: unknown) => {
       await fileconv.close({ graceMs: 0 });
       throw error;
     },
   );
   return {
-    engine: fileconv.engine,
+    engine: fileconv.jobs,
     description: fileconv.backends.description,
     metricsUrl: metrics.url,
     config,

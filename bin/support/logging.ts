@@ -7,7 +7,7 @@
  * headers are not logged at all, and signature query parameters are redacted by the service.
  */
 
-import type { Engine } from '../../src/engine/engine.js';
+import type { JobEngine } from '../../src/engine/job-engine.js';
 import type { JobLifecycleEvent } from '../../src/engine/job-events.js';
 import { installLine } from '../../src/kit/engine-packages.js';
 import type { RequestEvent } from '../../src/service/service.js';
@@ -19,7 +19,7 @@ export interface ServiceLog {
   job(event: JobLifecycleEvent): void;
   error(message: string, error: unknown): void;
   /** Subscribes to an engine's job events; returns the unsubscribe. */
-  watch(engine: Engine): () => void;
+  watch(engine: Pick<JobEngine, 'onJobEvent'>): () => void;
 }
 
 /** `--log-format`, else pretty on a terminal and JSON otherwise. */

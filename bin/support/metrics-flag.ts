@@ -4,8 +4,8 @@
  * nothing is started and prom-client is never loaded: the endpoint is a no-op.
  */
 
+import type { InstrumentedEngine } from '../../src/adapters/metrics/engine-metrics.js';
 import { FileconvError } from '../../src/core/errors.js';
-import type { Engine } from '../../src/engine/engine.js';
 import { packageUnavailable } from '../../src/kit/engine-packages.js';
 import type { RequestEvent } from '../../src/service/service.js';
 
@@ -30,7 +30,7 @@ const DISABLED: MetricsEndpoint = {
  * misconfigured process stops at start-up instead of running unobserved.
  */
 export async function startMetricsEndpoint(
-  engine: Engine,
+  engine: InstrumentedEngine,
   port: number | undefined,
   host?: string,
 ): Promise<MetricsEndpoint> {

@@ -3,13 +3,13 @@
  * this same app (test/examples.test.ts).
  */
 import Fastify, { type FastifyInstance } from 'fastify';
-import type { Engine } from 'fileconv';
+import type { JobEngine } from 'fileconv';
 import { createFastifyPlugin, fileconvFrameworkErrors } from 'fileconv/http/fastify';
 import type { FileconvHttpOptions } from 'fileconv/preset';
 
 export const basePath = '/files';
 
-export function createApp(engine: Engine, http: FileconvHttpOptions): FastifyInstance {
+export function createApp(engine: JobEngine, http: FileconvHttpOptions): FastifyInstance {
   // Requests Fastify refuses before routing (a path that is not valid percent-encoding) get
   // fileconv's error body too.
   const app = Fastify({ frameworkErrors: fileconvFrameworkErrors });

@@ -4,7 +4,7 @@ import { createApp } from './app.js';
 
 const port = Number(process.env.PORT ?? 3000);
 const fileconv = await createFileconv();
-const app = createApp(fileconv.engine, fileconv.http);
+const app = createApp(fileconv.jobs, fileconv.http);
 await app.listen({ port, host: '0.0.0.0' });
 console.log(`fileconv on http://localhost:${port}/files/api/health`);
 

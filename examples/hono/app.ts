@@ -4,14 +4,14 @@
  * (test/examples.test.ts).
  */
 import { getConnInfo } from '@hono/node-server/conninfo';
-import type { Engine } from 'fileconv';
+import type { JobEngine } from 'fileconv';
 import { createFetchHandler } from 'fileconv/http';
 import type { FileconvHttpOptions } from 'fileconv/preset';
 import { Hono } from 'hono';
 
 export const basePath = '/files';
 
-export function createApp(engine: Engine, http: FileconvHttpOptions): Hono {
+export function createApp(engine: JobEngine, http: FileconvHttpOptions): Hono {
   const files = createFetchHandler(engine, { ...http, basePath });
   const app = new Hono();
   // A web Request does not carry the client's address: pass it, for the per-IP limits.

@@ -5,7 +5,7 @@ import { createApp } from './app.js';
 
 const port = Number(process.env.PORT ?? 3000);
 const fileconv = await createFileconv();
-const server = serve({ fetch: createApp(fileconv.engine, fileconv.http).fetch, port }, () => {
+const server = serve({ fetch: createApp(fileconv.jobs, fileconv.http).fetch, port }, () => {
   console.log(`fileconv on http://localhost:${port}/files/api/health`);
 });
 

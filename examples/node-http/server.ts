@@ -4,7 +4,7 @@ import { createApp } from './app.js';
 
 const port = Number(process.env.PORT ?? 3000);
 const fileconv = await createFileconv();
-const server = createApp(fileconv.engine, fileconv.http).listen(port, () => {
+const server = createApp(fileconv.jobs, fileconv.http).listen(port, () => {
   console.log(`fileconv on http://localhost:${port}/files/api/health`);
 });
 

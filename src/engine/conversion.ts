@@ -3,19 +3,22 @@
  * an AbortSignal, and turns whatever goes wrong into a FileconvError with a stable code.
  * Shared by the job worker and the direct (in-process) API.
  */
-import { rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ZodType } from 'zod';
 import { abortError, raceAbort } from '../core/abort.js';
-import { FileconvError, toFileconvError } from '../core/errors.js';
-import { extensionOf, mimeTypeOf } from '../core/formats/index.js';
+import { FileconvError, isFileconvError, toFileconvError } from '../core/errors.js';
+import type { FormatRegistry } from '../core/formats/index.js';
 import type { FormatName } from '../core/formats/types.js';
 import type { ConversionPlan } from '../core/graph/index.js';
-import type { ConversionLimits, Converter, OutputPackaging } from '../core/ports/index.js';
+import type { ConversionLimits, ConverterDeclaration, OutputPackaging } from '../core/ports/index.js';
+import type { ConversionContext } from './conversion-context.js';
+
+/** What a step's converter declares (its options, its packaging), by converter name. */
+export type DeclarationOf = (converter: string) => ConverterDeclaration | undefined;
 
 export interface RunChainInput {
   plan: ConversionPlan;
-  converters: ReadonlyMap<string, Converter>;
   inputPath: string;
   /** Private directory for intermediate and final outputs; the caller removes it. */
   workDir: string;
@@ -43,12 +46,12 @@ export interface RunChainResult {
  */
 export function validateOptions(
   plan: ConversionPlan,
-  converters: ReadonlyMap<string, Converter>,
+  declarationOf: DeclarationOf,
   options: Record<string, unknown> | undefined,
 ): Record<string, unknown> {
   const given = options ?? {};
   const last = plan.steps[plan.steps.length - 1];
-  const converter = last ? converters.get(last.converter) : undefined;
+  const converter = last ? declarationOf(last.converter) : undefined;
   const schema = converter?.optionsSchema?.(plan.to);
   if (!schema) {
     if (Object.keys(given).length === 0) return {};
@@ -83,21 +86,29 @@ export function parseOptions(
  */
 export function outputPackaging(
   plan: ConversionPlan,
-  converters: ReadonlyMap<string, Converter>,
+  declarationOf: DeclarationOf,
   options: Record<string, unknown>,
 ): OutputPackaging | undefined {
   const last = plan.steps[plan.steps.length - 1];
-  return last ? converters.get(last.converter)?.packaging?.(plan.to, options) : undefined;
+  return last ? declarationOf(last.converter)?.packaging?.(plan.to, options) : undefined;
 }
 
-/** The media type a result is stored and served with. */
-export function resultMimeType(to: FormatName, packaging: OutputPackaging | undefined): string {
-  return packaging === 'zip' ? 'application/zip' : mimeTypeOf(to);
+/** The media type a result is stored and served with (`formats`: the engine's). */
+export function resultMimeType(
+  formats: FormatRegistry,
+  to: FormatName,
+  packaging: OutputPackaging | undefined,
+): string {
+  return packaging === 'zip' ? 'application/zip' : formats.mimeTypeOf(to);
 }
 
-/** The file extension a result is named with. */
-export function resultExtension(to: FormatName, packaging: OutputPackaging | undefined): string {
-  return packaging === 'zip' ? 'zip' : extensionOf(to);
+/** The file extension a result is named with (`formats`: the engine's). */
+export function resultExtension(
+  formats: FormatRegistry,
+  to: FormatName,
+  packaging: OutputPackaging | undefined,
+): string {
+  return packaging === 'zip' ? 'zip' : formats.extensionOf(to);
 }
 
 /** An AbortSignal that fires on the caller's signal or after `timeoutMs`, whichever comes first. */
@@ -106,17 +117,21 @@ export function conversionSignal(timeoutMs: number, external?: AbortSignal): Abo
   return external ? AbortSignal.any([timeout, external]) : timeout;
 }
 
-export async function runChain(input: RunChainInput): Promise<RunChainResult> {
+/** Runs `input.plan` with the converters (loaded as needed) and formats of `context`. */
+export async function runChain(
+  context: ConversionContext,
+  input: RunChainInput,
+  depth = 0,
+): Promise<RunChainResult> {
   const { plan, signal } = input;
+  const convertTo = subConversions(context, { workDir: input.workDir, signal, limits: input.limits }, depth);
   let currentPath = input.inputPath;
   let cpuMs = 0;
   const stepCount = plan.steps.length;
   for (const [index, step] of plan.steps.entries()) {
     if (signal.aborted) throw abortError(signal);
-    const converter = input.converters.get(step.converter);
-    if (!converter)
-      throw new FileconvError('INTERNAL', `The plan names an unknown converter: ${step.converter}.`);
-    const outputPath = join(input.workDir, `step-${index + 1}.${extensionOf(step.to)}`);
+    const converter = await context.converters.load(step.converter);
+    const outputPath = join(input.workDir, `step-${index + 1}.${context.formats.extensionOf(step.to)}`);
     const isLast = index === stepCount - 1;
     const startedCpu = process.cpuUsage();
     const result = await raceAbort(
@@ -130,6 +145,7 @@ export async function runChain(input: RunChainInput): Promise<RunChainResult> {
         signal,
         limits: input.limits,
         onProgress: (fraction) => input.onProgress?.((index + clamp(fraction)) / stepCount),
+        convertTo,
       }),
       signal,
     ).catch((error: unknown) => {
@@ -146,6 +162,58 @@ export async function runChain(input: RunChainInput): Promise<RunChainResult> {
     input.onProgress?.((index + 1) / stepCount);
   }
   return { outputPath: currentPath, cpuMs: Math.round(cpuMs) };
+}
+
+/** How deep conversions asked for by converters may nest (a step of a step of a step). */
+const MAX_SUB_CONVERSION_DEPTH = 2;
+
+/** Where a converter's (or operation's) own conversions run, and under what limits. */
+export interface SubConversionScope {
+  /** The work dir of the conversion that asks; each sub-conversion gets a folder inside it. */
+  workDir: string;
+  signal: AbortSignal;
+  limits: ConversionLimits;
+}
+
+/**
+ * ConvertContext.convertTo (and OperationContext's) of a conversion in `scope`: a step a converter
+ * needs first (the OCR converter's JPEG -> PNG) made by this engine's converters, with no options,
+ * in a folder of the caller's work dir; resolves with the result's path. Converters thus never
+ * import each other. A sub-conversion no converter here can make is ENGINE_UNAVAILABLE.
+ */
+export function subConversions(
+  context: ConversionContext,
+  scope: SubConversionScope,
+  depth = 0,
+): (inputPath: string, from: FormatName, to: FormatName) => Promise<string> {
+  return async (inputPath, from, to) => {
+    if (depth >= MAX_SUB_CONVERSION_DEPTH) {
+      throw new FileconvError(
+        'INTERNAL',
+        `Converters asked for conversions ${depth + 1} deep (${from} -> ${to}).`,
+      );
+    }
+    const plan = await context
+      .findPath(from, to, undefined, { explainMissing: true })
+      .catch((error: unknown) => {
+        // The conversion asked of this engine was offered: a step it cannot make is the
+        // engine's (its assembly's) fault, not the input's.
+        if (!isFileconvError(error, 'UNSUPPORTED_CONVERSION')) throw error;
+        throw new FileconvError(
+          'ENGINE_UNAVAILABLE',
+          `The conversion needs ${from} turned into ${to} first, which no converter here makes.`,
+          { details: { sourceFormat: from, targetFormat: to }, cause: error },
+        );
+      });
+    const workDir = await mkdtemp(join(scope.workDir, 'sub-'));
+    const { signal, limits } = scope;
+    const result = await runChain(
+      context,
+      { plan, inputPath, workDir, options: {}, signal, limits },
+      depth + 1,
+    );
+    return result.outputPath;
+  };
 }
 
 export function cpuDeltaMs(since: NodeJS.CpuUsage): number {

@@ -9,16 +9,17 @@ import { basename, join, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { FileconvError } from '../core/errors.js';
-import { DETECTION_BYTES, extensionOf, formatFromExtension, getFormat } from '../core/formats/index.js';
+import { DETECTION_BYTES } from '../core/formats/index.js';
 import type { FormatName } from '../core/formats/types.js';
 import type { OutputPackaging, WorkLimits } from '../core/ports/index.js';
 import { checkWorkLimits, withWorkLimits } from '../core/work-limits.js';
 import { checkOutputPath, inputFileError, outputFileError, workDirError } from '../kit/local-files.js';
 import { linkInto, placeFile } from '../kit/place-file.js';
 import { conversionSignal, runChain } from './conversion.js';
-import { type EngineContext, readFileHead } from './engine-context.js';
+import type { ConversionContext } from './conversion-context.js';
+import { conversionFailure } from './conversion-failure.js';
+import { readFileHead } from './file-head.js';
 import { planConversion, resolveSourceFormat } from './planning.js';
-import { conversionFailure } from './worker.js';
 
 export interface DirectConvertOptions {
   /** Source format; detected from the content (and checked against the file name) when omitted. */
@@ -57,7 +58,7 @@ export interface StreamConversion extends ConversionReport {
 
 /** Converts the file at `inputPath` into `outputPath`, which appears only once it is complete. */
 export async function convertFile(
-  context: EngineContext,
+  context: ConversionContext,
   inputPath: string,
   outputPath: string,
   options: DirectConvertOptions = {},
@@ -65,7 +66,7 @@ export async function convertFile(
   const head = await readFileHead(inputPath).catch((error: unknown) => {
     throw inputFileError(inputPath, error);
   });
-  const target = options.to ?? formatFromExtension(outputPath)?.name;
+  const target = options.to ?? context.formats.fromExtension(outputPath)?.name;
   if (!target) {
     throw new FileconvError(
       'UNSUPPORTED_FORMAT',
@@ -74,9 +75,9 @@ export async function convertFile(
   }
   const destination = resolve(outputPath);
   await checkOutputPath(destination);
-  const from = await resolveSourceFormat(head, options.from, basename(inputPath));
+  const from = await resolveSourceFormat(head, options.from, basename(inputPath), context.formats);
   return withWorkDir(context, async (workDir) => {
-    const input = await inputWithExtension(inputPath, from, workDir);
+    const input = await inputWithExtension(context, inputPath, from, workDir);
     const { report, outputPath: produced } = await convertInWorkDir(
       context,
       input,
@@ -94,13 +95,18 @@ export async function convertFile(
 
 /** Converts bytes in memory; for large inputs prefer convertStream or convertFile. */
 export async function convertBuffer(
-  context: EngineContext,
+  context: ConversionContext,
   input: Uint8Array,
   options: DirectConvertOptions & { to: string },
 ): Promise<Buffer> {
-  const from = await resolveSourceFormat(input.subarray(0, DETECTION_BYTES), options.from);
+  const from = await resolveSourceFormat(
+    input.subarray(0, DETECTION_BYTES),
+    options.from,
+    undefined,
+    context.formats,
+  );
   return withWorkDir(context, async (workDir) => {
-    const inputPath = join(workDir, `input.${extensionOf(from)}`);
+    const inputPath = join(workDir, `input.${context.formats.extensionOf(from)}`);
     await writeFile(inputPath, input);
     const { outputPath } = await convertInWorkDir(context, inputPath, from, options.to, workDir, options);
     return readFile(outputPath);
@@ -109,7 +115,7 @@ export async function convertBuffer(
 
 /** Converts a stream: the input is spooled to a temp file (never held in memory), the result streamed back. */
 export async function convertStream(
-  context: EngineContext,
+  context: ConversionContext,
   input: Readable,
   options: DirectConvertOptions & { to: string },
 ): Promise<StreamConversion> {
@@ -118,8 +124,13 @@ export async function convertStream(
   try {
     const spooled = join(workDir, 'input');
     await pipeline(input, createWriteStream(spooled));
-    const from = await resolveSourceFormat(await readFileHead(spooled), options.from);
-    const inputPath = join(workDir, `input.${extensionOf(from)}`);
+    const from = await resolveSourceFormat(
+      await readFileHead(spooled),
+      options.from,
+      undefined,
+      context.formats,
+    );
+    const inputPath = join(workDir, `input.${context.formats.extensionOf(from)}`);
     await rename(spooled, inputPath);
     const { report, outputPath } = await convertInWorkDir(
       context,
@@ -139,7 +150,7 @@ export async function convertStream(
 }
 
 async function convertInWorkDir(
-  context: EngineContext,
+  context: ConversionContext,
   inputPath: string,
   from: FormatName,
   target: string,
@@ -147,11 +158,10 @@ async function convertInWorkDir(
   options: DirectConvertOptions,
 ): Promise<{ report: ConversionReport; outputPath: string }> {
   const budgets = options.limits === undefined ? undefined : checkWorkLimits(options.limits);
-  const planned = await planConversion(context, from, target, options.options, true);
+  const planned = await planConversion(context, from, target, options.options, { explainMissing: true });
   const signal = conversionSignal(options.timeoutMs ?? context.timeoutMs, options.signal);
-  const result = await runChain({
+  const result = await runChain(context, {
     plan: planned.plan,
-    converters: context.converters,
     inputPath,
     workDir,
     options: planned.options,
@@ -160,7 +170,7 @@ async function convertInWorkDir(
     onProgress: options.onProgress,
   }).catch(async (error: unknown) => {
     // A full disk is NO_SPACE here as in a job: `fileconv convert` said CONVERSION_FAILED with ENOSPC.
-    throw await conversionFailure(context, error);
+    throw await conversionFailure(context.tempDir, error);
   });
   const { size } = await stat(result.outputPath);
   const report: ConversionReport = {
@@ -174,7 +184,7 @@ async function convertInWorkDir(
   return { report, outputPath: result.outputPath };
 }
 
-async function withWorkDir<T>(context: EngineContext, work: (workDir: string) => Promise<T>): Promise<T> {
+async function withWorkDir<T>(context: ConversionContext, work: (workDir: string) => Promise<T>): Promise<T> {
   const workDir = await makeWorkDir(context);
   try {
     return await work(workDir);
@@ -183,7 +193,7 @@ async function withWorkDir<T>(context: EngineContext, work: (workDir: string) =>
   }
 }
 
-function makeWorkDir(context: EngineContext): Promise<string> {
+function makeWorkDir(context: ConversionContext): Promise<string> {
   return mkdtemp(join(context.tempDir, 'fileconv-')).catch((error: unknown) => {
     throw workDirError(context.tempDir, error);
   });
@@ -193,11 +203,16 @@ function makeWorkDir(context: EngineContext): Promise<string> {
  * Some engines pick a decoder from the file extension: when the input's name does not carry one
  * of its format's extensions, link it into the work dir under a name that does (no copy).
  */
-async function inputWithExtension(inputPath: string, from: FormatName, workDir: string): Promise<string> {
-  const extensions = getFormat(from)?.extensions ?? [];
+async function inputWithExtension(
+  context: ConversionContext,
+  inputPath: string,
+  from: FormatName,
+  workDir: string,
+): Promise<string> {
+  const extensions = context.formats.get(from)?.extensions ?? [];
   const lower = inputPath.toLowerCase();
   if (extensions.some((extension) => lower.endsWith(`.${extension}`))) return inputPath;
-  const linked = join(workDir, `input.${extensionOf(from)}`);
+  const linked = join(workDir, `input.${context.formats.extensionOf(from)}`);
   await linkInto(inputPath, linked);
   return linked;
 }

@@ -4,8 +4,17 @@
  * and no engine checks, so a scrape every few seconds costs one Queue.size call.
  */
 
-import type { ConverterStats } from '../core/ports/index.js';
-import type { EngineContext } from './engine-context.js';
+import type { ConverterStats, Queue } from '../core/ports/index.js';
+import type { ConversionContext } from './conversion-context.js';
+
+/** What the stats are read from: the converters, the queue (if any) and this process's jobs. */
+export interface StatsSources {
+  conversion: ConversionContext;
+  queue?: Queue | undefined;
+  /** Jobs this process is converting now. */
+  processing: number;
+  onError(error: unknown, context: string): void;
+}
 
 export interface EngineStats {
   /**
@@ -27,22 +36,22 @@ export interface EngineStats {
  */
 const QUEUE_SIZE_DEADLINE_MS = 2000;
 
-export async function collectStats(context: EngineContext): Promise<EngineStats> {
+export async function collectStats(sources: StatsSources): Promise<EngineStats> {
   const converters: Record<string, ConverterStats> = {};
-  for (const converter of context.converters.values()) {
+  // Only the converters loaded: a scrape loads no engine.
+  for (const converter of sources.conversion.converters.loaded()) {
     try {
       const reported = converter.stats?.();
       if (reported) converters[converter.name] = reported;
     } catch (error) {
       // A converter's broken hook costs its own numbers, not the whole report.
-      context.onError(error, `stats of ${converter.name}`);
+      sources.onError(error, `stats of ${converter.name}`);
     }
   }
-  return { queued: await queueSize(context), processing: context.running.size, converters };
+  return { queued: await queueSize(sources.queue), processing: sources.processing, converters };
 }
 
-async function queueSize(context: EngineContext): Promise<number | undefined> {
-  const { queue } = context;
+async function queueSize(queue: Queue | undefined): Promise<number | undefined> {
   if (!queue?.size) return undefined;
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<undefined>((resolve) => {

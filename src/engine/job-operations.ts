@@ -10,7 +10,8 @@ import type { Job, JobCharge } from '../core/jobs/types.js';
 import { outputNameFor } from '../core/names.js';
 import type { WorkLimits } from '../core/ports/index.js';
 import { resultExtension, resultMimeType } from './conversion.js';
-import { type EngineContext, jobPorts, readStoredHead } from './engine-context.js';
+import type { JobContext } from './engine-context.js';
+import { readStoredHead } from './file-head.js';
 import { lifecycleEventOf } from './job-events.js';
 import { queuedJob } from './job-record.js';
 import { pendingWebhook } from './job-webhook.js';
@@ -44,11 +45,11 @@ export interface CreateJobInput {
  * it would be, without storing anything.
  */
 export async function prepareJob(
-  context: EngineContext,
+  context: JobContext,
   input: CreateJobInput | CreateOperationJobInput,
 ): Promise<Job> {
   if (isOperationJobInput(input)) return prepareOperationJob(context, input);
-  const { storage } = jobPorts(context);
+  const { storage } = context;
   // Checked first: a bad URL is the cheapest refusal.
   const webhook = input.webhookUrl === undefined ? undefined : pendingWebhook(input.webhookUrl);
   const file = await confirmUpload(context, await getFile(context, input.fileId, input.owner));
@@ -58,8 +59,14 @@ export async function prepareJob(
     });
   }
   const head = await readStoredHead(storage, file.key, file.size);
-  const from = await resolveSourceFormat(head, input.sourceFormat, file.fileName);
-  const { plan, options, packaging } = await planConversion(context, from, input.targetFormat, input.options);
+  const from = await resolveSourceFormat(head, input.sourceFormat, file.fileName, context.conversion.formats);
+  const { plan, options, packaging } = await planConversion(
+    context.conversion,
+    from,
+    input.targetFormat,
+    input.options,
+    { declared: context.plansOnDeclaredEdges },
+  );
   return queuedJob(
     context,
     {
@@ -69,7 +76,10 @@ export async function prepareJob(
       sourceFormat: from,
       targetFormat: plan.to,
       fileName: file.fileName,
-      outputName: outputNameFor(file.fileName, resultExtension(plan.to, packaging)),
+      outputName: outputNameFor(
+        file.fileName,
+        resultExtension(context.conversion.formats, plan.to, packaging),
+      ),
       packaging,
       options,
       path: [from, ...plan.steps.map((step) => step.to)],
@@ -80,7 +90,7 @@ export async function prepareJob(
 
 /** Checks the input and the plan, stores a queued job and enqueues it. */
 export async function createJob(
-  context: EngineContext,
+  context: JobContext,
   input: CreateJobInput | CreateOperationJobInput,
 ): Promise<Job> {
   return (await createJobs(context, [input]))[0]!;
@@ -91,10 +101,10 @@ export async function createJob(
  * of the failing one), and only then are they stored and enqueued.
  */
 export async function createJobs(
-  context: EngineContext,
+  context: JobContext,
   inputs: readonly (CreateJobInput | CreateOperationJobInput)[],
 ): Promise<Job[]> {
-  const { jobs, queue } = jobPorts(context);
+  const { jobs, queue } = context;
   const prepared: Job[] = [];
   for (const [index, input] of inputs.entries()) {
     try {
@@ -117,8 +127,8 @@ export async function createJobs(
 }
 
 /** An owner's job; NOT_FOUND for a missing id and for another owner's. */
-export async function getJob(context: EngineContext, id: string, owner?: string): Promise<Job> {
-  const job = await jobPorts(context).jobs.getJob(id);
+export async function getJob(context: JobContext, id: string, owner?: string): Promise<Job> {
+  const job = await context.jobs.getJob(id);
   if (!job || (owner !== undefined && job.owner !== owner)) {
     throw new FileconvError('NOT_FOUND', 'No such job.', { details: { jobId: id } });
   }
@@ -129,8 +139,8 @@ export async function getJob(context: EngineContext, id: string, owner?: string)
  * Applies `event` to the stored job and saves it, re-reading and retrying when another writer
  * got there first. Returns the saved job; throws INVALID_STATE when the event no longer applies.
  */
-export async function applyJobEvent(context: EngineContext, job: Job, event: JobEvent): Promise<Job> {
-  const { jobs } = jobPorts(context);
+export async function applyJobEvent(context: JobContext, job: Job, event: JobEvent): Promise<Job> {
+  const { jobs } = context;
   let current = job;
   for (let attempt = 0; ; attempt++) {
     const next = transition(current, event, context.now());
@@ -148,14 +158,14 @@ export async function applyJobEvent(context: EngineContext, job: Job, event: Job
 }
 
 /** Tells this process's listeners that `job` (as saved) went through `event`. */
-export function announceJobEvent(context: EngineContext, job: Job, event: JobEvent['type']): void {
+export function announceJobEvent(context: JobContext, job: Job, event: JobEvent['type']): void {
   context.watch.notify(job);
   const type = lifecycleEventOf(event);
   if (type) context.lifecycle.emit({ type, job });
 }
 
 /** Cancels a queued or running job (a running conversion in this process is aborted at once). */
-export async function cancelJob(context: EngineContext, id: string, owner?: string): Promise<Job> {
+export async function cancelJob(context: JobContext, id: string, owner?: string): Promise<Job> {
   const job = await getJob(context, id, owner);
   const canceled = await applyJobEvent(context, job, { type: 'cancel' });
   context.running.get(id)?.abort(new FileconvError('CANCELED', 'The job was canceled.'));
@@ -166,11 +176,11 @@ export async function cancelJob(context: EngineContext, id: string, owner?: stri
  * Ends a job for good: a queued or running one is canceled, a completed one has its result
  * deleted (it then reads `expired`). Failed, canceled and expired jobs are left as they are.
  */
-export async function discardJob(context: EngineContext, id: string, owner?: string): Promise<Job> {
+export async function discardJob(context: JobContext, id: string, owner?: string): Promise<Job> {
   const job = await getJob(context, id, owner);
   if (job.status === 'queued' || job.status === 'processing') return cancelJob(context, id, owner);
   if (job.status !== 'completed') return job;
-  if (job.outputKey) await jobPorts(context).storage.delete(job.outputKey);
+  if (job.outputKey) await context.storage.delete(job.outputKey);
   return applyJobEvent(context, job, { type: 'expire' });
 }
 
@@ -183,8 +193,8 @@ export interface WaitOptions {
 }
 
 /** Resolves with the job once it is completed, failed or canceled. */
-export function waitForJob(context: EngineContext, id: string, options: WaitOptions = {}): Promise<Job> {
-  const timeoutMs = options.timeoutMs ?? context.timeoutMs + 60_000;
+export function waitForJob(context: JobContext, id: string, options: WaitOptions = {}): Promise<Job> {
+  const timeoutMs = options.timeoutMs ?? context.conversion.timeoutMs + 60_000;
   return new Promise<Job>((resolve, reject) => {
     let done = false;
     const finish = (settle: () => void) => {
@@ -228,7 +238,7 @@ export interface JobResult {
 }
 
 /** The result of a completed job: RESULT_EXPIRED once deleted, INVALID_STATE before it exists. */
-export async function openResult(context: EngineContext, id: string, owner?: string): Promise<JobResult> {
+export async function openResult(context: JobContext, id: string, owner?: string): Promise<JobResult> {
   const job = await getJob(context, id, owner);
   if (job.status === 'expired')
     throw new FileconvError('RESULT_EXPIRED', 'The result has expired and was deleted.');
@@ -237,11 +247,11 @@ export async function openResult(context: EngineContext, id: string, owner?: str
       details: { status: job.status, error: job.error },
     });
   }
-  const stream = await jobPorts(context).storage.get(job.outputKey);
+  const stream = await context.storage.get(job.outputKey);
   return {
     stream,
     size: job.outputSize ?? 0,
-    contentType: resultMimeType(job.targetFormat, job.packaging),
+    contentType: resultMimeType(context.conversion.formats, job.targetFormat, job.packaging),
     fileName: job.outputName,
   };
 }
@@ -250,8 +260,8 @@ export async function openResult(context: EngineContext, id: string, owner?: str
  * After a restart: jobs left processing by a dead worker go back to queued, and every queued
  * job is enqueued again (an in-process queue lost them; a durable one dedupes by job state).
  */
-export async function recoverJobs(context: EngineContext): Promise<number> {
-  const { jobs, queue } = jobPorts(context);
+export async function recoverJobs(context: JobContext): Promise<number> {
+  const { jobs, queue } = context;
   let recovered = 0;
   // A durable queue keeps its ids and hands a dead worker's job to another worker itself:
   // requeueing processing jobs here would run jobs that live workers on other nodes are running.
@@ -269,8 +279,8 @@ export async function recoverJobs(context: EngineContext): Promise<number> {
  * Deletes results and uploads whose retention has ended; returns how many were deleted.
  * An upload still used by a queued or running job is kept until that job is done.
  */
-export async function sweepExpired(context: EngineContext): Promise<number> {
-  const { storage, jobs } = jobPorts(context);
+export async function sweepExpired(context: JobContext): Promise<number> {
+  const { storage, jobs } = context;
   const now = context.nowMs();
   let expired = 0;
   const expiringFiles = await jobs.listFiles({ expiresBefore: new Date(now).toISOString() });

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import type { Job, JobCharge, JobWebhook } from '../core/jobs/types.js';
 import type { WorkLimits } from '../core/ports/index.js';
 import { checkWorkLimits } from '../core/work-limits.js';
-import type { EngineContext } from './engine-context.js';
+import type { JobContext } from './engine-context.js';
 
 /** What a job's creator decides; the rest of a queued record is the same for every job. */
 export type JobDecisions = Pick<
@@ -32,7 +32,7 @@ export interface JobExtras {
   limits?: WorkLimits | undefined;
 }
 
-export function queuedJob(context: EngineContext, decided: JobDecisions, extras: JobExtras): Job {
+export function queuedJob(context: JobContext, decided: JobDecisions, extras: JobExtras): Job {
   const defined = Object.fromEntries(
     Object.entries(decided).filter(([, value]) => value !== undefined),
   ) as JobDecisions;

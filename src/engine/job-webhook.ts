@@ -6,7 +6,7 @@
 
 import { FileconvError, isFileconvError } from '../core/errors.js';
 import type { Job, JobWebhook } from '../core/jobs/types.js';
-import { type EngineContext, jobPorts } from './engine-context.js';
+import type { JobContext } from './engine-context.js';
 
 /** Longest webhook URL accepted. */
 export const MAX_WEBHOOK_URL_LENGTH = 2048;
@@ -50,11 +50,11 @@ export type WebhookOutcome = Pick<JobWebhook, 'status' | 'attempts' | 'lastError
  * or null when the job is gone or has no webhook.
  */
 export async function recordWebhookOutcome(
-  context: EngineContext,
+  context: JobContext,
   jobId: string,
   outcome: WebhookOutcome,
 ): Promise<Job | null> {
-  const { jobs } = jobPorts(context);
+  const { jobs } = context;
   for (let attempt = 0; ; attempt++) {
     const current = await jobs.getJob(jobId);
     if (!current?.webhook) return null;

@@ -10,8 +10,9 @@ import { extensionOf } from '../core/formats/index.js';
 import type { Job, JobCharge, JobInput } from '../core/jobs/types.js';
 import { baseName, sanitizeFileName } from '../core/names.js';
 import type { ConversionLimits, DocumentOperation, WorkLimits } from '../core/ports/index.js';
-import { cpuDeltaMs, failedStepCpuMs, parseOptions, resultExtension } from './conversion.js';
-import { type EngineContext, jobPorts, readStoredHead } from './engine-context.js';
+import { cpuDeltaMs, failedStepCpuMs, parseOptions, resultExtension, subConversions } from './conversion.js';
+import type { JobContext } from './engine-context.js';
+import { readStoredHead } from './file-head.js';
 import { queuedJob } from './job-record.js';
 import { pendingWebhook } from './job-webhook.js';
 import { resolveSourceFormat } from './planning.js';
@@ -41,13 +42,19 @@ export function isOperationJobInput(input: object): input is CreateOperationJobI
 
 /**
  * The operation named `name`, if it can run here. An API client sees only what the service
- * offers: an unknown name and one whose engine is missing are both UNSUPPORTED_CONVERSION.
+ * offers: an unknown name and one whose engine is missing are both UNSUPPORTED_CONVERSION. An API
+ * node (planning on declared edges) offers every operation it is configured with, unchecked: its
+ * workers run them.
  */
-export async function requireOperation(context: EngineContext, name: string): Promise<DocumentOperation> {
-  const operation = context.operations.get(name);
-  const availability = operation ? await context.operationAvailability(operation) : undefined;
+export async function requireOperation(context: JobContext, name: string): Promise<DocumentOperation> {
+  const operation = context.conversion.operations.get(name);
+  const availability = !operation
+    ? undefined
+    : context.plansOnDeclaredEdges
+      ? { ok: true }
+      : await context.conversion.operationAvailability(operation);
   if (!operation || !availability?.ok) {
-    const offered = [...context.operations.keys()].join(', ') || 'none';
+    const offered = [...context.conversion.operations.keys()].join(', ') || 'none';
     throw new FileconvError(
       'UNSUPPORTED_CONVERSION',
       operation
@@ -60,11 +67,8 @@ export async function requireOperation(context: EngineContext, name: string): Pr
 }
 
 /** Checks an operation job (the operation, each input's owner and format, the options) and returns its record. */
-export async function prepareOperationJob(
-  context: EngineContext,
-  input: CreateOperationJobInput,
-): Promise<Job> {
-  const { storage } = jobPorts(context);
+export async function prepareOperationJob(context: JobContext, input: CreateOperationJobInput): Promise<Job> {
+  const { storage } = context;
   const webhook = input.webhookUrl === undefined ? undefined : pendingWebhook(input.webhookUrl);
   const operation = await requireOperation(context, input.operation);
   const count = input.fileIds.length;
@@ -83,7 +87,12 @@ export async function prepareOperationJob(
   for (const [index, fileId] of input.fileIds.entries()) {
     const file = await confirmUpload(context, await getFile(context, fileId, input.owner));
     const head = await readStoredHead(storage, file.key, file.size);
-    const format = await resolveSourceFormat(head, undefined, file.fileName).catch((error: unknown) => {
+    const format = await resolveSourceFormat(
+      head,
+      undefined,
+      file.fileName,
+      context.conversion.formats,
+    ).catch((error: unknown) => {
       throw inputError(error, index, file.fileName);
     });
     const accepted = operation.accepts?.(index) ?? [operation.input];
@@ -117,7 +126,7 @@ export async function prepareOperationJob(
       outputName: operationOutputName(
         first.fileName,
         operation.name,
-        resultExtension(output.format, output.packaging),
+        resultExtension(context.conversion.formats, output.format, output.packaging),
       ),
       packaging: output.packaging,
       options,
@@ -157,17 +166,34 @@ export interface RunOperationInput {
 
 /** Runs the job's operation; returns where the result is and the CPU time it took. */
 export async function runOperation(
-  context: EngineContext,
+  context: JobContext,
   input: RunOperationInput,
 ): Promise<{ outputPath: string; cpuMs: number }> {
   const { job, signal } = input;
-  const operation = context.operations.get(job.operation ?? '');
+  const operation = context.conversion.operations.get(job.operation ?? '');
   if (!operation) {
     throw new FileconvError('ENGINE_UNAVAILABLE', `This worker has no ${job.operation} operation.`, {
       details: { operation: job.operation },
     });
   }
-  const outputPath = join(input.workDir, `output.${resultExtension(job.targetFormat, job.packaging)}`);
+  // Accepted by an API node that checks no engine: this worker checks its own.
+  const availability = await context.conversion.operationAvailability(operation);
+  if (!availability.ok) {
+    throw new FileconvError(
+      'ENGINE_UNAVAILABLE',
+      `The ${operation.name} operation cannot run on this worker (${availability.reason ?? 'its engine is missing'}).`,
+      {
+        details: {
+          operation: operation.name,
+          ...(availability.install ? { install: availability.install } : {}),
+        },
+      },
+    );
+  }
+  const outputPath = join(
+    input.workDir,
+    `output.${resultExtension(context.conversion.formats, job.targetFormat, job.packaging)}`,
+  );
   const startedCpu = process.cpuUsage();
   const result = await raceAbort(
     operation.run({
@@ -177,6 +203,7 @@ export async function runOperation(
       tempDir: input.workDir,
       signal,
       limits: input.limits,
+      convertTo: subConversions(context.conversion, { workDir: input.workDir, signal, limits: input.limits }),
     }),
     signal,
   ).catch((error: unknown) => {
@@ -206,7 +233,7 @@ function withClientNames(error: FileconvError, input: RunOperationInput): Fileco
   return new FileconvError(error.code, message, { details: error.details, cause: error });
 }
 
-/** Where the worker stages input `index` of a job. */
+/** Where the worker stages input `index` of a job (operations take built-in formats only). */
 export function stagedInputPath(workDir: string, job: Job, index: number): string {
   return join(workDir, `input-${index + 1}.${extensionOf(job.sourceFormat)}`);
 }

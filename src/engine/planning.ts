@@ -5,36 +5,49 @@
 
 import { FileconvError } from '../core/errors.js';
 import {
+  BUILTIN_FORMATS,
   detectFormat,
   FORMATS,
-  formatFromExtension,
+  type FormatRegistry,
   getFormat,
   isContentCompatible,
   isEncryptedOoxml,
-  requireFormat,
   ZIP_PACKAGES,
 } from '../core/formats/index.js';
 import type { FormatName } from '../core/formats/types.js';
 import type { ConversionPlan } from '../core/graph/index.js';
 import type { OutputPackaging } from '../core/ports/index.js';
 import { outputPackaging, validateOptions } from './conversion.js';
-import type { EngineContext } from './engine-context.js';
+import type { ConversionContext, FindPathOptions } from './conversion-context.js';
 
 /**
- * The source format of `head` (the first bytes of the input). A declared format (or, failing
- * that, the file name's extension) must agree with the bytes: CONTENT_MISMATCH otherwise.
- * Without either, the detected format is used. Empty input is CORRUPT_INPUT; an encrypted Office
- * document is PASSWORD_PROTECTED.
+ * The source format of `head` (the first bytes of the input), among the engine's `formats` (by
+ * default the built-in ones). A
+ * declared format (or, failing that, the file name's extension) must agree with the bytes:
+ * CONTENT_MISMATCH otherwise. Without either, the detected format is used. Empty input is
+ * CORRUPT_INPUT; an encrypted Office document is PASSWORD_PROTECTED. A host's format is
+ * recognised by its own detection first; the built-in formats' rules are the built-in ones.
  */
 export async function resolveSourceFormat(
   head: Uint8Array,
   declared: string | undefined,
   fileName?: string,
+  formats: FormatRegistry = BUILTIN_FORMATS,
 ): Promise<FormatName> {
   if (head.length === 0)
     throw new FileconvError('CORRUPT_INPUT', 'The file is empty.', { details: { reason: 'empty' } });
   const claimed =
-    declared !== undefined ? requireFormat(declared) : fileName ? formatFromExtension(fileName) : undefined;
+    declared !== undefined
+      ? formats.require(declared)
+      : fileName
+        ? formats.fromExtension(fileName)
+        : undefined;
+  const custom = formats.detectCustom(head);
+  if (claimed && formats.isCustom(claimed.name)) {
+    if (custom === claimed.name) return custom;
+    throw contentMismatch(claimed.name, custom ?? (await detectFormat(head)));
+  }
+  if (!claimed && custom) return custom;
   // An encrypted docx/xlsx/pptx is a compound file, not a zip: say what is wrong with it rather
   // than that its content does not match.
   if (isEncryptedOoxml(head)) {
@@ -56,22 +69,25 @@ export async function resolveSourceFormat(
     return detected;
   }
   if (claimed) {
-    if (!isContentCompatible(claimed.name, detected)) {
-      const what = detected ? `a ${detected} file` : 'not a file of any known format';
-      throw new FileconvError(
-        'CONTENT_MISMATCH',
-        `The file is said to be ${claimed.name}, but its content is ${what}.`,
-        {
-          details: { declared: claimed.name, detected: detected ?? null },
-        },
-      );
-    }
+    if (!isContentCompatible(claimed.name, detected)) throw contentMismatch(claimed.name, detected);
     return claimed.name;
   }
   // Detection may name only a container ('cfb', 'xz'): without a declared format that is not enough.
   const recognised = detected === undefined ? undefined : getFormat(detected);
   if (!recognised) throw unrecognised(detected);
   return recognised.name;
+}
+
+/** CONTENT_MISMATCH: the file is not the format it was said to be. */
+function contentMismatch(claimed: FormatName, detected: string | undefined): FileconvError {
+  const what = detected ? `a ${detected} file` : 'not a file of any known format';
+  return new FileconvError(
+    'CONTENT_MISMATCH',
+    `The file is said to be ${claimed}, but its content is ${what}.`,
+    {
+      details: { declared: claimed, detected: detected ?? null },
+    },
+  );
 }
 
 /**
@@ -86,6 +102,7 @@ function unrecognised(detected: string | undefined): FileconvError {
       'The file format could not be recognised from its content: it is none of the formats fileconv reads (GET /api/formats, or `fileconv formats`, lists them).',
     );
   }
+  // Built-in formats only: no host format is compatible with a container.
   const candidates = FORMATS.filter((format) => isContentCompatible(format.name, detected)).map(
     (f) => f.name,
   );
@@ -120,17 +137,20 @@ export interface PlannedConversion {
  * The chain from `from` to the target, and the options validated for it. With `explainMissing`
  * (a direct conversion: the caller runs this machine), a conversion only uninstalled engines
  * could make is ENGINE_UNAVAILABLE with their install line; otherwise (an API client, who sees
- * only what GET /api/formats offers) it is UNSUPPORTED_CONVERSION.
+ * only what GET /api/formats offers) it is UNSUPPORTED_CONVERSION. With `declared` (an API node,
+ * whose workers convert), the chain over the converters' declared edges, and the options
+ * validated with their registrations' schemas: no engine is loaded or checked.
  */
 export async function planConversion(
-  context: EngineContext,
+  context: ConversionContext,
   from: FormatName,
   target: string,
   options: Record<string, unknown> | undefined,
-  explainMissing = false,
+  { explainMissing = false, declared = false }: FindPathOptions = {},
 ): Promise<PlannedConversion> {
-  const to = requireFormat(target).name;
-  const plan = await context.findPath(from, to, undefined, { explainMissing });
-  const validated = validateOptions(plan, context.converters, options);
-  return { plan, options: validated, packaging: outputPackaging(plan, context.converters, validated) };
+  const to = context.formats.require(target).name;
+  const plan = await context.findPath(from, to, undefined, { explainMissing, declared });
+  const declarationOf = (name: string) => context.converters.declarationOf(name, declared);
+  const validated = validateOptions(plan, declarationOf, options);
+  return { plan, options: validated, packaging: outputPackaging(plan, declarationOf, validated) };
 }

@@ -10,8 +10,23 @@
  */
 
 import { toFileconvError } from '../core/errors.js';
+import type { Availability, JobStore, Queue, Storage } from '../core/ports/index.js';
 import { freeBytes, mebibytes } from '../kit/local-files.js';
-import { type EngineContext, NO_WORKER_MESSAGE, workerStatus } from './engine-context.js';
+import { NO_WORKER_MESSAGE, type WorkerStatus } from './engine-context.js';
+
+/** What readiness is checked on: an engine's ports (those it has), its worker, disk and converters. */
+export interface ReadinessSources {
+  /** Whether the engine is closing. */
+  stopping: boolean;
+  /** The temp dir, whose disk must have room. */
+  tempDir: string;
+  storage?: Storage | undefined;
+  jobs?: JobStore | undefined;
+  queue?: Queue | undefined;
+  workerStatus: WorkerStatus;
+  /** Availability of every converter, by name. */
+  availability(): Promise<Map<string, Availability>>;
+}
 
 export interface ReadinessOptions {
   /** How long each check may take, ms. Default 2000. */
@@ -89,16 +104,16 @@ async function answers(read: Promise<unknown>): Promise<undefined> {
 }
 
 export async function checkReadiness(
-  context: EngineContext,
+  sources: ReadinessSources,
   options: ReadinessOptions = {},
 ): Promise<ReadinessReport> {
   const timeoutMs = options.timeoutMs ?? 2000;
   const probes: Promise<ReadinessCheck>[] = [
     timed('accepting', timeoutMs, async () =>
-      context.stopping ? { code: 'UNAVAILABLE', message: 'The engine is shutting down.' } : undefined,
+      sources.stopping ? { code: 'UNAVAILABLE', message: 'The engine is shutting down.' } : undefined,
     ),
   ];
-  const { storage, jobs, queue } = context;
+  const { storage, jobs, queue } = sources;
   if (storage) probes.push(timed('storage', timeoutMs, () => answers(storage.head(PROBE_KEY))));
   if (jobs) probes.push(timed('jobs', timeoutMs, () => answers(jobs.getJob(PROBE_ID))));
   if (queue?.size) {
@@ -107,7 +122,7 @@ export async function checkReadiness(
   }
   // Only where this process can tell: an in-process queue nobody takes ids from. A shared
   // queue's workers may run elsewhere (an API node of a scale-out deployment has none itself).
-  const worker = workerStatus(context);
+  const worker = sources.workerStatus;
   if (queue && (worker === 'running' || worker === 'none')) {
     probes.push(
       timed('worker', timeoutMs, async () =>
@@ -117,12 +132,12 @@ export async function checkReadiness(
   }
   const minFreeBytes = options.minFreeBytes ?? DEFAULT_MIN_FREE_BYTES;
   if (minFreeBytes > 0) {
-    probes.push(timed('disk', timeoutMs, () => checkFreeSpace(context.tempDir, minFreeBytes)));
+    probes.push(timed('disk', timeoutMs, () => checkFreeSpace(sources.tempDir, minFreeBytes)));
   }
   for (const name of options.requiredConverters ?? []) {
     probes.push(
       timed(`converter:${name}`, timeoutMs, async () => {
-        const availability = (await context.availability()).get(name);
+        const availability = (await sources.availability()).get(name);
         if (!availability) return { code: 'ENGINE_UNAVAILABLE', message: `No converter named "${name}".` };
         if (!availability.ok) {
           return { code: 'ENGINE_UNAVAILABLE', message: availability.reason ?? 'Not available here.' };

@@ -11,7 +11,7 @@ import { FileconvError, isFileconvError } from '../core/errors.js';
 import type { FileRecord } from '../core/jobs/types.js';
 import { sanitizeFileName } from '../core/names.js';
 import type { ResumableAppendOptions, ResumableUploads } from '../core/ports/index.js';
-import { type EngineContext, jobPorts } from './engine-context.js';
+import type { JobContext } from './engine-context.js';
 import { getFile, uploadKeyOf } from './upload-operations.js';
 
 export type ChecksumAlgorithm = NonNullable<ResumableAppendOptions['checksum']>['algorithm'];
@@ -45,9 +45,9 @@ export interface AppendResumableInput {
 }
 
 /** Appends running in this process, by file id: a newer append to the same upload stops the older one. */
-const appending = new WeakMap<EngineContext, Map<string, { stop(): void; done: Promise<unknown> }>>();
+const appending = new WeakMap<JobContext, Map<string, { stop(): void; done: Promise<unknown> }>>();
 
-function runningAppends(context: EngineContext) {
+function runningAppends(context: JobContext) {
   let map = appending.get(context);
   if (!map) {
     map = new Map();
@@ -56,8 +56,8 @@ function runningAppends(context: EngineContext) {
   return map;
 }
 
-function resumableOf(context: EngineContext): ResumableUploads {
-  const { storage } = jobPorts(context);
+function resumableOf(context: JobContext): ResumableUploads {
+  const { storage } = context;
   if (!storage.resumable) {
     throw new FileconvError('CONFIG', 'The storage does not support resumable uploads (Storage.resumable).');
   }
@@ -73,7 +73,7 @@ function resumableOf(context: EngineContext): ResumableUploads {
  * time) has that whole ceiling, counted from its creation.
  */
 function unfinishedExpiry(
-  context: EngineContext,
+  context: JobContext,
   file: Pick<FileRecord, 'createdAt' | 'retentionMs'>,
   lastByteAt: number,
 ): string {
@@ -82,13 +82,13 @@ function unfinishedExpiry(
 }
 
 /** The most an unfinished upload may live: resumableUploadTtlMs from its creation, epoch ms. */
-function ceilingOf(context: EngineContext, file: Pick<FileRecord, 'createdAt'>): number {
+function ceilingOf(context: JobContext, file: Pick<FileRecord, 'createdAt'>): number {
   return Date.parse(file.createdAt) + context.resumableUploadTtlMs;
 }
 
 /** A pending file record whose bytes will arrive in pieces; expires as unfinishedExpiry says. */
 export async function createResumableUpload(
-  context: EngineContext,
+  context: JobContext,
   input: CreateResumableInput,
 ): Promise<FileRecord> {
   const resumable = resumableOf(context);
@@ -130,7 +130,7 @@ export async function createResumableUpload(
     resumable: { offset: 0, state },
   };
   try {
-    await jobPorts(context).jobs.createFile(file);
+    await context.jobs.createFile(file);
   } catch (error) {
     await resumable.abort(key, state).catch((cause: unknown) => context.onError(cause, 'resumable'));
     throw error;
@@ -144,7 +144,7 @@ export async function createResumableUpload(
  * A Flow A grant (pending, not resumable) is NOT_FOUND here.
  */
 export async function getResumableUpload(
-  context: EngineContext,
+  context: JobContext,
   id: string,
   owner: string,
 ): Promise<FileRecord> {
@@ -170,10 +170,7 @@ export async function getResumableUpload(
  * in this process stops this one (it then commits what it has): the client gave up on it.
  * With the last byte stored, the upload becomes an `uploaded` file.
  */
-export async function appendResumable(
-  context: EngineContext,
-  input: AppendResumableInput,
-): Promise<FileRecord> {
+export async function appendResumable(context: JobContext, input: AppendResumableInput): Promise<FileRecord> {
   // The owner first: nobody else's request may stop a running append.
   await getFile(context, input.fileId, input.owner);
   const running = runningAppends(context);
@@ -208,11 +205,11 @@ export async function appendResumable(
 }
 
 async function appendNow(
-  context: EngineContext,
+  context: JobContext,
   input: AppendResumableInput,
   signal: AbortSignal,
 ): Promise<FileRecord> {
-  const { jobs } = jobPorts(context);
+  const { jobs } = context;
   const resumable = resumableOf(context);
   let file = await getResumableUpload(context, input.fileId, input.owner);
   const stored = file.status === 'uploaded' ? file.size : file.resumable!.offset;
@@ -269,7 +266,7 @@ async function appendNow(
 }
 
 /** The last byte is stored: the storage makes it the object, the record becomes an uploaded file. */
-async function finish(context: EngineContext, file: FileRecord): Promise<FileRecord> {
+async function finish(context: JobContext, file: FileRecord): Promise<FileRecord> {
   await resumableOf(context).complete(file.key, file.resumable!.state);
   const now = context.nowMs();
   const { resumable: _done, ...rest } = file;
@@ -281,12 +278,12 @@ async function finish(context: EngineContext, file: FileRecord): Promise<FileRec
     // The plan's retention counts from the last byte, as for any other upload.
     expiresAt: new Date(now + (file.retentionMs ?? context.uploadTtlMs)).toISOString(),
   };
-  await jobPorts(context).jobs.updateFile(uploaded);
+  await context.jobs.updateFile(uploaded);
   return uploaded;
 }
 
 /** tus termination: drops an unfinished upload's bytes, or deletes a finished one, and its record. */
-export async function terminateResumable(context: EngineContext, id: string, owner: string): Promise<void> {
+export async function terminateResumable(context: JobContext, id: string, owner: string): Promise<void> {
   const file = await getFile(context, id, owner);
   if (file.status === 'pending' && !file.resumable) {
     throw new FileconvError('NOT_FOUND', 'No such file.', { details: { fileId: id } });
@@ -296,18 +293,18 @@ export async function terminateResumable(context: EngineContext, id: string, own
     previous.stop();
     await previous.done.catch(() => {});
   }
-  const current = (await jobPorts(context).jobs.getFile(id)) ?? file;
+  const current = (await context.jobs.getFile(id)) ?? file;
   if (current.status === 'uploaded') {
-    await jobPorts(context).storage.delete(current.key);
-    await jobPorts(context).jobs.deleteFile(current.id);
+    await context.storage.delete(current.key);
+    await context.jobs.deleteFile(current.id);
     return;
   }
   await dropResumable(context, current);
 }
 
 /** Aborts an unfinished upload's stored bytes and deletes its record. */
-export async function dropResumable(context: EngineContext, file: FileRecord): Promise<void> {
-  const { storage, jobs } = jobPorts(context);
+export async function dropResumable(context: JobContext, file: FileRecord): Promise<void> {
+  const { storage, jobs } = context;
   if (file.resumable) await storage.resumable?.abort(file.key, file.resumable.state);
   await jobs.deleteFile(file.id);
 }

@@ -8,7 +8,7 @@ import type { Readable } from 'node:stream';
 import { FileconvError, isFileconvError } from '../core/errors.js';
 import type { FileRecord } from '../core/jobs/types.js';
 import { sanitizeFileName } from '../core/names.js';
-import { type EngineContext, jobPorts } from './engine-context.js';
+import type { JobContext } from './engine-context.js';
 
 const UPLOAD_KEY = /^uploads\/([0-9a-f-]{36})$/;
 
@@ -36,8 +36,8 @@ export interface UploadFileInput {
 }
 
 /** Streams an upload into storage and records it (Flow B's upload). Empty files are refused. */
-export async function uploadFile(context: EngineContext, input: UploadFileInput): Promise<FileRecord> {
-  const { storage, jobs } = jobPorts(context);
+export async function uploadFile(context: JobContext, input: UploadFileInput): Promise<FileRecord> {
+  const { storage, jobs } = context;
   const id = randomUUID();
   const key = uploadKeyOf(id);
   const stored = await storage.put(key, input.body, {
@@ -73,8 +73,8 @@ export async function uploadFile(context: EngineContext, input: UploadFileInput)
 }
 
 /** An owner's file record; NOT_FOUND also for another owner's id (ids never leak across accounts). */
-export async function getFile(context: EngineContext, id: string, owner?: string): Promise<FileRecord> {
-  const file = await jobPorts(context).jobs.getFile(id);
+export async function getFile(context: JobContext, id: string, owner?: string): Promise<FileRecord> {
+  const file = await context.jobs.getFile(id);
   if (!file || (owner !== undefined && file.owner !== owner)) {
     throw new FileconvError('NOT_FOUND', 'No such file.', { details: { fileId: id } });
   }
@@ -95,10 +95,7 @@ export interface UploadGrantInput {
 }
 
 /** Flow A, step 1: a pending file record the client then fills with one PUT. */
-export async function createUploadGrant(
-  context: EngineContext,
-  input: UploadGrantInput,
-): Promise<FileRecord> {
+export async function createUploadGrant(context: JobContext, input: UploadGrantInput): Promise<FileRecord> {
   if (!Number.isSafeInteger(input.size) || input.size <= 0) {
     throw new FileconvError('INVALID_REQUEST', 'fileSize must be a whole number of bytes greater than 0.');
   }
@@ -118,7 +115,7 @@ export async function createUploadGrant(
     expiresAt: new Date(now + input.expiresInSeconds * 1000).toISOString(),
     ...(input.retentionMs === undefined ? {} : { retentionMs: retentionOf(context, input.retentionMs) }),
   };
-  await jobPorts(context).jobs.createFile(file);
+  await context.jobs.createFile(file);
   return file;
 }
 
@@ -133,8 +130,8 @@ export interface ReceiveUploadInput {
  * Flow A, step 2: stores the bytes of a pending upload. Exactly the declared size, once, before
  * the grant expires: SIZE_MISMATCH, ALREADY_UPLOADED or URL_EXPIRED otherwise, storing nothing.
  */
-export async function receiveUpload(context: EngineContext, input: ReceiveUploadInput): Promise<FileRecord> {
-  const { storage, jobs } = jobPorts(context);
+export async function receiveUpload(context: JobContext, input: ReceiveUploadInput): Promise<FileRecord> {
+  const { storage, jobs } = context;
   const file = await getFile(context, input.fileId);
   if (file.status === 'uploaded') {
     throw new FileconvError('ALREADY_UPLOADED', 'This file has already been uploaded.', {
@@ -172,7 +169,7 @@ export async function receiveUpload(context: EngineContext, input: ReceiveUpload
 }
 
 /** How long an upload is kept unused: `requested` (checked) or the engine's uploadTtlMs. */
-function retentionOf(context: EngineContext, requested: number | undefined): number {
+function retentionOf(context: JobContext, requested: number | undefined): number {
   if (requested === undefined) return context.uploadTtlMs;
   if (!Number.isSafeInteger(requested) || requested < 1) {
     throw new FileconvError(
@@ -184,7 +181,7 @@ function retentionOf(context: EngineContext, requested: number | undefined): num
 }
 
 /** The next version of a pending record, now uploaded and kept for its retention from now. */
-function markedUploaded(context: EngineContext, file: FileRecord): FileRecord {
+function markedUploaded(context: JobContext, file: FileRecord): FileRecord {
   const now = context.nowMs();
   return {
     ...file,
@@ -208,9 +205,9 @@ function sizeMismatch(declared: number, actual: number | undefined, cause?: unkn
 }
 
 /** Deletes an upload's bytes and record (an owner's only, when `owner` is given). */
-export async function deleteFile(context: EngineContext, id: string, owner?: string): Promise<void> {
+export async function deleteFile(context: JobContext, id: string, owner?: string): Promise<void> {
   const file = await getFile(context, id, owner);
-  const { storage, jobs } = jobPorts(context);
+  const { storage, jobs } = context;
   // An unfinished resumable upload's bytes live in the storage's own state, not at its key.
   if (file.resumable) await storage.resumable?.abort(file.key, file.resumable.state);
   await storage.delete(file.key);
@@ -223,9 +220,9 @@ export async function deleteFile(context: EngineContext, id: string, owner?: str
  * the declared size becomes `uploaded`; another size is SIZE_MISMATCH (the object is deleted);
  * no object is NOT_UPLOADED. Records that are already uploaded pass through.
  */
-export async function confirmUpload(context: EngineContext, file: FileRecord): Promise<FileRecord> {
+export async function confirmUpload(context: JobContext, file: FileRecord): Promise<FileRecord> {
   if (file.status === 'uploaded') return file;
-  const { storage, jobs } = jobPorts(context);
+  const { storage, jobs } = context;
   const stored = await storage.head(file.key);
   if (!stored) {
     throw new FileconvError('NOT_UPLOADED', 'The file has not been uploaded yet.', {

@@ -9,14 +9,14 @@ import { type ErrorCode, FileconvError, isFileconvError } from '../core/errors.j
 import type { JobEvent } from '../core/jobs/state.js';
 import type { Job } from '../core/jobs/types.js';
 import { type OutageBudget, retryWhileUnavailable } from '../core/retry.js';
-import { type EngineContext, jobPorts } from './engine-context.js';
+import type { JobContext } from './engine-context.js';
 import { announceJobEvent, applyJobEvent } from './job-operations.js';
 
 /** Runs a call to a backing service, waiting out UNAVAILABLE within the job's budget. */
 export type Patiently = <T>(work: () => Promise<T>) => Promise<T>;
 
 export function patience(
-  context: EngineContext,
+  context: JobContext,
   budget: OutageBudget,
   what: string,
   signal: AbortSignal,
@@ -42,12 +42,12 @@ export function patience(
  * write already saved: that is our outcome, not a conflict, and must not discard the result.
  */
 export async function recordOutcome(
-  context: EngineContext,
+  context: JobContext,
   run: Job,
   event: JobEvent,
   patiently: Patiently,
 ): Promise<Job | null> {
-  const { jobs } = jobPorts(context);
+  const { jobs } = context;
   try {
     return await patiently(async () => {
       const current = (await jobs.getJob(run.id)) ?? run;
@@ -94,9 +94,9 @@ function isOwnOutcome(current: Job, run: Job, event: JobEvent): boolean {
  * Between waits: a job canceled on another node stops its run here too, and so does a job another
  * worker took over (its newer attempt decides; two workers need not wait for the same job).
  */
-export async function abortIfCanceled(context: EngineContext, run: Job, controller: AbortController) {
+export async function abortIfCanceled(context: JobContext, run: Job, controller: AbortController) {
   try {
-    const current = await jobPorts(context).jobs.getJob(run.id);
+    const current = await context.jobs.getJob(run.id);
     if (current?.status === 'canceled') {
       controller.abort(new FileconvError('CANCELED', 'The job was canceled.'));
     } else if (current && current.attempts !== run.attempts) {
@@ -108,8 +108,8 @@ export async function abortIfCanceled(context: EngineContext, run: Job, controll
 }
 
 /** Best effort: a failed delete leaves an orphan object for the host to hear about, not a failed job. */
-export async function discardOutput(context: EngineContext, key: string): Promise<void> {
-  await jobPorts(context)
-    .storage.delete(key)
+export async function discardOutput(context: JobContext, key: string): Promise<void> {
+  await context.storage
+    .delete(key)
     .catch((error: unknown) => context.onError(error, `discard result ${key}`));
 }

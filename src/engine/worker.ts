@@ -31,16 +31,16 @@ import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { abortError } from '../core/abort.js';
 import { FileconvError, isFileconvError, toFileconvError } from '../core/errors.js';
-import { extensionOf } from '../core/formats/index.js';
 import type { ConversionPlan } from '../core/graph/index.js';
 import type { JobEvent } from '../core/jobs/state.js';
 import type { Job, JobError } from '../core/jobs/types.js';
 import type { QueueDelivery, Storage } from '../core/ports/index.js';
 import { createOutageBudget } from '../core/retry.js';
 import { withWorkLimits } from '../core/work-limits.js';
-import { freeBytes, mebibytes, NO_SPACE_RETRY_AFTER_SECONDS, noSpaceError } from '../kit/local-files.js';
+import { noSpaceError } from '../kit/local-files.js';
 import { conversionSignal, resultMimeType, runChain } from './conversion.js';
-import { type EngineContext, jobPorts } from './engine-context.js';
+import { conversionFailure, failureOf } from './conversion-failure.js';
+import type { JobContext } from './engine-context.js';
 import { applyJobEvent } from './job-operations.js';
 import { runOperation, stagedInputPath } from './operation-jobs.js';
 import { abortIfCanceled, discardOutput, type Patiently, patience, recordOutcome } from './worker-outage.js';
@@ -59,11 +59,11 @@ const RECORD_RETRY = ['NO_SPACE'] as const;
  * starts meanwhile.
  */
 export async function processJob(
-  context: EngineContext,
+  context: JobContext,
   jobId: string,
   options: { delivery?: QueueDelivery; detach?: boolean } = {},
 ): Promise<void> {
-  const { jobs } = jobPorts(context);
+  const { jobs } = context;
   const budget = createOutageBudget(context.unavailableRetryMs);
   // Until the job is claimed nothing but a shutdown ends a wait. Writes of the job's record wait
   // out a full disk too (an embedded database that cannot write): failing them would leave the
@@ -117,8 +117,8 @@ export async function processJob(
   };
   try {
     // The temp parent may have been cleaned away under a long-running worker: make it again.
-    await mkdir(context.tempDir, { recursive: true });
-    workDir = await mkdtemp(join(context.tempDir, 'fileconv-'));
+    await mkdir(context.conversion.tempDir, { recursive: true });
+    workDir = await mkdtemp(join(context.conversion.tempDir, 'fileconv-'));
     converted = await convertJob(
       context,
       { job, workDir, cancel: controller.signal, onCpuSpent },
@@ -126,7 +126,7 @@ export async function processJob(
     );
   } catch (error) {
     // Judged before the work dir is removed: what a converter wrote there still fills the disk.
-    converted = await conversionFailure(context, error);
+    converted = await conversionFailure(context.conversion.tempDir, error);
   }
   // Storing the result and recording the outcome wait on disks and networks, not the CPU: when
   // detached, the next job starts converting meanwhile.
@@ -146,50 +146,6 @@ export async function processJob(
   context.finishing.add(tracked);
 }
 
-/**
- * The error a failed run stores on its job. A full disk (the work dir, a converter's output, the
- * stored result) is NO_SPACE whatever code a converter wrapped it in: the service's fault, so
- * refunded, and the client is told to retry later. A cancel stays a cancel.
- */
-function failureOf(error: unknown, what: string): FileconvError {
-  if (isFileconvError(error, 'CANCELED')) return error;
-  return noSpaceError(error, `${what} failed`) ?? toFileconvError(error, 'CONVERSION_FAILED');
-}
-
-/**
- * Free bytes below which a conversion that failed for no reason it could name (CONVERSION_FAILED,
- * INTERNAL) is taken to have failed on the full disk: an external program that cannot write its
- * profile or output often exits with a bare status (LibreOffice: 77 while starting), and one
- * that cannot write its temp files often takes its input for damaged (see blameFullDisk).
- */
-const NEARLY_FULL_BYTES = 8 * 1024 * 1024;
-
-/** The failure as the full disk's, when `free` bytes (undefined: unknown) make that the likelier cause. */
-export function blameFullDisk(failure: FileconvError, free: number | undefined): FileconvError {
-  const unexplained = failure.code === 'CONVERSION_FAILED' || failure.code === 'INTERNAL';
-  // Engines cannot tell a full disk from a bad input: LibreOffice "could not open the file",
-  // ffmpeg's empty result (it exits 0 when it could write nothing), exceljs's "no worksheets"
-  // (its unzipped parts did not fit), all seen by the soak. Damaged-input verdicts are doubted
-  // while the disk is full; a file really damaged fails with its own code once there is room.
-  const doubtful = failure.code === 'CORRUPT_INPUT';
-  if (!(unexplained || doubtful) || free === undefined || free >= NEARLY_FULL_BYTES) return failure;
-  return new FileconvError(
-    'NO_SPACE',
-    `The conversion failed with ${mebibytes(free)} free on the disk of the work folder: ${failure.message}`,
-    { details: { retryAfterSeconds: NO_SPACE_RETRY_AFTER_SECONDS }, cause: failure },
-  );
-}
-
-/**
- * What a failed conversion tells its caller: NO_SPACE when the disk was full (or nearly, see
- * blameFullDisk), else the converter's own error (CONVERSION_FAILED for an untyped one).
- */
-export async function conversionFailure(context: EngineContext, error: unknown): Promise<FileconvError> {
-  const failure = failureOf(error, 'The conversion');
-  if (failure.code === 'NO_SPACE' || failure.code === 'CANCELED') return failure;
-  return blameFullDisk(failure, await freeBytes(context.tempDir).catch(() => undefined));
-}
-
 interface Converted {
   outputPath: string;
   cpuMs: number;
@@ -207,9 +163,9 @@ interface Finish {
 }
 
 /** Stores the result, cleans up, and moves the job to where the conversion left it. */
-async function finishJob(context: EngineContext, finish: Finish): Promise<void> {
+async function finishJob(context: JobContext, finish: Finish): Promise<void> {
   const { job, controller, workDir, converted, converting } = finish;
-  const { storage } = jobPorts(context);
+  const { storage } = context;
   let outcome:
     | { ok: true; outputKey: string; outputSize: number; cpuMs: number }
     | { ok: false; error: FileconvError };
@@ -217,7 +173,7 @@ async function finishJob(context: EngineContext, finish: Finish): Promise<void> 
     if (converted instanceof FileconvError) throw converted;
     // One key per attempt: a run that lost the job to another worker deletes only its own output.
     const outputKey = `results/${job.id}/${job.attempts}`;
-    const contentType = resultMimeType(job.targetFormat, job.packaging);
+    const contentType = resultMimeType(context.conversion.formats, job.targetFormat, job.packaging);
     // Moved in where the storage can (a rename on the same disk), streamed in where it cannot
     // (a fresh stream per try: a failed put has consumed and destroyed the last one).
     const { size } = await converting(() =>
@@ -291,9 +247,9 @@ interface Run {
   onCpuSpent: (cpuMs: number) => void;
 }
 
-async function convertJob(context: EngineContext, run: Run, patiently: Patiently): Promise<Converted> {
+async function convertJob(context: JobContext, run: Run, patiently: Patiently): Promise<Converted> {
   const { job, workDir, cancel, onCpuSpent } = run;
-  const { storage } = jobPorts(context);
+  const { storage } = context;
   if (job.operation) {
     const inputs = job.inputs ?? [
       { fileId: job.fileId ?? '', inputKey: job.inputKey, fileName: job.fileName },
@@ -302,29 +258,28 @@ async function convertJob(context: EngineContext, run: Run, patiently: Patiently
     for (const [index, input] of inputs.entries()) {
       await patiently(() => stageInput(storage, input.inputKey, inputPaths[index]!));
     }
-    const signal = conversionSignal(context.timeoutMs, cancel);
+    const signal = conversionSignal(context.conversion.timeoutMs, cancel);
     const result = await runOperation(context, {
       job,
       inputPaths,
       workDir,
       signal,
-      limits: withWorkLimits(context.limits, job.limits),
+      limits: withWorkLimits(context.conversion.limits, job.limits),
       onCpuSpent,
     });
     if (signal.aborted) throw abortError(signal);
     return result;
   }
-  const inputPath = join(workDir, `input.${extensionOf(job.sourceFormat)}`);
+  const inputPath = join(workDir, `input.${context.conversion.formats.extensionOf(job.sourceFormat)}`);
   await patiently(() => stageInput(storage, job.inputKey, inputPath));
-  const signal = conversionSignal(context.timeoutMs, cancel);
-  const result = await runChain({
+  const signal = conversionSignal(context.conversion.timeoutMs, cancel);
+  const result = await runChain(context.conversion, {
     plan: await replan(context, job),
-    converters: context.converters,
     inputPath,
     workDir,
     options: job.options,
     signal,
-    limits: withWorkLimits(context.limits, job.limits),
+    limits: withWorkLimits(context.conversion.limits, job.limits),
     onProgress: throttledProgress(context, job),
     onCpuSpent,
   });
@@ -335,15 +290,25 @@ async function convertJob(context: EngineContext, run: Run, patiently: Patiently
 /**
  * The job stores the planned format path; the converters for each step are looked up again
  * here, so a worker with a different set of engines than the API node still runs the same chain.
+ * A step no converter of this worker can make (an API node plans on declared edges, without
+ * knowing what is installed where) fails the job with ENGINE_UNAVAILABLE: the service's fault.
  */
-async function replan(context: EngineContext, job: Job): Promise<ConversionPlan> {
+async function replan(context: JobContext, job: Job): Promise<ConversionPlan> {
   const steps = await Promise.all(
-    job.path
-      .slice(1)
-      .map(
-        async (to, index) =>
-          (await context.findPath(job.path[index]!, to, 1, { explainMissing: true })).steps[0]!,
-      ),
+    job.path.slice(1).map(async (to, index) => {
+      const from = job.path[index]!;
+      const plan = await context.conversion
+        .findPath(from, to, 1, { explainMissing: true })
+        .catch((error: unknown) => {
+          if (!isFileconvError(error, 'UNSUPPORTED_CONVERSION')) throw error;
+          throw new FileconvError(
+            'ENGINE_UNAVAILABLE',
+            `This worker has no converter that turns ${from} into ${to}.`,
+            { details: { sourceFormat: from, targetFormat: to }, cause: error },
+          );
+        });
+      return plan.steps[0]!;
+    }),
   );
   return {
     from: job.sourceFormat,
@@ -354,7 +319,7 @@ async function replan(context: EngineContext, job: Job): Promise<ConversionPlan>
   };
 }
 
-function throttledProgress(context: EngineContext, job: Job): (fraction: number) => void {
+function throttledProgress(context: JobContext, job: Job): (fraction: number) => void {
   // Progress is a hint, not a log: written at most once an interval, and not in the first one
   // (a conversion that ends within it, as most do, costs no store write for progress).
   let lastWrite = Date.now();

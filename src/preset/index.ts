@@ -3,7 +3,7 @@
  * it in its own server:
  *
  *   const fileconv = await createFileconv({ dataDir: './data' });
- *   app.use('/files', createHttpRouter(fileconv.engine, fileconv.http));
+ *   app.use('/files', createHttpRouter(fileconv.jobs, fileconv.http));
  *   // ... on shutdown: await fileconv.close();
  *
  * Every converter (each loaded on first use, so a missing engine only removes its formats), the
@@ -23,9 +23,11 @@ import { loadTracing } from '../adapters/telemetry/opentelemetry.js';
 import type { WebhookDeliveryReport, WebhookDispatcher } from '../adapters/webhooks/http.js';
 import { FileconvError } from '../core/errors.js';
 import type { PlanTable } from '../core/policy/plans.js';
-import type { Converter, DocumentOperation } from '../core/ports/index.js';
-import type { Engine, EngineOptions } from '../engine/engine.js';
-import { createEngine } from '../engine/engine.js';
+import type { DocumentOperation } from '../core/ports/index.js';
+import { type ConverterEntry, registrationOf } from '../engine/converter-set.js';
+import { type Engine, engineOf } from '../engine/engine.js';
+import { createConverter, type FileConverter } from '../engine/file-converter.js';
+import { createJobEngine, type JobEngine, type JobEngineOptions } from '../engine/job-engine.js';
 import { ocrOperations } from '../operations/ocr/ocr-operation.js';
 import { pdfOperations } from '../operations/pdf/pdf-operations.js';
 import { subtitleOperations } from '../operations/subtitles/subtitle-operations.js';
@@ -79,8 +81,8 @@ export interface FileconvOptions {
    * kept in the data dir (created on first start, mode 0600). Every API node must share it.
    */
   signingSecret?: string | Uint8Array;
-  /** Default: every converter fileconv ships (see `defaultConverters`). */
-  converters?: Converter[];
+  /** Default: every converter fileconv ships (see `defaultConverters`): registrations, or ready converters. */
+  converters?: ConverterEntry[];
   /**
    * Document operations jobs may run. Default: the PDF operations (`pdfOperations()` of fileconv/pdf),
    * 'ocr' (a searchable PDF) and adding subtitles to a video (`subtitleOperations()`).
@@ -113,7 +115,7 @@ export interface FileconvOptions {
    */
   webhooks?: FileconvWebhookOptions | false;
   /** Background errors (a failed sweep, a store away). Default: console.error. */
-  onError?: EngineOptions['onError'];
+  onError?: JobEngineOptions['onError'];
   /**
    * OpenTelemetry spans (requests, job runs, conversion steps; see fileconv/telemetry). Default
    * 'auto': on when @opentelemetry/api is installed (spans go wherever the host's SDK sends them;
@@ -131,9 +133,13 @@ export interface FileconvOptions {
 export type FileconvHttpOptions = Omit<HttpServiceOptions, 'authenticate'>;
 
 export interface Fileconv {
-  /** Started; convert with it directly or mount it. */
-  engine: Engine;
-  /** The HTTP service's options for any adapter: `createHttpRouter(engine, http)`, `createFetchHandler(engine, http)`... */
+  /** The converter engine: convert files in this process with it. */
+  converter: FileConverter;
+  /** The job engine, started (its worker runs unless `worker: false`): mount it. */
+  jobs: JobEngine;
+  /** @deprecated Both in one (createEngine's shape, and the job engine's): use `converter` and `jobs`. */
+  engine: Engine & JobEngine;
+  /** The HTTP service's options for any adapter: `createHttpRouter(jobs, http)`, `createFetchHandler(jobs, http)`... */
   http: FileconvHttpOptions;
   /** The stores it runs on. */
   backends: Backends;
@@ -177,7 +183,8 @@ export async function createFileconv(options: FileconvOptions = {}): Promise<Fil
   await mkdir(dataDir, { recursive: true });
   const signingSecret = options.signingSecret ?? (await loadOrCreateSecret(dataDir));
   const backends = await createBackends(dataDir, settings.backends);
-  let engine: Engine;
+  let converter: FileConverter;
+  let jobs: JobEngine;
   let onRequest: HttpServiceOptions['onRequest'];
   let unwatchTracing: (() => void) | undefined;
   let webhooks: WebhookDispatcher | undefined;
@@ -189,14 +196,21 @@ export async function createFileconv(options: FileconvOptions = {}): Promise<Fil
       );
     }
     const tracing = options.tracing === false ? undefined : await loadTracing();
-    const converters = options.converters ?? defaultConverters();
-    engine = createEngine({
-      converters: tracing ? converters.map((converter) => tracing.traceConverter(converter)) : converters,
+    const entries = options.converters ?? defaultConverters();
+    converter = createConverter({
+      converters: tracing
+        ? entries.map((entry) => tracing.traceRegistration(registrationOf(entry)))
+        : entries,
       operations: options.operations ?? [...pdfOperations(), ...ocrOperations(), ...subtitleOperations()],
+      tempDir: await processTempDir(dataDir),
+    });
+    jobs = createJobEngine({
+      converter,
       storage: backends.storage,
       jobs: backends.jobs,
       queue: tracing ? tracing.traceQueue(backends.queue) : backends.queue,
-      tempDir: await processTempDir(dataDir),
+      // An API node plans on its converters' declared edges: its workers convert.
+      worker: options.worker !== false,
       concurrency: options.concurrency,
       resultTtlMs: options.resultTtlMs,
       uploadTtlMs: options.uploadTtlMs,
@@ -204,7 +218,7 @@ export async function createFileconv(options: FileconvOptions = {}): Promise<Fil
       // A conversion that failed through the service's fault does not count against the quota.
       onJobSettled: settleJobCharges(backends.counters),
     });
-    unwatchTracing = tracing?.watch(engine);
+    unwatchTracing = tracing?.watch(jobs);
     const hostOnRequest = options.http?.onRequest;
     onRequest = tracing
       ? (event) => {
@@ -215,16 +229,18 @@ export async function createFileconv(options: FileconvOptions = {}): Promise<Fil
     const webhookOptions = settings.webhooks;
     if (webhookOptions) {
       const { createWebhookDispatcher } = await import('../adapters/webhooks/http.js');
-      webhooks = createWebhookDispatcher(engine, { ...webhookOptions, outbox: backends.outbox });
+      webhooks = createWebhookDispatcher(jobs, { ...webhookOptions, outbox: backends.outbox });
     }
-    await engine.start({ worker: options.worker !== false });
+    await jobs.start();
   } catch (error) {
     await backends.close();
     throw error;
   }
   let closing: Promise<void> | undefined;
   return {
-    engine,
+    converter,
+    jobs,
+    engine: engineOf(converter, jobs),
     http: {
       ...options.http,
       ...(onRequest ? { onRequest } : {}),
@@ -242,7 +258,7 @@ export async function createFileconv(options: FileconvOptions = {}): Promise<Fil
       closing ??= (async () => {
         // Before the engine closes its job store, which records delivery outcomes.
         await webhooks?.close();
-        await engine.close({ graceMs: closeOptions.graceMs ?? 30_000 });
+        await jobs.close({ graceMs: closeOptions.graceMs ?? 30_000 });
         unwatchTracing?.();
         await backends.close();
       })();

@@ -4,12 +4,14 @@
  * each step, and the JSON Schema of the options it accepts. Computed once per router.
  */
 import { z } from 'zod';
-import type { Engine } from '../engine/engine.js';
+import type { ServiceEngine } from './service-engine.js';
 import type { FormatsResponse } from './wire/index.js';
 
 type DescribedFormat = FormatsResponse['formats'][number];
 
-export async function describeFormats(engine: Engine): Promise<FormatsResponse> {
+export async function describeFormats(
+  engine: Pick<ServiceEngine, 'formats' | 'optionsSchema' | 'plan'>,
+): Promise<FormatsResponse> {
   const formats = await engine.formats();
   const schemaCache = new Map<unknown, DescribedFormat['targets'][number]['options']>();
   const described: DescribedFormat[] = [];

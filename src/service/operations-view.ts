@@ -3,10 +3,12 @@
  * many files of which format each takes, and the JSON Schema of its options. Computed once per router.
  */
 import { z } from 'zod';
-import type { Engine } from '../engine/engine.js';
+import type { ServiceEngine } from './service-engine.js';
 import type { OperationsResponse } from './wire/index.js';
 
-export async function describeOperations(engine: Engine): Promise<OperationsResponse> {
+export async function describeOperations(
+  engine: Pick<ServiceEngine, 'operations'>,
+): Promise<OperationsResponse> {
   const operations = await engine.operations();
   return {
     operations: operations

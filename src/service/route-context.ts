@@ -7,16 +7,16 @@
 import { create as contentDisposition } from 'content-disposition';
 import { z } from 'zod';
 import { FileconvError } from '../core/errors.js';
-import type { Engine } from '../engine/engine.js';
 import { NO_WORKER_MESSAGE } from '../engine/engine-context.js';
 import type { ReadinessOptions } from '../engine/readiness.js';
 import type { AccessSettings } from './access.js';
 import type { HttpAnswer } from './exchange.js';
 import { invalidRequest } from './http-errors.js';
 import type { LinkSettings } from './links.js';
+import type { ServiceEngine } from './service-engine.js';
 
 export interface RouteContext {
-  engine: Engine;
+  engine: ServiceEngine;
   access: AccessSettings;
   links: LinkSettings;
   convertTimeoutMs: number;
@@ -33,14 +33,14 @@ export const jobIdParam = z.string().min(1).max(100);
  * Refuses a new job nobody would ever run (an in-process queue and engine.start() not called)
  * at once, before anything is read, stored or charged: waiting for it would hang the request.
  */
-export function assertWorkerRunning(engine: Engine): void {
+export function assertWorkerRunning(engine: ServiceEngine): void {
   if (engine.workerStatus() === 'none') {
     throw new FileconvError('UNAVAILABLE', NO_WORKER_MESSAGE, { details: { check: 'worker' } });
   }
 }
 
 /** A completed job's result as a download: its type, length and a name safe for any characters. */
-export async function resultAnswer(engine: Engine, jobId: string): Promise<HttpAnswer> {
+export async function resultAnswer(engine: ServiceEngine, jobId: string): Promise<HttpAnswer> {
   const result = await engine.openResult(jobId);
   return {
     status: 200,

@@ -14,8 +14,7 @@ import { FileconvError } from '../core/errors.js';
 import { DEFAULT_PLANS, type PlanTable } from '../core/policy/plans.js';
 import type { CounterStore, IdempotencyStore, KeyStore } from '../core/ports/index.js';
 import { signingKey } from '../core/signing.js';
-import type { Engine } from '../engine/engine.js';
-import { type JobPortName, missingPortsMessage } from '../engine/engine-context.js';
+import { type JobPortName, missingPortsError } from '../engine/job-ports.js';
 import type { ReadinessOptions } from '../engine/readiness.js';
 import { type AccessSettings, type Authenticator, admit, anonymousCall, compileTrust } from './access.js';
 import { compressAnswer } from './compression.js';
@@ -30,6 +29,7 @@ import type { LinkSettings } from './links.js';
 import { multipartRoutes } from './multipart-routes.js';
 import type { RouteContext } from './route-context.js';
 import { routeTable } from './routes.js';
+import type { ServiceEngine } from './service-engine.js';
 import { serviceRoutes } from './service-routes.js';
 import { tusRoutes } from './tus-routes.js';
 import { webConverterRoutes } from './web-routes.js';
@@ -160,14 +160,17 @@ export interface ServiceDefaults {
  * createHttpService (fileconv/http), which passes the adapters' defaults.
  */
 export function buildHttpService(
-  engine: Engine,
+  engine: ServiceEngine,
   options: HttpServiceOptions,
   defaults: ServiceDefaults,
 ): HttpService {
   // Every route but the formats list needs all three: fail here, not on the first upload.
-  const missing = (['storage', 'jobs', 'queue'] as const).filter((name: JobPortName) => !engine.ports[name]);
+  const { ports } = engine;
+  const missing = ports
+    ? (['storage', 'jobs', 'queue'] as const).filter((name: JobPortName) => !ports[name])
+    : [];
   if (missing.length > 0) {
-    throw new FileconvError('CONFIG', missingPortsMessage('createHttpService', missing));
+    throw missingPortsError('createHttpService', missing);
   }
   const onError = options.onError ?? ((error: unknown) => console.error(error));
   const compression = options.compression ?? true;
@@ -345,7 +348,7 @@ function idempotencySettingsOf(
  * which a start() right after mounting goes unremarked; until then each job creation is refused
  * (UNAVAILABLE) and GET /api/ready fails its `worker` check.
  */
-function warnWithoutWorker(engine: Engine, onError: (error: unknown) => void): void {
+function warnWithoutWorker(engine: ServiceEngine, onError: (error: unknown) => void): void {
   const timer = setTimeout(() => {
     if (engine.workerStatus() !== 'none') return;
     onError(

@@ -30,7 +30,9 @@ import { createMemoryKeyStore } from '../adapters/keys/memory.js';
 import { createMemoryQueue } from '../adapters/queue/memory.js';
 import { createFsStorage } from '../adapters/storage/fs.js';
 import { definePlans } from '../core/policy/plans.js';
-import { createEngine, type Engine } from '../engine/engine.js';
+import { type Engine, engineOf } from '../engine/engine.js';
+import { createConverter } from '../engine/file-converter.js';
+import { createJobEngine, type JobEngine } from '../engine/job-engine.js';
 import type { HttpServiceOptions } from '../service/service.js';
 import { createFakeConverter, fakeOutputHeader } from './fake-converter.js';
 
@@ -38,7 +40,11 @@ import { createFakeConverter, fakeOutputHeader } from './fake-converter.js';
 export type HttpSuiteServiceOptions = Omit<HttpServiceOptions, 'authenticate'>;
 
 export interface HttpMountSetup {
-  engine: Engine;
+  /**
+   * The job engine to mount (an adapter takes it as it is: `createHttpRouter(engine, options)`),
+   * also in createEngine's deprecated shape, for mounts written against it.
+   */
+  engine: JobEngine & Engine;
   options: HttpSuiteServiceOptions;
   /** Where to mount the service, e.g. '/files'. */
   basePath: string;
@@ -118,18 +124,21 @@ export function testHttpService(
   /** A fresh engine mounted by the host; `run` gets its URL; everything is closed and removed after. */
   async function withService(
     extra: HttpSuiteServiceOptions,
-    run: (url: string, engine: Engine) => Promise<void>,
+    run: (url: string, engine: JobEngine & Engine) => Promise<void>,
   ): Promise<void> {
     const dir = await mkdtemp(join(tmpdir(), 'fileconv-http-suite-'));
     const errors: unknown[] = [];
-    const engine = createEngine({
-      storage: createFsStorage({ dir: join(dir, 'files'), fsync: false }),
-      jobs: createMemoryJobStore(),
-      queue: createMemoryQueue(),
-      converters: [createFakeConverter()],
-      tempDir: dir,
-      sweepIntervalMs: 0,
-    });
+    const converter = createConverter({ converters: [createFakeConverter()], tempDir: dir });
+    const engine = engineOf(
+      converter,
+      createJobEngine({
+        converter,
+        storage: createFsStorage({ dir: join(dir, 'files'), fsync: false }),
+        jobs: createMemoryJobStore(),
+        queue: createMemoryQueue(),
+        sweepIntervalMs: 0,
+      }),
+    );
     await engine.start();
     let mounted: MountedHttpService | undefined;
     try {

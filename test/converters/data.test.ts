@@ -3,11 +3,13 @@
  * each result parsed by python3's own json, xml.etree, csv (and PyYAML) rather than by this
  * code; bombs, external entities, deep nesting, lying and truncated inputs.
  */
+
 import { execFileSync } from 'node:child_process';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createDataConverter } from '../../src/converters/data/index.js';
+import { DATA_FACTORY } from '../../src/converters/data/registration.js';
 import { createSpreadsheetConverter } from '../../src/converters/exceljs/index.js';
 import { createEngine } from '../../src/index.js';
 import { isolateConverter } from '../../src/kit/isolation/isolated.js';
@@ -392,7 +394,7 @@ describe('through the engine (detection and the graph)', () => {
 });
 
 describe('isolated, as the preset runs it', () => {
-  const isolated = isolateConverter('data', createDataConverter());
+  const isolated = isolateConverter(createDataConverter(), DATA_FACTORY);
   afterAll(() => isolated.close?.());
 
   it('converts in a child process and keeps the bomb refusal code', async () => {

@@ -141,6 +141,16 @@ describeWithEngine('tesseract', OCR_TOOLS, TESSERACT_INSTALL, 'the OCR converter
     await expectNoLeftovers(ws);
   });
 
+  it('asks its engine to decode any other image: outside one, a JPEG is ENGINE_UNAVAILABLE', async () => {
+    const ws = await workspace();
+    const error = await expectCode(
+      converter.convert(context(ws, 'jpg', 'txt', { inputPath: fixture('fixture.jpg') })),
+      'ENGINE_UNAVAILABLE',
+    );
+    expect(error.message).toMatch(/decoded to PNG first/);
+    await expectNoLeftovers(ws);
+  });
+
   it('stops tesseract on abort (CANCELED) and leaves nothing', async () => {
     const ws = await workspace();
     const controller = new AbortController();

@@ -1,7 +1,7 @@
 // A custom converter and its tests, as a host app writes them (docs/testing.md shows this file).
 import { readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type Converter, createEngine, FileconvError } from 'fileconv';
+import { type Converter, createConverter, FileconvError } from 'fileconv';
 import { createFakeConverter, fakeOutputHeader, fixturePath, testConverter } from 'fileconv/testing';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -55,7 +55,7 @@ testConverter('uppercase', () => createUppercaseConverter(), {
 
 describe('the uppercase converter in an engine', () => {
   it('converts a buffer', async () => {
-    const engine = createEngine({ converters: [createUppercaseConverter()] });
+    const engine = createConverter({ converters: [createUppercaseConverter()] });
     const output = await engine.convertBuffer(Buffer.from('hello, world\n'), { from: 'txt', to: 'txt' });
     expect(output.toString()).toBe('HELLO, WORLD\n');
     await engine.close();
@@ -67,7 +67,7 @@ describe('a host around the engine, with a fake converter', () => {
   const notesToMarkdown = { from: 'txt', to: 'md' } as const;
 
   it('gets a deterministic output and progress', async () => {
-    const engine = createEngine({ converters: [createFakeConverter({ progressSteps: 4 })] });
+    const engine = createConverter({ converters: [createFakeConverter({ progressSteps: 4 })] });
     const progress: number[] = [];
     const output = await engine.convertBuffer(Buffer.from('notes\n'), {
       ...notesToMarkdown,
@@ -79,7 +79,7 @@ describe('a host around the engine, with a fake converter', () => {
   });
 
   it('sees a failure with its stable code', async () => {
-    const engine = createEngine({ converters: [createFakeConverter({ failWith: 'PASSWORD_PROTECTED' })] });
+    const engine = createConverter({ converters: [createFakeConverter({ failWith: 'PASSWORD_PROTECTED' })] });
     await expect(engine.convertBuffer(Buffer.from('notes\n'), notesToMarkdown)).rejects.toMatchObject({
       code: 'PASSWORD_PROTECTED',
     });
@@ -87,7 +87,7 @@ describe('a host around the engine, with a fake converter', () => {
   });
 
   it('cancels a slow conversion', async () => {
-    const engine = createEngine({ converters: [createFakeConverter({ delayMs: 5_000 })] });
+    const engine = createConverter({ converters: [createFakeConverter({ delayMs: 5_000 })] });
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 50);
     const started = Date.now();

@@ -2,7 +2,7 @@
  * The app's one fileconv: created on the first request (not at build time), kept on globalThis
  * so that dev-mode reloads of this module reuse it (a data dir serves one process at a time).
  */
-import type { Engine } from 'fileconv';
+import type { JobEngine } from 'fileconv';
 import { createFetchHandler, type FetchHandler } from 'fileconv/http';
 import { createFileconv, type FileconvHttpOptions } from 'fileconv/preset';
 
@@ -10,7 +10,7 @@ import { createFileconv, type FileconvHttpOptions } from 'fileconv/preset';
 const BASE_PATH = '/files';
 
 interface Slot {
-  fileconv?: Promise<{ engine: Engine; http: FileconvHttpOptions }>;
+  fileconv?: Promise<{ engine: JobEngine; http: FileconvHttpOptions }>;
   handler?: Promise<FetchHandler>;
 }
 
@@ -36,5 +36,5 @@ async function startFileconv() {
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     process.once(signal, () => void fileconv.close().finally(() => process.exit(0)));
   }
-  return fileconv;
+  return { engine: fileconv.jobs, http: fileconv.http };
 }

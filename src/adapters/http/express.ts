@@ -5,8 +5,8 @@
  * on to the app's next handler.
  */
 import { type Request, Router } from 'express';
-import type { Engine } from '../../engine/engine.js';
 import type { HttpServiceOptions } from '../../service/service.js';
+import type { ServiceEngine } from '../../service/service-engine.js';
 import { nodeExchange, serveNode } from './node.js';
 import { createHttpService } from './service.js';
 
@@ -20,7 +20,7 @@ export interface HttpRouterOptions extends Omit<HttpServiceOptions, 'authenticat
   ) => Promise<{ accountId: string; plan: string } | null> | { accountId: string; plan: string } | null;
 }
 
-export function createHttpRouter(engine: Engine, options: HttpRouterOptions = {}): Router {
+export function createHttpRouter(engine: ServiceEngine, options: HttpRouterOptions = {}): Router {
   const { authenticate, ...rest } = options;
   const service = createHttpService(engine, {
     ...rest,

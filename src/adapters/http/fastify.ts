@@ -11,16 +11,19 @@
  */
 import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { FileconvError } from '../../core/errors.js';
-import type { Engine } from '../../engine/engine.js';
 import { errorAnswer } from '../../service/http-errors.js';
 import type { HttpService, HttpServiceOptions } from '../../service/service.js';
+import type { ServiceEngine } from '../../service/service-engine.js';
 import { normalizeBasePath, pathBelow } from './mount.js';
 import { nodeExchange, serveNode } from './node.js';
 import { createHttpService } from './service.js';
 
 export type { AuthRequest, HttpServiceOptions, RequestEvent } from '../../service/service.js';
 
-export function createFastifyPlugin(engine: Engine, options: HttpServiceOptions = {}): FastifyPluginAsync {
+export function createFastifyPlugin(
+  engine: ServiceEngine,
+  options: HttpServiceOptions = {},
+): FastifyPluginAsync {
   return fastifyPluginFor(createHttpService(engine, options));
 }
 

@@ -14,10 +14,10 @@
  */
 import { Readable } from 'node:stream';
 import { FileconvError } from '../../core/errors.js';
-import type { Engine } from '../../engine/engine.js';
 import type { AnswerBody, HttpAnswer, HttpExchange } from '../../service/exchange.js';
 import { errorAnswer } from '../../service/http-errors.js';
 import type { HttpService, HttpServiceOptions } from '../../service/service.js';
+import type { ServiceEngine } from '../../service/service-engine.js';
 import { normalizeBasePath, pathBelow } from './mount.js';
 import { createHttpService } from './service.js';
 
@@ -44,7 +44,7 @@ export interface FetchConnectionInfo {
 
 export type FetchHandler = (request: Request, connection?: FetchConnectionInfo) => Promise<Response>;
 
-export function createFetchHandler(engine: Engine, options: FetchHandlerOptions = {}): FetchHandler {
+export function createFetchHandler(engine: ServiceEngine, options: FetchHandlerOptions = {}): FetchHandler {
   // Off unless asked for: the framework around a fetch handler compresses (Next.js, Deno.serve,
   // Hono's compress middleware), and Next.js drops a route's own Content-Encoding header.
   const service = createHttpService(engine, { ...options, compression: options.compression ?? false });

@@ -15,6 +15,7 @@ export {
   type RequestEvent,
   UPLOAD_URL_EXPIRES_IN,
 } from '../../service/service.js';
+export type { ServiceEngine } from '../../service/service-engine.js';
 export {
   createFetchHandler,
   type FetchConnectionInfo,

@@ -13,10 +13,10 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { TLSSocket } from 'node:tls';
 import { FileconvError } from '../../core/errors.js';
-import type { Engine } from '../../engine/engine.js';
 import type { HttpAnswer, HttpExchange } from '../../service/exchange.js';
 import { errorAnswer } from '../../service/http-errors.js';
 import type { HttpService, HttpServiceOptions } from '../../service/service.js';
+import type { ServiceEngine } from '../../service/service-engine.js';
 import { normalizeBasePath, pathBelow } from './mount.js';
 import { createHttpService } from './service.js';
 
@@ -35,7 +35,7 @@ export type NodeHandler = (
   next?: (error?: unknown) => void,
 ) => void;
 
-export function createNodeHandler(engine: Engine, options: NodeHandlerOptions = {}): NodeHandler {
+export function createNodeHandler(engine: ServiceEngine, options: NodeHandlerOptions = {}): NodeHandler {
   const service = createHttpService(engine, options);
   const basePath = normalizeBasePath(options.basePath);
   return (req, res, next) => {

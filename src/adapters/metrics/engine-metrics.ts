@@ -8,7 +8,12 @@
 
 import { FileconvError } from '../../core/errors.js';
 import type { Job } from '../../core/jobs/types.js';
-import type { Engine, EngineStats } from '../../engine/engine.js';
+import type { EngineStats } from '../../engine/engine-stats.js';
+import type { JobEngine } from '../../engine/job-engine.js';
+
+/** What the metrics read of an engine: its job events, its stats, and plans (to label a job's converters). */
+export type InstrumentedEngine = Pick<JobEngine, 'onJobEvent' | 'stats' | 'plan'>;
+
 import type { JobLifecycleEvent } from '../../engine/job-events.js';
 import { invalidOption } from '../validate-options.js';
 import type { Instruments, Metrics, ScrapeHooks } from './instruments.js';
@@ -18,7 +23,7 @@ export const UNKNOWN_CONVERTER = 'unknown';
 
 /** What instrumentEngine attaches an engine to: kept per Metrics object, out of its public shape. */
 interface EngineSources {
-  engines: Set<Engine>;
+  engines: Set<InstrumentedEngine>;
   /** Recordings waiting for their converter label; a scrape waits for them first. */
   labelling: Set<Promise<void>>;
 }
@@ -62,12 +67,12 @@ export function createEngineSources(): { hooks: ScrapeHooks; attach(metrics: Met
  * function that stops both. Call it once per engine and Metrics object: a second call would
  * count every job twice, and throws instead.
  */
-export function instrumentEngine(metrics: Metrics, engine: Engine): () => void {
+export function instrumentEngine(metrics: Metrics, engine: InstrumentedEngine): () => void {
   const sources = sourcesOf.get(metrics);
   if (!sources)
     throw invalidOption('instrumentEngine', 'metrics', 'the object createMetrics returned', metrics);
   if (typeof engine?.onJobEvent !== 'function' || typeof engine.stats !== 'function') {
-    throw invalidOption('instrumentEngine', 'engine', 'an Engine (createEngine)', engine);
+    throw invalidOption('instrumentEngine', 'engine', 'a job engine (createJobEngine)', engine);
   }
   if (sources.engines.has(engine)) {
     throw new FileconvError(
@@ -146,7 +151,7 @@ function secondsBetween(from: string | null, to: string | null): number | undefi
  * path is planned once with engine.plan, as the worker replans it step by step, and remembered;
  * every later job on that path is labelled at once, in the event's own call.
  */
-function converterLabeller(engine: Engine, labelling: Set<Promise<void>>): LabelOf {
+function converterLabeller(engine: InstrumentedEngine, labelling: Set<Promise<void>>): LabelOf {
   const known = new Map<string, string>();
   const planning = new Map<string, Promise<string>>();
   return (job, record) => {
@@ -175,7 +180,7 @@ function converterLabeller(engine: Engine, labelling: Set<Promise<void>>): Label
   };
 }
 
-async function chainConverters(engine: Engine, path: readonly string[]): Promise<string> {
+async function chainConverters(engine: InstrumentedEngine, path: readonly string[]): Promise<string> {
   try {
     const plans = await Promise.all(path.slice(1).map((to, index) => engine.plan(path[index]!, to)));
     const names = [...new Set(plans.flatMap((plan) => plan.steps.map((step) => step.converter)))];
@@ -185,7 +190,7 @@ async function chainConverters(engine: Engine, path: readonly string[]): Promise
   }
 }
 
-async function readEngines(engines: ReadonlySet<Engine>): Promise<EngineStats[]> {
+async function readEngines(engines: ReadonlySet<InstrumentedEngine>): Promise<EngineStats[]> {
   const reports = await Promise.all(
     // An engine that cannot report leaves its gauges out of this scrape; the scrape still answers.
     [...engines].map((engine) => engine.stats().catch(() => undefined)),

@@ -17,8 +17,12 @@ import type * as OpenTelemetry from '@opentelemetry/api';
 import type { Attributes, Span, Tracer } from '@opentelemetry/api';
 import { toFileconvError } from '../../core/errors.js';
 import type { Job } from '../../core/jobs/types.js';
-import type { Converter, Queue } from '../../core/ports/index.js';
-import type { Engine } from '../../engine/engine.js';
+import type { Converter, ConverterRegistration, Queue } from '../../core/ports/index.js';
+import type { JobEngine } from '../../engine/job-engine.js';
+
+/** What tracing watches of an engine: its job events, and its jobs' records. */
+export type TracedEngine = Pick<JobEngine, 'onJobEvent' | 'getJob'>;
+
 import type { RequestEvent } from '../../service/service.js';
 
 type Api = typeof OpenTelemetry;
@@ -30,11 +34,13 @@ export interface Tracing {
   traceQueue(queue: Queue): Queue;
   /** The converter with a `fileconv.convert` span around each step. */
   traceConverter(converter: Converter): Converter;
+  /** The registration whose converter, once loaded, has a `fileconv.convert` span around each step. */
+  traceRegistration(registration: ConverterRegistration): ConverterRegistration;
   /**
    * Ends job spans when their job settles: an in-process worker moves to its next job while the
    * last one's result is still being stored, so the run's span outlives the queue's handler.
    */
-  watch(engine: Engine): () => void;
+  watch(engine: TracedEngine): () => void;
 }
 
 export interface TracingOptions {
@@ -67,7 +73,7 @@ export function createTracing(api: Api, options: TracingOptions = {}): Tracing {
   const { SpanKind, SpanStatusCode } = api;
   /** Job runs whose span is open, by job id. */
   const running = new Map<string, Span>();
-  let engine: Engine | undefined;
+  let engine: TracedEngine | undefined;
 
   function settle(jobId: string, job: Job | undefined, errorCode?: string): void {
     const span = running.get(jobId);
@@ -79,7 +85,7 @@ export function createTracing(api: Api, options: TracingOptions = {}): Tracing {
     span.end();
   }
 
-  return {
+  const tracing: Tracing = {
     onRequest(event) {
       const route = event.route ?? 'unmatched';
       const span = tracer.startSpan(`${event.method} ${route}`, {
@@ -181,5 +187,10 @@ export function createTracing(api: Api, options: TracingOptions = {}): Tracing {
           ),
       };
     },
+
+    traceRegistration(registration) {
+      return { ...registration, load: async () => tracing.traceConverter(await registration.load()) };
+    },
   };
+  return tracing;
 }

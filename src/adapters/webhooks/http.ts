@@ -16,7 +16,7 @@ import type { Job } from '../../core/jobs/types.js';
 import type { WebhookDelivery, WebhookEventType, WebhookOutbox } from '../../core/ports/index.js';
 import { MIN_SECRET_BYTES } from '../../core/signing.js';
 import { signWebhook, WEBHOOK_SIGNATURE_HEADER } from '../../core/webhook-signature.js';
-import type { Engine } from '../../engine/engine.js';
+import type { JobEngine } from '../../engine/job-engine.js';
 import type { JobLifecycleEvent } from '../../engine/job-events.js';
 import { BlockedAddressError } from '../../kit/net/addresses.js';
 import { jobView } from '../../service/views.js';
@@ -112,7 +112,7 @@ type AttemptResult =
   | { ok: false; retry: boolean; status: number | null; error: string; waitMs?: number };
 
 export function createWebhookDispatcher(
-  engine: Engine,
+  engine: Pick<JobEngine, 'onJobEvent' | 'recordWebhookOutcome'>,
   options: WebhookDispatcherOptions,
 ): WebhookDispatcher {
   const given = options?.secret;

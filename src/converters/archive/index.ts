@@ -33,9 +33,11 @@ import { type ArchiveOptions, archiveOptionsSchema, formatArguments } from './ar
 import { runArchiveTool } from './archive-process.js';
 import { type ArchiveLimits, DEFAULT_ARCHIVE_LIMITS } from './archive-rules.js';
 import { assertArchiveContent } from './archive-signature.js';
+import { ARCHIVE } from './registration.js';
 
 export { ARCHIVE_EDGES } from './archive-edges.js';
 export { type ArchiveLimits, DEFAULT_ARCHIVE_LIMITS } from './archive-rules.js';
+export { ARCHIVE_REGISTRATION } from './registration.js';
 
 export interface ArchiveConverterOptions {
   /** The zip-bomb limits every input is held to; unset members keep DEFAULT_ARCHIVE_LIMITS. */
@@ -145,10 +147,8 @@ export function createArchiveConverter(options: ArchiveConverterOptions = {}): C
   const limits: ArchiveLimits = { ...DEFAULT_ARCHIVE_LIMITS, ...Object.fromEntries(given) };
   const guard = edgeGuard('bsdtar', ARCHIVE_EDGES);
   return {
-    name: 'bsdtar',
-    edges: ARCHIVE_EDGES,
+    ...ARCHIVE,
     available: (): Promise<Availability> => toolsAvailability(['bsdtar', 'bsdcat']),
-    optionsSchema: (to) => archiveOptionsSchema(to),
     async convert(ctx: ConvertContext): Promise<ConvertResult> {
       guard(ctx.from, ctx.to);
       if (!isRead(ctx.from)) throw new FileconvError('UNSUPPORTED_CONVERSION', `Cannot read '${ctx.from}'`);

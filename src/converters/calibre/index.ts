@@ -31,11 +31,15 @@ import {
   toolFailed,
   toolsAvailability,
 } from '../../kit/command-tools.js';
-import { edgeGuard, memoizeSchema, parseOptions } from '../../kit/converter-kit.js';
+import { edgeGuard, parseOptions } from '../../kit/converter-kit.js';
 import { linkInto, placeFile } from '../../kit/place-file.js';
 import { type ZipLimits, zipLimitsSchema } from '../../kit/zip-safety.js';
 import { CALIBRE_EDGES, CALIBRE_TARGETS } from './calibre-edges.js';
+import { type CalibrePdfOptions, calibreOptionsSchema } from './calibre-options.js';
 import { checkEbookInput } from './ebook-input.js';
+import { CALIBRE } from './registration.js';
+
+export { CALIBRE_REGISTRATION } from './registration.js';
 
 export interface CalibreConverterOptions {
   /** Longest one ebook-convert run may take (CONVERSION_TIMEOUT). Default 300000 (5 minutes). */
@@ -52,13 +56,6 @@ const factoryOptionsSchema = z.strictObject({
 export const CALIBRE_DEFAULTS = { timeoutMs: 300_000, paper: 'A4' } as const;
 
 const PAPER_SIZES = { A4: 'a4', Letter: 'letter', Legal: 'legal', A5: 'a5', A3: 'a3' } as const;
-
-const pdfOptions = z.strictObject({
-  /** Paper size of the PDF's pages. Default 'A4'. */
-  paper: z.enum(['A4', 'Letter', 'Legal', 'A5', 'A3']).optional().describe("Paper size. Default 'A4'."),
-});
-const noOptions = z.strictObject({});
-const schemaFor = memoizeSchema((to: FormatName) => (to === 'pdf' ? pdfOptions : noOptions));
 
 /**
  * Chromium switches for calibre's Qt WebEngine (PDF output): its sandbox refuses to start as
@@ -132,7 +129,7 @@ export function createCalibreConverter(options: CalibreConverterOptions = {}): C
   async function run(ctx: ConvertContext, scratch: string): Promise<void> {
     const target = CALIBRE_TARGETS[ctx.to];
     if (!target) throw new FileconvError('UNSUPPORTED_CONVERSION', `calibre cannot write '${ctx.to}'`);
-    const parsed = parseOptions(schemaFor(ctx.to), ctx.options, `options for ${ctx.to}`);
+    const parsed = parseOptions(calibreOptionsSchema(ctx.to), ctx.options, `options for ${ctx.to}`);
     await checkEbookInput(ctx.inputPath, ctx.from, zipLimits, ctx.signal);
     ctx.onProgress(0.05);
     // calibre picks its input and output plugins by the file names' extensions.
@@ -141,7 +138,7 @@ export function createCalibreConverter(options: CalibreConverterOptions = {}): C
     const output = join(scratch, `result.${target.extension}`);
     const args = [input, output, ...target.args];
     if (ctx.to === 'pdf') {
-      const paper = (parsed as z.infer<typeof pdfOptions>).paper ?? CALIBRE_DEFAULTS.paper;
+      const paper = (parsed as CalibrePdfOptions).paper ?? CALIBRE_DEFAULTS.paper;
       args.push('--paper-size', PAPER_SIZES[paper]);
     }
     const env = await isolatedEnvironment(scratch);
@@ -158,10 +155,8 @@ export function createCalibreConverter(options: CalibreConverterOptions = {}): C
   }
 
   return {
-    name: 'calibre',
-    edges: CALIBRE_EDGES,
+    ...CALIBRE,
     available: (): Promise<Availability> => toolsAvailability(['ebook-convert']),
-    optionsSchema: (to) => schemaFor(to),
     async convert(ctx: ConvertContext): Promise<ConvertResult> {
       throwIfAborted(ctx.signal);
       guard(ctx.from, ctx.to);

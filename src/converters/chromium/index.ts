@@ -22,7 +22,6 @@ import { z } from 'zod';
 import { abortError, throwIfAborted } from '../../core/abort.js';
 import { parseBooleanText } from '../../core/boolean-text.js';
 import { FileconvError } from '../../core/errors.js';
-import type { FormatName } from '../../core/formats/types.js';
 import type { Availability, ConvertContext, Converter, ConvertResult } from '../../core/ports/index.js';
 import { edgeGuard, parseOptions } from '../../kit/converter-kit.js';
 import { installLine, isInstalled, notInstalled } from '../../kit/engine-packages.js';
@@ -41,6 +40,7 @@ import {
 import { markdownPage } from './markdown-page.js';
 import { renderPage } from './page-render.js';
 import { documentSource, type PageSource } from './page-source.js';
+import { CHROMIUM } from './registration.js';
 import { pageUrl, webSource } from './web-source.js';
 import { openZipSite, SITE_ZIP_LIMITS } from './zip-site.js';
 
@@ -53,6 +53,7 @@ export {
   type ChromiumScreenshotOptions,
   chromiumPdfOptionsSchema,
 } from './chromium-options.js';
+export { CHROMIUM_REGISTRATION } from './registration.js';
 
 export interface ChromiumConverterOptions {
   /** The browser. Default: CHROMIUM_PATH, else chromium, chromium-browser or google-chrome on PATH. */
@@ -261,7 +262,7 @@ export function createChromiumConverter(options: ChromiumConverterOptions = {}):
   }
 
   return {
-    name: 'chromium',
+    ...CHROMIUM,
     edges,
 
     async available(): Promise<Availability> {
@@ -272,8 +273,6 @@ export function createChromiumConverter(options: ChromiumConverterOptions = {}):
       const found = await version;
       return { ok: true, version: found ?? path };
     },
-
-    optionsSchema: (to: FormatName) => chromiumOptionsSchema(to) ?? z.strictObject({}),
 
     async convert(ctx: ConvertContext): Promise<ConvertResult> {
       throwIfAborted(ctx.signal);

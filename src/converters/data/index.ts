@@ -19,11 +19,14 @@ import { missingPackages, notInstalled } from '../../kit/engine-packages.js';
 import { edgeGuard, parseOptions, runInProcess, unavailable } from '../../kit/converter-kit.js';
 import { readContacts, readEvents } from './calendar-cards.js';
 import { DATA_EDGES } from './data-edges.js';
+import { DATA, DATA_OPTIONS } from './registration.js';
 import { loadToml, loadXmlParser, loadYaml } from '../../kit/libraries/data.js';
 import { parseTree, type TreeFormat, writeTree } from './tree-formats.js';
 import type { Row } from '../../kit/tabular/cells.js';
 import { delimitedSink } from '../../kit/tabular/text-sinks.js';
 import { byteOrderMark, xmlDeclaredEncoding } from '../../kit/text/text-encoding.js';
+
+export { DATA_REGISTRATION } from './registration.js';
 
 export { DATA_EDGES } from './data-edges.js';
 
@@ -47,8 +50,6 @@ const factoryOptionsSchema = z.strictObject({
   maxDepth: z.int().min(1).max(10_000).optional(),
   maxAliasCount: z.int().min(0).optional(),
 });
-
-const noOptions = z.strictObject({});
 
 type Settings = Required<DataConverterOptions>;
 
@@ -142,8 +143,7 @@ export function createDataConverter(options: DataConverterOptions = {}): Convert
   const settings: Settings = { ...DATA_DEFAULTS, ...checked };
   const guard = edgeGuard('data', DATA_EDGES);
   return {
-    name: 'data',
-    edges: DATA_EDGES,
+    ...DATA,
     async available(): Promise<Availability> {
       const missing = missingPackages('data');
       if (missing.length > 0) return notInstalled('data', missing);
@@ -154,10 +154,9 @@ export function createDataConverter(options: DataConverterOptions = {}): Convert
         return unavailable(error);
       }
     },
-    optionsSchema: () => noOptions,
     async convert(ctx: ConvertContext): Promise<ConvertResult> {
       guard(ctx.from, ctx.to);
-      parseOptions(noOptions, ctx.options);
+      parseOptions(DATA_OPTIONS, ctx.options);
       return runInProcess(
         ctx,
         () => run(ctx, settings),

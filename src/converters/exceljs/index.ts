@@ -27,17 +27,14 @@ import { pumpRows, type RowSink, type RowSource } from '../../kit/tabular/rows.j
 import { delimitedSink, jsonSink } from '../../kit/tabular/text-sinks.js';
 import { assertSafeZip, type ZipLimits, zipLimitsSchema } from '../../kit/zip-safety.js';
 import { htmlSink } from './html-sink.js';
-import {
-  isSheetEdge,
-  SHEET_DEFAULTS,
-  SHEET_EDGES,
-  type SheetOptions,
-  sheetOptionsSchema,
-} from './sheet-options.js';
+import { EXCELJS } from './registration.js';
+import { isSheetEdge, SHEET_DEFAULTS, type SheetOptions, sheetOptionsSchema } from './sheet-options.js';
 import { delimitedSource, jsonSource } from './text-sources.js';
 import { assertWorkbookParts } from './workbook-parts.js';
 import { xlsxSink } from './xlsx-sink.js';
 import { xlsxSource } from './xlsx-source.js';
+
+export { EXCELJS_FACTORY, EXCELJS_REGISTRATION } from './registration.js';
 
 export { SHEET_DEFAULTS, type SheetOptions, sheetOptionsSchema } from './sheet-options.js';
 
@@ -165,8 +162,7 @@ export function createSpreadsheetConverter(options: SpreadsheetConverterOptions 
   };
 
   return {
-    name: 'exceljs',
-    edges: SHEET_EDGES,
+    ...EXCELJS,
 
     async available(): Promise<Availability> {
       // Every missing package at once, from the disk: one install line makes the engine work.
@@ -179,8 +175,6 @@ export function createSpreadsheetConverter(options: SpreadsheetConverterOptions 
         return unavailable(error);
       }
     },
-
-    optionsSchema: (to) => sheetOptionsSchema(to),
 
     async convert(ctx: ConvertContext): Promise<ConvertResult> {
       throwIfAborted(ctx.signal);

@@ -33,9 +33,9 @@ import { placeFile } from '../../kit/place-file.js';
 import { containerOf } from './containers.js';
 import { type FfmpegEngine, runnerSelector, WASM_INSTALL_HINT } from './engine-select.js';
 import { buildFfmpegArgs, type FfmpegPlan } from './ffmpeg-args.js';
-import { buildMediaEdges } from './media-edges.js';
 import { mapRunnerError } from './media-errors.js';
 import { DEFAULT_MAX_DIMENSION, type MediaOptions, mediaOptionsSchema } from './media-options.js';
+import { FFMPEG } from './registration.js';
 import type { FfmpegRunner, RunnerKind } from './runner.js';
 import {
   assertConversionBudgets,
@@ -51,6 +51,7 @@ export { AUDIO_CODECS, VIDEO_CODECS } from './codecs.js';
 export { AUDIO_FORMATS, VIDEO_FORMATS } from './containers.js';
 export type { FfmpegPlan } from './ffmpeg-args.js';
 export { type MediaOptions, mediaOptionsSchema } from './media-options.js';
+export { FFMPEG_REGISTRATION } from './registration.js';
 export type { FfmpegRunner, MediaProbe, MediaStream, RunnerKind } from './runner.js';
 
 export interface FfmpegConverterOptions {
@@ -260,8 +261,7 @@ export function createFfmpegConverter(options: FfmpegConverterOptions = {}): Con
   let running = 0;
 
   return {
-    name: 'ffmpeg',
-    edges: buildMediaEdges(),
+    ...FFMPEG,
 
     async available(): Promise<Availability> {
       try {

@@ -16,7 +16,6 @@
 import { randomUUID } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { z } from 'zod';
 import { throwIfAborted } from '../../core/abort.js';
 import { type ErrorCode, FileconvError } from '../../core/errors.js';
 import type { Availability, ConvertContext, Converter, ConvertResult } from '../../core/ports/index.js';
@@ -31,9 +30,11 @@ import { edgeGuard, parseOptions } from '../../kit/converter-kit.js';
 import { placeFile } from '../../kit/place-file.js';
 import { CONVERT_FONT_PY, FONT_EXIT, FONT_MESSAGE_PREFIX } from './convert-font-py.js';
 import { FONT_EDGES } from './font-edges.js';
+import { FONT, FONT_OPTIONS } from './registration.js';
 import { checkWoff2Stream } from './woff2-stream.js';
 
 export { FONT_EDGES } from './font-edges.js';
+export { FONT_REGISTRATION } from './registration.js';
 
 export interface FontConverterOptions {
   /**
@@ -56,7 +57,6 @@ const EXIT_CODES: Readonly<Record<number, ErrorCode>> = {
   [FONT_EXIT.limit]: 'INPUT_LIMIT_EXCEEDED',
   [FONT_EXIT.unsupported]: 'UNSUPPORTED_CONVERSION',
 };
-const NO_OPTIONS = z.object({}).strict();
 
 export function createFontConverter(options: FontConverterOptions = {}): Converter {
   const maxFontBytes = options.maxFontBytes ?? DEFAULT_MAX_FONT_BYTES;
@@ -66,8 +66,7 @@ export function createFontConverter(options: FontConverterOptions = {}): Convert
   let ready: Availability | undefined;
 
   return {
-    name: 'font',
-    edges: FONT_EDGES,
+    ...FONT,
     async available() {
       if (ready) return ready;
       const found = await toolsAvailability(['fonttools']);
@@ -83,10 +82,9 @@ export function createFontConverter(options: FontConverterOptions = {}): Convert
       ready = { ok: true, version: `fontTools ${probe.stdout.trim()}` };
       return ready;
     },
-    optionsSchema: () => NO_OPTIONS,
     async convert(ctx: ConvertContext): Promise<ConvertResult> {
       guard(ctx.from, ctx.to);
-      parseOptions(NO_OPTIONS, ctx.options);
+      parseOptions(FONT_OPTIONS, ctx.options);
       throwIfAborted(ctx.signal);
       ctx.onProgress(0);
       // Written beside the scratch files and moved into place whole: a failed run leaves no

@@ -26,15 +26,18 @@ import { type ZipLimits, zipLimitsSchema } from '../../kit/zip-safety.js';
 import { finishCsv } from './csv-finish.js';
 import { convertCold } from './libreoffice-cold.js';
 import { closedError, isCrash } from './libreoffice-errors.js';
-import { buildEdges, CSV_DELIMITERS, chooseFilters } from './libreoffice-filters.js';
+import { chooseFilters } from './libreoffice-filters.js';
 import { LIBREOFFICE_INSTALL } from './libreoffice-locate.js';
 import { type LibreOfficeEngine, resolveEngine } from './libreoffice-mode.js';
+import { type CsvOptions, libreOfficeOptionsSchema } from './libreoffice-options.js';
 import { LibreOfficePool, type PoolStats } from './libreoffice-pool.js';
 import type { SpawnKind } from './libreoffice-process.js';
 import { assertWritten, checkInput, stageInput } from './libreoffice-staging.js';
+import { LIBREOFFICE } from './registration.js';
 
 export { LIBREOFFICE_INSTALL } from './libreoffice-locate.js';
 export type { PoolStats } from './libreoffice-pool.js';
+export { LIBREOFFICE_REGISTRATION } from './registration.js';
 
 export interface LibreOfficeConverterOptions {
   /**
@@ -96,20 +99,6 @@ export const LIBREOFFICE_DEFAULTS = {
   startupTimeoutMs: 60_000,
 } as const;
 
-/** LibreOffice takes no per-conversion options but CSV's; unknown keys are refused like everywhere else. */
-const noOptions = z.strictObject({});
-/** The CSV options of the spreadsheet converter (exceljs.ts), so both write the same CSV. */
-const csvOptions = z.strictObject({
-  delimiter: z.enum(CSV_DELIMITERS).optional().describe("Field separator. Default ','."),
-  bom: z
-    .boolean()
-    .optional()
-    .describe(
-      'Start the file with a UTF-8 byte order mark, which Excel needs to read non-ASCII text. Default false.',
-    ),
-});
-const optionsFor = (to: string) => (to === 'csv' ? csvOptions : noOptions);
-
 /** Creates the LibreOffice converter. Options are checked here; a bad one throws INVALID_OPTIONS. */
 export function createLibreOfficeConverter(options: LibreOfficeConverterOptions = {}): LibreOfficeConverter {
   const checked = factoryOptionsSchema.safeParse(options);
@@ -154,14 +143,14 @@ export function createLibreOfficeConverter(options: LibreOfficeConverterOptions 
   };
 
   async function run(ctx: ConvertContext, scratch: string): Promise<ConvertResult> {
-    const parsed = optionsFor(ctx.to).safeParse(ctx.options);
+    const parsed = libreOfficeOptionsSchema(ctx.to).safeParse(ctx.options);
     if (!parsed.success) {
       throw new FileconvError(
         'INVALID_OPTIONS',
         `Invalid options for ${ctx.to}: ${z.prettifyError(parsed.error)}`,
       );
     }
-    const options: z.infer<typeof csvOptions> = parsed.data;
+    const options: CsvOptions = parsed.data;
     const choice = chooseFilters(ctx.from, ctx.to, options);
     if (!choice) {
       throw new FileconvError(
@@ -218,8 +207,7 @@ export function createLibreOfficeConverter(options: LibreOfficeConverterOptions 
   }
 
   return {
-    name: 'libreoffice',
-    edges: buildEdges(),
+    ...LIBREOFFICE,
 
     async available(): Promise<Availability> {
       const chosen = await select();
@@ -231,8 +219,6 @@ export function createLibreOfficeConverter(options: LibreOfficeConverterOptions 
         ...(chosen.fallback ? { reason: chosen.fallback, install: LIBREOFFICE_INSTALL } : {}),
       };
     },
-
-    optionsSchema: optionsFor,
 
     async convert(ctx: ConvertContext): Promise<ConvertResult> {
       throwIfAborted(ctx.signal);

@@ -16,7 +16,6 @@
 import { z } from 'zod';
 import { raceAbort, throwIfAborted } from '../../core/abort.js';
 import { FileconvError } from '../../core/errors.js';
-import type { FormatName } from '../../core/formats/types.js';
 import type { Availability, ConvertContext, Converter, ConvertResult } from '../../core/ports/index.js';
 import { edgeGuard, parseOptions, runInProcess, unavailable } from '../../kit/converter-kit.js';
 import { missingPackages, notInstalled } from '../../kit/engine-packages.js';
@@ -28,6 +27,11 @@ import { isScriptableUrl } from '../../kit/text/markdown-html.js';
 import { writeOutput } from '../../kit/text/text-io.js';
 import { assertSafeZip, type ZipLimits, zipLimitsSchema } from '../../kit/zip-safety.js';
 import { MAMMOTH_EDGES } from './mammoth-edges.js';
+import { imagesOption, mammothOptionsSchema } from './mammoth-options.js';
+import { MAMMOTH } from './registration.js';
+
+export { mammothOptionsSchema } from './mammoth-options.js';
+export { MAMMOTH_FACTORY, MAMMOTH_REGISTRATION } from './registration.js';
 
 export interface MammothConverterOptions {
   /**
@@ -46,16 +50,6 @@ export interface MammothConverterOptions {
 export const MAX_XML_PART_BYTES = 24 * 1024 * 1024;
 
 const factoryOptionsSchema = z.strictObject({ zip: zipLimitsSchema.optional() });
-
-const imagesOption = z.strictObject({
-  /** Images of the document: 'embed' as data: URIs in the output, or 'drop'. Default 'embed'. */
-  images: z.enum(['embed', 'drop']).optional(),
-});
-
-/** Options of a conversion to `to`: images only where the output can hold them. */
-export function mammothOptionsSchema(to: FormatName): z.ZodType<Record<string, unknown>> {
-  return to === 'txt' ? z.strictObject({}) : imagesOption;
-}
 
 /** The part of mammoth's document tree this converter looks at (its types say `any`). */
 interface DocumentElement {
@@ -149,8 +143,7 @@ export function createMammothConverter(options: MammothConverterOptions = {}): C
   const guard = edgeGuard('mammoth', MAMMOTH_EDGES);
 
   return {
-    name: 'mammoth',
-    edges: MAMMOTH_EDGES,
+    ...MAMMOTH,
 
     async available(): Promise<Availability> {
       // Every missing package at once, from the disk: one install line makes the engine work.
@@ -166,8 +159,6 @@ export function createMammothConverter(options: MammothConverterOptions = {}): C
         return unavailable(error);
       }
     },
-
-    optionsSchema: (to: FormatName) => mammothOptionsSchema(to),
 
     async convert(ctx: ConvertContext): Promise<ConvertResult> {
       guard(ctx.from, ctx.to);

@@ -4,10 +4,11 @@
  * and tesseract-ocr-<lang> per language). Options: the languages (checked against what is
  * installed: an unknown one is INVALID_OPTIONS naming its package) and the page segmentation
  * mode. Tesseract only ever reads a PNG whose header was checked (pixel limit, and that it is a
- * PNG at all); other formats are decoded to PNG by the image converter first; a damaged image is CORRUPT_INPUT; the output appears only when complete.
+ * PNG at all); other formats are decoded to PNG first by the engine's image converter (asked for
+ * through ctx.convertTo); a damaged image is CORRUPT_INPUT; the output appears only when complete.
  *
  * The searchable PDF (an image or a scanned PDF with a text layer under the picture) is the
- * 'ocr' document operation (`ocrOperations()`), and pdf -> txt reads scanned pages when the PDF
+ * 'ocr' document operation (`ocrOperations()` of fileconv/operations/ocr), and pdf -> txt reads scanned pages when the PDF
  * converter is wrapped with `withPdfTextOcr` (the preset does both).
  */
 import { writeFile } from 'node:fs/promises';
@@ -22,10 +23,10 @@ import { withWorkDir } from '../../kit/work-dir.js';
 import { OCR_EDGES } from './ocr-edges.js';
 import { ocrImageOptionsSchema } from './ocr-options.js';
 import { readImageText } from './read-image.js';
+import { OCR } from './registration.js';
 import { scanAsPng } from './scan-png.js';
 import { assertLanguages } from './tesseract.js';
 
-export { OCR_IMAGE_INPUTS, ocrOperations } from '../../operations/ocr/ocr-operation.js';
 export { OCR_SOURCES } from './ocr-edges.js';
 export {
   OCR_DEFAULTS,
@@ -37,19 +38,17 @@ export {
   pdfTextOcrOptionsSchema,
 } from './ocr-options.js';
 export { withPdfTextOcr } from './pdf-text-ocr.js';
+export { OCR_REGISTRATION, withPdfTextOcrRegistration } from './registration.js';
 export { type SearchablePdfResult, searchablePdf, searchablePdfFromImage } from './searchable-pdf.js';
 
 export function createOcrConverter(): Converter {
   const guard = edgeGuard('ocr', OCR_EDGES);
   return {
-    name: 'ocr',
-    edges: OCR_EDGES,
+    ...OCR,
 
     available(): Promise<Availability> {
       return toolsAvailability(['tesseract']);
     },
-
-    optionsSchema: () => ocrImageOptionsSchema,
 
     async convert(ctx: ConvertContext): Promise<ConvertResult | undefined> {
       guard(ctx.from, ctx.to);
@@ -58,7 +57,7 @@ export function createOcrConverter(): Converter {
       ctx.onProgress(0);
       await assertLanguages(options.languages, ctx.signal);
       await withWorkDir({ tempDir: ctx.tempDir }, async (workDir) => {
-        const scan = await scanAsPng(ctx.inputPath, ctx.from, { ...ctx, workDir });
+        const scan = await scanAsPng(ctx.inputPath, ctx.from, ctx);
         const pixels = scan.width * scan.height;
         const budget = ctx.limits.maxWorkPixels;
         if (budget !== undefined && pixels > budget) {

@@ -1,11 +1,12 @@
 /**
  * A scan as the PNG tesseract may read: a PNG as it is (its header checked), any other image
- * decoded to PNG by the image converter (sharp; its probe refuses what passes the pixel limit
- * before decoding) in the caller's work folder, then checked the same way.
+ * decoded to PNG first by the engine's image converter (sharp: its probe refuses what passes the
+ * pixel limit before decoding), asked for through `convertTo` (ConvertContext.convertTo) so this
+ * folder imports no other converter, then checked the same way.
  */
-import { join } from 'node:path';
+import { FileconvError } from '../../core/errors.js';
 import type { FormatName } from '../../core/formats/types.js';
-import type { ConversionLimits } from '../../core/ports/index.js';
+import type { ConversionLimits, ConvertContext } from '../../core/ports/index.js';
 import { type PngHeader, readPngHeader } from './png-header.js';
 
 export interface ScanPng extends PngHeader {
@@ -15,21 +16,15 @@ export interface ScanPng extends PngHeader {
 export async function scanAsPng(
   input: string,
   format: FormatName,
-  run: { signal: AbortSignal; limits: ConversionLimits; workDir: string },
+  run: { limits: ConversionLimits; convertTo?: ConvertContext['convertTo'] },
 ): Promise<ScanPng> {
   if (format === 'png') return { path: input, ...(await readPngHeader(input, run.limits.maxPixels)) };
-  const png = join(run.workDir, 'scan.png');
-  const { createSharpConverter } = await import('../sharp/index.js');
-  await createSharpConverter().convert({
-    inputPath: input,
-    outputPath: png,
-    from: format,
-    to: 'png',
-    options: {},
-    tempDir: run.workDir,
-    signal: run.signal,
-    onProgress: () => {},
-    limits: run.limits,
-  });
+  if (!run.convertTo) {
+    throw new FileconvError(
+      'ENGINE_UNAVAILABLE',
+      `Reading a ${format} scan needs it decoded to PNG first, which the OCR converter asks its engine for: run it in an engine with an image converter (sharp), or give it a PNG.`,
+    );
+  }
+  const png = await run.convertTo(input, format, 'png');
   return { path: png, ...(await readPngHeader(png, run.limits.maxPixels)) };
 }

@@ -13,14 +13,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { throwIfAborted } from '../../core/abort.js';
 import { FileconvError } from '../../core/errors.js';
-import type { FormatName } from '../../core/formats/types.js';
-import type {
-  Availability,
-  ConvertContext,
-  Converter,
-  ConvertResult,
-  OutputPackaging,
-} from '../../core/ports/index.js';
+import type { Availability, ConvertContext, Converter, ConvertResult } from '../../core/ports/index.js';
 import { workBudgetError } from '../../core/work-limits.js';
 import { edgeGuard, runInProcess, unavailable } from '../../kit/converter-kit.js';
 import { missingPackages, notInstalled } from '../../kit/engine-packages.js';
@@ -31,19 +24,19 @@ import { writeImagesPdf } from './images-to-pdf.js';
 import { PDF_EDGES } from './pdf-edges.js';
 import {
   checkTextOptions,
-  PAGE_IMAGE_TARGETS,
+  isPageImageTarget,
   type PageImageOptions,
   type PageImageTarget,
   parseImagePageOptions,
   parsePageImageOptions,
-  pdfOptionsSchema,
-  rendersAllPages,
 } from './pdf-options.js';
 import { writePageImages } from './pdf-render.js';
 import { writePdfText } from './pdf-text.js';
 import { assertCanvasAvailable, mapPdfError, openPdf } from './pdfjs.js';
+import { PDF } from './registration.js';
 
 export { PDF_DEFAULTS, pdfOptionsSchema } from './pdf-options.js';
+export { PDF_FACTORY, PDF_REGISTRATION } from './registration.js';
 
 export interface PdfConverterOptions {
   /** Most pages one conversion renders (`pages: 'all'`) or creates (frames of one image). Default 1000. */
@@ -65,9 +58,6 @@ interface Limits {
   maxPages: number;
   maxTextBytes: number;
 }
-
-const isPageImageTarget = (to: FormatName): to is PageImageTarget =>
-  (PAGE_IMAGE_TARGETS as readonly string[]).includes(to);
 
 /** Reads the PDF and writes text or page images to `scratch`. */
 async function convertFromPdf(
@@ -139,8 +129,7 @@ export function createPdfConverter(options: PdfConverterOptions = {}): Converter
   const guard = edgeGuard('pdf', PDF_EDGES);
 
   return {
-    name: 'pdf',
-    edges: PDF_EDGES,
+    ...PDF,
 
     async available(): Promise<Availability> {
       // Every missing package at once, from the disk: one install line makes the engine work.
@@ -153,12 +142,6 @@ export function createPdfConverter(options: PdfConverterOptions = {}): Converter
       } catch (error) {
         return unavailable(error);
       }
-    },
-
-    optionsSchema: (to) => pdfOptionsSchema(to),
-
-    packaging(to: FormatName, options: Record<string, unknown>): OutputPackaging | undefined {
-      return isPageImageTarget(to) && rendersAllPages(options) ? 'zip' : undefined;
     },
 
     async convert(ctx: ConvertContext): Promise<ConvertResult> {

@@ -14,6 +14,9 @@ import { MAX_DIMENSION } from '../../kit/image/dimensions.js';
 export const PAGE_IMAGE_TARGETS = ['png', 'jpg'] as const;
 export type PageImageTarget = (typeof PAGE_IMAGE_TARGETS)[number];
 
+export const isPageImageTarget = (to: FormatName): to is PageImageTarget =>
+  (PAGE_IMAGE_TARGETS as readonly string[]).includes(to);
+
 export const PDF_DEFAULTS = {
   /** Rendering resolution: 144 dpi (twice the PDF unit) makes an A4 page 1191x1684, sharp on screens. */
   renderDpi: 144,

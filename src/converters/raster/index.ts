@@ -8,17 +8,10 @@
  * minutes.
  */
 import { open } from 'node:fs/promises';
-import { z } from 'zod';
 import type { Converter } from '../../core/ports/index.js';
 import { runTool, toolError } from '../../kit/command-tools.js';
 import { runMagick } from '../../kit/raster/imagemagick.js';
-import {
-  FFMPEG_IMAGE_EDGES,
-  IMAGEMAGICK_EDGES,
-  LIBHEIF_EDGES,
-  LIBJXL_EDGES,
-  LIBRAW_EDGES,
-} from './raster-edges.js';
+import { FFMPEG_IMAGE, IMAGEMAGICK, LIBHEIF, LIBJXL, LIBRAW } from './registration.js';
 import { createRasterToolConverter, type RasterJob } from './tool-converter.js';
 
 export {
@@ -28,6 +21,13 @@ export {
   LIBJXL_EDGES,
   LIBRAW_EDGES,
 } from './raster-edges.js';
+export {
+  FFMPEG_IMAGE_REGISTRATION,
+  IMAGEMAGICK_REGISTRATION,
+  LIBHEIF_REGISTRATION,
+  LIBJXL_REGISTRATION,
+  LIBRAW_REGISTRATION,
+} from './registration.js';
 
 /** Threads one tool run may use: conversions run side by side, each should not take every core. */
 const TOOL_THREADS = '2';
@@ -43,38 +43,6 @@ async function jpeg2000Coder(path: string): Promise<string> {
   }
 }
 
-/** Options of png/jpg -> jxl; built once (this module loads only when a raster conversion runs). */
-const JXL_OPTIONS = z.strictObject({
-  quality: z
-    .int()
-    .min(1)
-    .max(100)
-    .optional()
-    .describe(
-      "JPEG XL quality, 1-100; 100 is mathematically lossless. Default: cjxl's own (90, visually lossless) for PNG; a JPEG is recompressed losslessly unless a quality is given",
-    ),
-  effort: z.int().min(1).max(9).optional().describe('Encoder effort, 1 (fastest) to 9 (smallest). Default 7'),
-});
-
-/** Options of png -> jp2. */
-const JP2_OPTIONS = z.strictObject({
-  quality: z
-    .int()
-    .min(1)
-    .max(100)
-    .optional()
-    .describe('JPEG 2000 quality, 1-100; 100 is lossless (the reversible wavelet). Default 100'),
-});
-
-/** Options of png/jpg -> heic. */
-const HEIC_OPTIONS = z.strictObject({
-  quality: z.int().min(1).max(100).optional().describe("HEVC quality, 1-100. Default libheif's own (50)"),
-  lossless: z
-    .boolean()
-    .optional()
-    .describe('Lossless HEVC, in RGB at full colour resolution (4:4:4); quality is then ignored'),
-});
-
 /** What heif-enc prints when the PNG or JPEG it was given cannot be decoded (it may also abort). */
 const HEIF_ENC_INPUT_WORDS = /libpng error|not a (?:png|jpeg)|bogus|can(?:no|')t (?:read|open|load)/i;
 /** libjpeg's warnings for a damaged or truncated JPEG, printed even when it decodes to the end. */
@@ -83,10 +51,8 @@ const JPEG_DAMAGE_WORDS = /premature end of jpeg|corrupt jpeg data/i;
 /** libheif's heif-enc: PNG and JPEG to HEIC (HEVC stills, encoded by x265). */
 export function createLibheifConverter(): Converter {
   return createRasterToolConverter({
-    name: 'libheif',
-    edges: LIBHEIF_EDGES,
+    ...LIBHEIF,
     tools: ['heif-enc'],
-    optionsSchema: () => HEIC_OPTIONS,
     async run({ ctx, input, output, options }: RasterJob) {
       const lossless = options.lossless === true;
       const encoding = lossless
@@ -112,10 +78,8 @@ export function createLibheifConverter(): Converter {
 /** ImageMagick: jp2, psd (read, flattened), tga, pcx, ppm, pgm, pbm, hdr and dds, to and from PNG. */
 export function createImageMagickConverter(): Converter {
   return createRasterToolConverter({
-    name: 'imagemagick',
-    edges: IMAGEMAGICK_EDGES,
+    ...IMAGEMAGICK,
     tools: ['magick'],
-    optionsSchema: (to) => (to === 'jp2' ? JP2_OPTIONS : undefined),
     async run({ ctx, input, output, workDir, options }: RasterJob) {
       await runMagick({
         ...(options.quality === undefined ? {} : { quality: options.quality }),
@@ -135,10 +99,8 @@ export function createImageMagickConverter(): Converter {
 /** libjxl: jxl -> png (djxl), png -> jxl (cjxl, visually lossless) and jpg -> jxl (lossless recompression). */
 export function createLibjxlConverter(): Converter {
   return createRasterToolConverter({
-    name: 'libjxl',
-    edges: LIBJXL_EDGES,
+    ...LIBJXL,
     tools: ['djxl', 'cjxl'],
-    optionsSchema: (to) => (to === 'jxl' ? JXL_OPTIONS : undefined),
     async run({ ctx, input, output, options }: RasterJob) {
       const tool = ctx.from === 'jxl' ? 'djxl' : 'cjxl';
       const encoding = [
@@ -182,8 +144,7 @@ const FFMPEG_DEMUXERS: Readonly<Record<string, string>> = {
  */
 export function createFfmpegImageConverter(): Converter {
   return createRasterToolConverter({
-    name: 'ffmpeg-image',
-    edges: FFMPEG_IMAGE_EDGES,
+    ...FFMPEG_IMAGE,
     tools: ['ffmpeg'],
     async run({ ctx, input, output }: RasterJob) {
       const encode =
@@ -224,8 +185,7 @@ export function createFfmpegImageConverter(): Converter {
  */
 export function createLibrawConverter(): Converter {
   return createRasterToolConverter({
-    name: 'libraw',
-    edges: LIBRAW_EDGES,
+    ...LIBRAW,
     tools: ['dcraw_emu'],
     async run({ ctx, input, output }: RasterJob) {
       const outcome = await runTool('dcraw_emu', ['-T', '-6', '-w', '-Z', output, input], {

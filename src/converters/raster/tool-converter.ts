@@ -9,11 +9,15 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, rm, stat, symlink } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { z } from 'zod';
 import { throwIfAborted } from '../../core/abort.js';
 import { FileconvError } from '../../core/errors.js';
 import type { FormatName } from '../../core/formats/types.js';
-import type { ConversionEdge, ConvertContext, Converter, ConvertResult } from '../../core/ports/index.js';
+import type {
+  ConvertContext,
+  Converter,
+  ConverterDeclaration,
+  ConvertResult,
+} from '../../core/ports/index.js';
 import { type CommandTool, toolsAvailability } from '../../kit/command-tools.js';
 import { edgeGuard, parseOptions } from '../../kit/converter-kit.js';
 import { pixelLimitError } from '../../kit/image/probe.js';
@@ -21,6 +25,7 @@ import { assertImageWork } from '../../kit/image/work-budget.js';
 import { placeFile } from '../../kit/place-file.js';
 import { type PixelSize, readPixelSize } from '../../kit/raster/raster-headers.js';
 import { assertComplete } from './integrity.js';
+import { NO_RASTER_OPTIONS } from './raster-options.js';
 
 /** One conversion, as a tool's run() sees it. */
 export interface RasterJob {
@@ -45,32 +50,27 @@ export type RasterOptions = {
   lossless?: boolean | undefined;
 };
 
-export interface RasterToolConverterSpec {
-  name: string;
-  edges: readonly ConversionEdge[];
+/** The converter's declaration (name, edges, options: raster/registration.ts), and how it runs. */
+export interface RasterToolConverterSpec extends ConverterDeclaration {
   /** Tools available() checks, the one whose version is reported first. */
   tools: readonly CommandTool[];
-  /** Options per target; targets it leaves out take none. */
-  optionsSchema?: (to: FormatName) => z.ZodType<RasterOptions> | undefined;
   /** Runs the tool(s) for `job`; throws a FileconvError on failure (see toolError). */
   run(job: RasterJob): Promise<void>;
 }
 
-const noOptions: z.ZodType<RasterOptions> = z.strictObject({});
-
 /** Creates a converter that checks, runs `spec.run` in a private folder, and cleans up. */
 export function createRasterToolConverter(spec: RasterToolConverterSpec): Converter {
   const guard = edgeGuard(spec.name, spec.edges);
+  const { tools: _tools, run: _run, ...declared } = spec;
   return {
-    name: spec.name,
-    edges: spec.edges,
+    ...declared,
     available: () => toolsAvailability(spec.tools),
-    optionsSchema: (to) => spec.optionsSchema?.(to) ?? noOptions,
     async convert(ctx: ConvertContext): Promise<ConvertResult> {
       throwIfAborted(ctx.signal);
       guard(ctx.from, ctx.to);
-      const schema = spec.optionsSchema?.(ctx.to) ?? noOptions;
-      const options = parseOptions(schema, ctx.options, `${spec.name} options`);
+      const schema = spec.optionsSchema?.(ctx.to) ?? NO_RASTER_OPTIONS;
+      // The declared schemas allow a subset of RasterOptions per target.
+      const options = parseOptions(schema, ctx.options, `${spec.name} options`) as RasterOptions;
       ctx.onProgress(0);
       const size = await checkedSize(ctx);
       await assertComplete(ctx.inputPath, ctx.from, size);

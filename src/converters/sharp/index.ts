@@ -31,10 +31,12 @@ import { decodeHeic } from './heic.js';
 import { ANIMATED_FORMATS, buildImageEdges } from './image-edges.js';
 import { IMAGE_DEFAULTS, IMAGE_TARGETS, imageOptionsSchema } from './image-options.js';
 import { writeImage } from './output.js';
+import { SHARP } from './registration.js';
 import { withTiffFallback } from './tiff-fallback.js';
 import { isTruncatedImage } from './truncation.js';
 
 export { IMAGE_DEFAULTS, type ImageOptions, imageOptionsSchema } from './image-options.js';
+export { SHARP_REGISTRATION } from './registration.js';
 
 export interface SharpConverterOptions {
   /** Accept HEIC/HEIF input through heic-decode (WebAssembly). Default true; false drops those edges. */
@@ -213,7 +215,7 @@ export function createSharpConverter(options: SharpConverterOptions = {}): Conve
   const sources = new Set<FormatName>(edges.map((edge) => edge.from));
 
   return {
-    name: 'sharp',
+    ...SHARP,
     edges,
 
     async available(): Promise<Availability> {
@@ -225,8 +227,6 @@ export function createSharpConverter(options: SharpConverterOptions = {}): Conve
         return unavailable(error);
       }
     },
-
-    optionsSchema: (to) => imageOptionsSchema(to),
 
     async convert(ctx: ConvertContext): Promise<ConvertResult> {
       throwIfAborted(ctx.signal);

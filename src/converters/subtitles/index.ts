@@ -16,29 +16,22 @@ import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { FileconvError, toFileconvError } from '../../core/errors.js';
-import type { FormatName } from '../../core/formats/types.js';
 import type { Availability, ConvertContext, Converter, ConvertResult } from '../../core/ports/index.js';
 import { toolsAvailability } from '../../kit/command-tools.js';
-import { edgeGuard, memoizeSchema, parseOptions, runInProcess } from '../../kit/converter-kit.js';
+import { edgeGuard, parseOptions, runInProcess } from '../../kit/converter-kit.js';
 import { placeFile } from '../../kit/place-file.js';
+import { SUBTITLES } from './registration.js';
 import { convertSubStation } from './substation.js';
 import { SUBTITLE_EDGES } from './subtitle-edges.js';
 import { runFfmpeg, SUBTITLE_DEMUXER } from './subtitle-ffmpeg.js';
+import { subtitleOptionsSchema } from './subtitle-options.js';
 import { countCues, DEFAULT_MAX_SUBTITLE_BYTES, readSubtitle, type SubtitleFormat } from './subtitle-text.js';
+
+export { SUBTITLES_REGISTRATION } from './registration.js';
 
 export { SUBTITLE_EDGES } from './subtitle-edges.js';
 
-/** A WHATWG encoding label: what TextDecoder (and so this converter) understands. */
-export const charsetOption = z
-  .string()
-  .regex(/^[A-Za-z0-9._:-]{2,40}$/)
-  .describe(
-    "The input's character set when it is not UTF-8 (UTF-16 with a byte-order mark is read as such): 'windows-1252', 'iso-8859-2', 'shift_jis', ... Default: UTF-8, and windows-1252 when the bytes are not UTF-8.",
-  );
-
-export const subtitleOptionsSchema = memoizeSchema((_to: FormatName) =>
-  z.strictObject({ charset: charsetOption.optional() }),
-);
+export { charsetOption, subtitleOptionsSchema } from './subtitle-options.js';
 
 export interface SubtitleConverterOptions {
   /** Largest subtitle input in bytes (INPUT_LIMIT_EXCEEDED beyond). Default 10 MiB. */
@@ -127,10 +120,8 @@ export function createSubtitleConverter(options: SubtitleConverterOptions = {}):
   const maxBytes = settings.maxInputBytes ?? DEFAULT_MAX_SUBTITLE_BYTES;
   const guard = edgeGuard('subtitles', SUBTITLE_EDGES);
   return {
-    name: 'subtitles',
-    edges: SUBTITLE_EDGES,
+    ...SUBTITLES,
     available: (): Promise<Availability> => toolsAvailability(['ffmpeg']),
-    optionsSchema: (to) => subtitleOptionsSchema(to),
     async convert(ctx: ConvertContext): Promise<ConvertResult> {
       guard(ctx.from, ctx.to);
       const { charset } = parseOptions(subtitleOptionsSchema(ctx.to), ctx.options);

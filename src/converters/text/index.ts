@@ -13,7 +13,6 @@ import { statSync } from 'node:fs';
 import { z } from 'zod';
 import { throwIfAborted } from '../../core/abort.js';
 import { FileconvError } from '../../core/errors.js';
-import type { FormatName } from '../../core/formats/types.js';
 import type { Availability, ConvertContext, Converter, ConvertResult } from '../../core/ports/index.js';
 import { edgeGuard, parseOptions, runInProcess, unavailable } from '../../kit/converter-kit.js';
 import { missingPackages, notInstalled } from '../../kit/engine-packages.js';
@@ -25,9 +24,12 @@ import { markdownToHtml, type RawHtmlPolicy } from '../../kit/text/markdown-html
 import { checkInputSize, readTextInput, writeOutput } from '../../kit/text/text-io.js';
 import { dejaVuFontFiles, type FontFiles } from './fonts.js';
 import { markdownToPdf } from './markdown-pdf.js';
+import { TEXT } from './registration.js';
 import { TEXT_EDGES } from './text-edges.js';
 import { pdfOptionsSchema, pdfSettings, textOptionsSchema } from './text-options.js';
 import { type PdfJob, textToPdf } from './text-pdf.js';
+
+export { TEXT_FACTORY, TEXT_REGISTRATION } from './registration.js';
 
 // Named apart from the PDF converter's own pdfOptionsSchema (fileconv/converters/pdf).
 export {
@@ -163,8 +165,7 @@ export function createTextConverter(options: TextConverterOptions = {}): Convert
   const guard = edgeGuard('text', TEXT_EDGES);
 
   return {
-    name: 'text',
-    edges: TEXT_EDGES,
+    ...TEXT,
 
     async available(): Promise<Availability> {
       // Every missing package at once, from the disk: one install line makes the engine work.
@@ -179,8 +180,6 @@ export function createTextConverter(options: TextConverterOptions = {}): Convert
         return unavailable(error);
       }
     },
-
-    optionsSchema: (to: FormatName) => textOptionsSchema(to),
 
     async convert(ctx: ConvertContext): Promise<ConvertResult> {
       guard(ctx.from, ctx.to);

@@ -27,6 +27,7 @@ import {
   pdfFacts,
   runGhostscript,
 } from './ghostscript-run.js';
+import { GHOSTSCRIPT } from './registration.js';
 import { GHOSTSCRIPT_EDGES } from './vector-edges.js';
 import { type RenderOptions, vectorOptionsSchema } from './vector-options.js';
 
@@ -213,10 +214,8 @@ export function createGhostscriptConverter(options: GhostscriptConverterOptions 
   const guard = edgeGuard('ghostscript', GHOSTSCRIPT_EDGES);
 
   return {
-    name: 'ghostscript',
-    edges: GHOSTSCRIPT_EDGES,
+    ...GHOSTSCRIPT,
     available: (): Promise<Availability> => toolsAvailability(['gs']),
-    optionsSchema: (to) => vectorOptionsSchema(to),
 
     async convert(ctx: ConvertContext): Promise<ConvertResult> {
       guard(ctx.from, ctx.to);

@@ -10,6 +10,12 @@ export {
   type GhostscriptConverterOptions,
 } from './ghostscript-converter.js';
 export { createPdftocairoConverter, type PdftocairoConverterOptions } from './pdftocairo-converter.js';
+export {
+  GHOSTSCRIPT_REGISTRATION,
+  PDFTOCAIRO_REGISTRATION,
+  RSVG_REGISTRATION,
+  SVGZ_REGISTRATION,
+} from './registration.js';
 export { createRsvgConverter, type RsvgConverterOptions } from './rsvg-converter.js';
 export { createSvgzConverter } from './svgz-converter.js';
 export {

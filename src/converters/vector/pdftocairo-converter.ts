@@ -18,6 +18,7 @@ import { runTool, type ToolOutcome, toolFailed, toolsAvailability } from '../../
 import { edgeGuard, parseOptions } from '../../kit/converter-kit.js';
 import { placeFile } from '../../kit/place-file.js';
 import { withWorkDir } from '../../kit/work-dir.js';
+import { PDFTOCAIRO } from './registration.js';
 import { PDFTOCAIRO_EDGES } from './vector-edges.js';
 import { vectorOptionsSchema } from './vector-options.js';
 
@@ -69,10 +70,8 @@ export function createPdftocairoConverter(options: PdftocairoConverterOptions = 
   const timeoutMs = (settings.timeoutSeconds ?? 300) * 1000;
   const guard = edgeGuard('pdftocairo', PDFTOCAIRO_EDGES);
   return {
-    name: 'pdftocairo',
-    edges: PDFTOCAIRO_EDGES,
+    ...PDFTOCAIRO,
     available: (): Promise<Availability> => toolsAvailability(['pdftocairo']),
-    optionsSchema: (to) => vectorOptionsSchema(to),
     async convert(ctx: ConvertContext): Promise<ConvertResult> {
       guard(ctx.from, ctx.to);
       throwIfAborted(ctx.signal);

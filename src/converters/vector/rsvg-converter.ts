@@ -21,6 +21,7 @@ import { probeImage } from '../../kit/image/probe.js';
 import { loadSharp } from '../../kit/libraries/sharp.js';
 import { placeFile } from '../../kit/place-file.js';
 import { withWorkDir } from '../../kit/work-dir.js';
+import { RSVG } from './registration.js';
 import { RSVG_EDGES } from './vector-edges.js';
 import { vectorOptionsSchema } from './vector-options.js';
 
@@ -77,8 +78,7 @@ export function createRsvgConverter(options: RsvgConverterOptions = {}): Convert
   const timeoutMs = (settings.timeoutSeconds ?? 300) * 1000;
   const guard = edgeGuard('rsvg', RSVG_EDGES);
   return {
-    name: 'rsvg',
-    edges: RSVG_EDGES,
+    ...RSVG,
     async available(): Promise<Availability> {
       const tools = await toolsAvailability(['rsvg-convert']);
       if (!tools.ok) return tools;
@@ -89,7 +89,6 @@ export function createRsvgConverter(options: RsvgConverterOptions = {}): Convert
         return unavailable(error);
       }
     },
-    optionsSchema: (to) => vectorOptionsSchema(to),
     async convert(ctx: ConvertContext): Promise<ConvertResult> {
       guard(ctx.from, ctx.to);
       throwIfAborted(ctx.signal);

@@ -14,6 +14,7 @@ import { sniffText } from '../../core/formats/detect-text.js';
 import type { Availability, ConvertContext, Converter, ConvertResult } from '../../core/ports/index.js';
 import { edgeGuard, parseOptions, runInProcess } from '../../kit/converter-kit.js';
 import { placeFile } from '../../kit/place-file.js';
+import { SVGZ } from './registration.js';
 import { SVGZ_EDGES } from './vector-edges.js';
 import { vectorOptionsSchema } from './vector-options.js';
 
@@ -65,10 +66,8 @@ async function pack(input: string): Promise<Buffer> {
 export function createSvgzConverter(): Converter {
   const guard = edgeGuard('svgz', SVGZ_EDGES);
   return {
-    name: 'svgz',
-    edges: SVGZ_EDGES,
+    ...SVGZ,
     available: async (): Promise<Availability> => ({ ok: true, version: `zlib ${process.versions.zlib}` }),
-    optionsSchema: (to) => vectorOptionsSchema(to),
     async convert(ctx: ConvertContext): Promise<ConvertResult> {
       guard(ctx.from, ctx.to);
       parseOptions(vectorOptionsSchema(ctx.to), ctx.options, 'options');

@@ -11,6 +11,12 @@ export {
 } from './detect.js';
 export { isEncryptedOoxml, ZIP_PACKAGES } from './detect-containers.js';
 export {
+  BUILTIN_FORMATS,
+  type CustomFormat,
+  createFormatRegistry,
+  type FormatRegistry,
+} from './format-registry.js';
+export {
   carriesAudio,
   extensionOf,
   formatFromExtension,

@@ -1,6 +1,8 @@
 /**
  * The Converter port: one engine's conversions as edges of the graph (`from -> to` at a cost), a
  * check that its engine can run here, a schema for its options, and `convert` over local files.
+ * An engine is given converters as registrations: what planning needs (name, edges, options
+ * schema), declared without loading anything, and `load`, which makes the converter on first need.
  */
 import type { ZodType } from 'zod';
 import type { FormatName, OutputPackaging } from '../formats/types.js';
@@ -40,6 +42,13 @@ export interface ConvertContext {
   /** Reports progress as a fraction in [0, 1]. */
   onProgress(fraction: number): void;
   limits: ConversionLimits;
+  /**
+   * Converts `inputPath` (of format `from`) to `to` with the engine's converters, into a folder of
+   * `tempDir`, and resolves with the result's path: a step this converter needs first (the OCR
+   * converter decoding a JPEG scan to PNG), so that converters never import each other. Undefined
+   * when the converter runs outside an engine (called directly, or in an isolated child process).
+   */
+  convertTo?(inputPath: string, from: FormatName, to: FormatName): Promise<string>;
 }
 
 export interface ConvertResult {
@@ -98,4 +107,36 @@ export interface Converter {
    * cheap, no I/O. Undefined when there is nothing to report yet (no engine chosen).
    */
   stats?(): ConverterStats | undefined;
+}
+
+/**
+ * What planning needs of a converter, declared without importing the converter's module or its
+ * engine library. The converter a registration loads has the same name, edges, options schema
+ * and packaging: a converter folder writes them once, in its registration module, and the
+ * converter it makes spreads them.
+ */
+export interface ConverterDeclaration {
+  /** Unique, short: 'sharp', 'ffmpeg', ... */
+  readonly name: string;
+  /** Declared without loading anything: planning needs no engine installed. */
+  readonly edges: readonly ConversionEdge[];
+  /**
+   * The options schema per target (Converter.optionsSchema), dependency-free (zod only), so an API
+   * node validates options without loading the converter. Absent: no options.
+   */
+  optionsSchema?(to: FormatName): ZodType<Record<string, unknown>>;
+  /** Converter.packaging, declared the same way (an API node names a zip result without loading). */
+  packaging?(to: FormatName, options: Record<string, unknown>): OutputPackaging | undefined;
+}
+
+/**
+ * A converter as an engine is given it: its declaration and `load`. An engine plans with the
+ * declared edges, validates options with the declared schema where no conversion runs (an API
+ * node), and loads the converter only when a conversion needs it or its availability is asked.
+ * Each converter folder exports its registration(s) from one small dependency-free module
+ * (`src/converters/sharp/registration.ts`). An engine also takes a ready Converter object.
+ */
+export interface ConverterRegistration extends ConverterDeclaration {
+  /** Makes the converter (imports its module and engine library); called on first need. */
+  load(): Promise<Converter>;
 }

@@ -19,6 +19,8 @@ export interface OperationContext {
   /** Aborted on timeout or cancel: stop work, kill child processes. */
   signal: AbortSignal;
   limits: ConversionLimits;
+  /** ConvertContext.convertTo: a conversion with the engine's converters; undefined outside an engine. */
+  convertTo?(inputPath: string, from: FormatName, to: FormatName): Promise<string>;
 }
 
 /** What an operation writes for given options: one file of `format`, or a zip of several. */

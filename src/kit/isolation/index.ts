@@ -1,7 +1,7 @@
 /** `fileconv/converters/isolation`: pure-JS converters in child processes of their own (isolated.ts). */
 export {
   DEFAULT_ISOLATION,
-  type IsolatedConverterName,
+  type IsolatedFactory,
   type IsolationOptions,
   isolateConverter,
 } from './isolated.js';

@@ -26,14 +26,9 @@ import { abortError, throwIfAborted } from '../../core/abort.js';
 import { type ErrorCode, FileconvError } from '../../core/errors.js';
 import type { ConvertContext, Converter, ConvertResult } from '../../core/ports/index.js';
 import { findScript, tsxModuleUrl } from '../script-path.js';
-import type {
-  ChildMessage,
-  ConversionRequest,
-  IsolatedConverterName,
-  ParentMessage,
-} from './process-protocol.js';
+import type { ChildMessage, ConversionRequest, IsolatedFactory, ParentMessage } from './process-protocol.js';
 
-export type { IsolatedConverterName } from './process-protocol.js';
+export type { IsolatedFactory } from './process-protocol.js';
 
 export interface IsolationOptions {
   /** The process's heap cap, MB (V8's old generation). Default 512. */
@@ -74,6 +69,11 @@ function outOfMemory(code: number | null, signal: NodeJS.Signals | null): boolea
 
 type Settings = Required<Omit<IsolationOptions, 'factoryOptions'>> & {
   factoryOptions: Record<string, unknown>;
+  /** The converter's name, for messages. */
+  name: string;
+  /** The factory module's file URL and export, as the child is told them. */
+  moduleUrl: string;
+  factory: string;
 };
 
 /** Conversions a process runs before it is replaced (bounds whatever a library keeps). */
@@ -128,16 +128,13 @@ class ProcessPool {
   }
 }
 
-/** Runs one conversion of `name` in a process of the pool. */
-function runIsolated(
-  name: IsolatedConverterName,
-  ctx: ConvertContext,
-  settings: Settings,
-  pool: ProcessPool,
-): Promise<ConvertResult> {
+/** Runs one conversion in a process of the pool. */
+function runIsolated(ctx: ConvertContext, settings: Settings, pool: ProcessPool): Promise<ConvertResult> {
   throwIfAborted(ctx.signal);
+  const { name } = settings;
   const request: ConversionRequest = {
-    converter: name,
+    moduleUrl: settings.moduleUrl,
+    factory: settings.factory,
     factoryOptions: settings.factoryOptions,
     ctx: {
       inputPath: ctx.inputPath,
@@ -215,24 +212,35 @@ function runIsolated(
   });
 }
 
+/** The file URL of `factory.module`; INTERNAL when it is not in the installation. */
+function moduleUrlOf(factory: IsolatedFactory): string {
+  if (factory.module.startsWith('file:')) return factory.module;
+  return findScript(import.meta.url, factory.module, `The converter module ${factory.module}`).href;
+}
+
 /**
- * `converter` (one of the pure-JS ones, built with `options.factoryOptions`) with each conversion
- * run in a child process of its own, under a heap cap and a work budget.
+ * `converter` (a pure-JS one, built with `options.factoryOptions`) with each conversion run in a
+ * child process of its own, under a heap cap and a work budget. The child makes its own copy by
+ * importing `factory.module` and calling `factory.factory` with the factory options; the module
+ * is looked up here, so a wrong path fails at once rather than at the first conversion.
  */
 export function isolateConverter(
-  name: IsolatedConverterName,
   converter: Converter,
+  factory: IsolatedFactory,
   options: IsolationOptions = {},
 ): Converter {
   const settings: Settings = {
     maxHeapMb: options.maxHeapMb ?? DEFAULT_ISOLATION.maxHeapMb,
     budgetMs: options.budgetMs ?? DEFAULT_ISOLATION.budgetMs,
     factoryOptions: options.factoryOptions ?? {},
+    name: converter.name,
+    moduleUrl: moduleUrlOf(factory),
+    factory: factory.factory,
   };
   const pool = new ProcessPool(settings);
   return {
     ...converter,
-    convert: (ctx) => runIsolated(name, ctx, settings, pool),
+    convert: (ctx) => runIsolated(ctx, settings, pool),
     async close() {
       pool.close();
       await converter.close?.();

@@ -1,10 +1,24 @@
 /** What the service and an isolated conversion's process tell each other (isolated.ts). */
 import type { ConversionLimits } from '../../core/ports/index.js';
 
-export type IsolatedConverterName = 'mammoth' | 'exceljs' | 'pdf' | 'text' | 'data' | 'pdf-operations';
+/**
+ * Where the child finds the function that makes the converter: the child imports the module and
+ * calls the export with the factory options, so the kit itself imports no converter.
+ */
+export interface IsolatedFactory {
+  /**
+   * The module, by its path from fileconv's package root without extension
+   * ('src/converters/pdf/index': .js once built, .ts in the sources), or a file: URL (a host's own).
+   */
+  module: string;
+  /** Its export that makes the converter from the factory options ('createPdfConverter'). */
+  factory: string;
+}
 
 export interface ConversionRequest {
-  converter: IsolatedConverterName;
+  /** The module's file URL, resolved by the service (isolated.ts), and the export to call. */
+  moduleUrl: string;
+  factory: string;
   /** The converter factory's options; serialisable. */
   factoryOptions: Record<string, unknown>;
   ctx: {

@@ -4,9 +4,10 @@
  * processes, so unlike the pdf-lib operations it is not sent to the isolation pool (whose
  * 120 s budget would also cut a long scan short): the job's own timeout and signal bound it.
  *
- *   createEngine({ converters, operations: [...pdfOperations(), ...ocrOperations()] })
+ *   createConverter({ converters, operations: [...pdfOperations(), ...ocrOperations()] })
  */
 import { open } from 'node:fs/promises';
+import { join } from 'node:path';
 import { OCR_SOURCES } from '../../converters/ocr/ocr-edges.js';
 import { type OcrOperationOptions, ocrOperationOptionsSchema } from '../../converters/ocr/ocr-options.js';
 import { scanAsPng } from '../../converters/ocr/scan-png.js';
@@ -66,7 +67,8 @@ async function makeSearchable(ctx: OperationContext): Promise<void> {
     await searchablePdf(input, ctx.outputPath, options, run);
   } else if (typeof format === 'string' && OCR_IMAGE_INPUTS.includes(format)) {
     await withWorkDir({ tempDir: ctx.tempDir }, async (workDir) => {
-      const scan = await scanAsPng(input, format, { ...ctx, workDir });
+      const convertTo = ctx.convertTo ?? decodingWithSharp(ctx, workDir);
+      const scan = await scanAsPng(input, format, { limits: ctx.limits, convertTo });
       await searchablePdfFromImage(scan.path, ctx.outputPath, options, run);
     });
   } else {
@@ -75,6 +77,32 @@ async function makeSearchable(ctx: OperationContext): Promise<void> {
       `The ocr operation reads a PDF or an image (${OCR_IMAGE_INPUTS.join(', ')}), not ${typeof format === 'string' ? format : 'this file'}.`,
     );
   }
+}
+
+/**
+ * Outside an engine (the operation run directly) there is no convertTo: a scan is decoded by the
+ * image converter itself (an operation may use a converter; converters may not use each other).
+ */
+function decodingWithSharp(
+  ctx: OperationContext,
+  workDir: string,
+): NonNullable<OperationContext['convertTo']> {
+  return async (inputPath, from, to) => {
+    const { createSharpConverter } = await import('../../converters/sharp/index.js');
+    const outputPath = join(workDir, `scan.${to}`);
+    await createSharpConverter().convert({
+      inputPath,
+      outputPath,
+      from,
+      to,
+      options: {},
+      tempDir: workDir,
+      signal: ctx.signal,
+      onProgress: () => {},
+      limits: ctx.limits,
+    });
+    return outputPath;
+  };
 }
 
 async function readHead(path: string): Promise<Uint8Array> {

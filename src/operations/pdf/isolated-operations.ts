@@ -49,7 +49,11 @@ export function isolateOperations(
   operations: readonly DocumentOperation[],
   options: IsolationOptions = {},
 ): DocumentOperation[] {
-  const isolated = isolateConverter('pdf-operations', operationsConverter(operations), options);
+  const isolated = isolateConverter(
+    operationsConverter(operations),
+    { module: 'src/operations/pdf/operations-stand-in', factory: 'createPdfOperationsStandIn' },
+    options,
+  );
   return operations.map((operation) => ({
     ...operation,
     // One pool behind them all: closing it again is a no-op.

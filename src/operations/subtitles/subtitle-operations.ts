@@ -1,6 +1,6 @@
 /**
  * Adding subtitles to a video, as a document operation (a job with two inputs: the video, then
- * the subtitle file): `createEngine({ operations: [...pdfOperations(), ...subtitleOperations()] })`.
+ * the subtitle file): `createConverter({ operations: [...pdfOperations(), ...subtitleOperations()] })`.
  *
  * - mode 'soft' muxes the subtitles in as a stream players can switch on and off: ASS/SSA stay
  *   ASS in Matroska (styles kept), SubRip stays SubRip; MP4 and MOV take mov_text, WebM WebVTT.

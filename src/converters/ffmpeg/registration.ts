@@ -1,0 +1,23 @@
+/**
+ * The audio and video converter (ffmpeg, native or WebAssembly) as an engine is given it: its name,
+ * edges and options, declared without loading anything, and `load`, which makes it.
+ */
+import type { ConverterDeclaration, ConverterRegistration } from '../../core/ports/index.js';
+import { buildMediaEdges } from './media-edges.js';
+import { mediaOptionsSchema } from './media-options.js';
+
+/**
+ * What createFfmpegConverter() is. Its options are declared for the native ffmpeg with the
+ * default size limits; the loaded converter's own schema follows its settings and the engine it
+ * found (ffmpeg.wasm lacks some encoders), and its worker checks the options again.
+ */
+export const FFMPEG: ConverterDeclaration = {
+  name: 'ffmpeg',
+  edges: buildMediaEdges(),
+  optionsSchema: (to) => mediaOptionsSchema(to),
+};
+
+export const FFMPEG_REGISTRATION: ConverterRegistration = {
+  ...FFMPEG,
+  load: async () => (await import('./index.js')).createFfmpegConverter(),
+};

@@ -1,0 +1,15 @@
+/** The options of mammoth's conversions, dependency-free (the registration declares them). */
+import { z } from 'zod';
+import type { FormatName } from '../../core/formats/types.js';
+
+export const imagesOption = z.strictObject({
+  /** Images of the document: 'embed' as data: URIs in the output, or 'drop'. Default 'embed'. */
+  images: z.enum(['embed', 'drop']).optional(),
+});
+
+const noOptions = z.strictObject({});
+
+/** Options of a conversion to `to`: images only where the output can hold them. */
+export function mammothOptionsSchema(to: FormatName): z.ZodType<Record<string, unknown>> {
+  return to === 'txt' ? noOptions : imagesOption;
+}
