@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { createWebhookDispatcher, type WebhookDeliveryReport } from '../../src/adapters/webhooks/http.js';
 import { parseRetryAfter } from '../../src/adapters/webhooks/transport.js';
 import { blockedRange, pinnedLookup } from '../../src/kit/net/addresses.js';
+import { checkedAddresses } from '../../src/kit/net/safe-request.js';
 import { call, expectError, startServer, uploadA } from '../http/harness.js';
 import { createTextJob, onCleanup, startEngine, startReceiver, WEBHOOK_SECRET } from './setup.js';
 
@@ -94,6 +95,33 @@ describe('webhook address rules', () => {
     }
     expect(reports).toHaveLength(targets.length);
     expect(reports.every((report) => !report.ok && report.status === null)).toBe(true);
+  });
+
+  it('with private addresses allowed, still never reaches link-local or metadata addresses (as a captured page)', async () => {
+    const engine = await startEngine();
+    const receiver = await startReceiver([200]);
+    const reports: WebhookDeliveryReport[] = [];
+    const dispatcher = createWebhookDispatcher(engine, {
+      secret: WEBHOOK_SECRET,
+      backoffMs: 5,
+      allowPrivateAddresses: true,
+      onDelivery: (report) => reports.push(report),
+    });
+    onCleanup(() => dispatcher.close());
+    await engine.start();
+    const intranet = await createTextJob(engine, 'md', `http://127.0.0.1:${receiver.port}/hook`);
+    const metadata = await createTextJob(engine, 'md', 'http://169.254.169.254/latest/meta-data/');
+    for (const job of [intranet, metadata]) await engine.waitForJob(job.id);
+    await dispatcher.idle();
+
+    expect(receiver.received).toHaveLength(1);
+    expect((await engine.getJob(intranet.id)).webhook).toMatchObject({ status: 'delivered' });
+    const refused = (await engine.getJob(metadata.id)).webhook!;
+    expect(refused).toMatchObject({ status: 'failed', attempts: 1 });
+    expect(refused.lastError).toMatch(/169\.254\.169\.254, a linkLocal address/);
+    // The same rule, from the one check both webhooks and captured pages go through.
+    await expect(checkedAddresses(new URL('http://[fd00:ec2::254]/'), true)).rejects.toThrow(/uniqueLocal/);
+    await expect(checkedAddresses(new URL('http://10.1.2.3/'), true)).resolves.toHaveLength(1);
   });
 
   it('refuses a literal private IP already at job creation, through the HTTP API', async () => {

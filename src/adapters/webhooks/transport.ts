@@ -1,11 +1,9 @@
 /**
- * One webhook POST: to the checked, pinned addresses over node:http(s) (never following a
+ * One webhook POST: to the checked, pinned addresses (kit/net/safe-request.ts, never following a
  * redirect), or through a host-supplied fetch. Answers the status and Retry-After; throws on
- * network errors, timeouts and refused addresses.
+ * network errors, timeouts and refused addresses (BlockedAddressError).
  */
-import { request as httpRequest } from 'node:http';
-import { request as httpsRequest } from 'node:https';
-import { hostOf, pinnedLookup, resolvePublic } from '../../kit/net/addresses.js';
+import { checkedAddresses, sendPinned } from '../../kit/net/safe-request.js';
 
 export interface PostResult {
   status: number;
@@ -32,7 +30,7 @@ export function parseRetryAfter(value: string | null | undefined, nowMs = Date.n
 
 export async function postWebhook(input: PostInput): Promise<PostResult> {
   // Checked before every attempt, also with a custom fetch, so a refused host is never contacted.
-  const addresses = await resolvePublic(hostOf(input.url), input.allowPrivateAddresses);
+  const addresses = await checkedAddresses(input.url, input.allowPrivateAddresses);
   if (input.fetchImpl) {
     // A host's fetch does its own DNS: pinning is then the host's responsibility (documented).
     const response = await input.fetchImpl(input.url, {
@@ -45,29 +43,10 @@ export async function postWebhook(input: PostInput): Promise<PostResult> {
     await response.body?.cancel();
     return { status: response.status, retryAfterMs: parseRetryAfter(response.headers.get('retry-after')) };
   }
-  const send = input.url.protocol === 'https:' ? httpsRequest : httpRequest;
-  return new Promise<PostResult>((resolve, reject) => {
-    const request = send(
-      input.url,
-      {
-        method: 'POST',
-        headers: { ...input.headers, 'Content-Length': String(Buffer.byteLength(input.body)) },
-        lookup: pinnedLookup(addresses),
-        signal: input.signal,
-        // No agent: a pooled socket could outlive the check that allowed its address.
-        agent: false,
-      },
-      (response) => {
-        // Only the status matters: settle on the headers and drop the body, so a receiver
-        // streaming an endless answer cannot hold the delivery.
-        resolve({
-          status: response.statusCode ?? 0,
-          retryAfterMs: parseRetryAfter(response.headers['retry-after']),
-        });
-        response.destroy();
-      },
-    );
-    request.on('error', reject);
-    request.end(input.body);
-  });
+  const { url, headers, body, signal } = input;
+  const response = await sendPinned({ url, method: 'POST', headers, body, signal }, addresses);
+  // Only the status matters: settle on the headers and drop the body, so a receiver streaming an
+  // endless answer cannot hold the delivery.
+  response.destroy();
+  return { status: response.statusCode ?? 0, retryAfterMs: parseRetryAfter(response.headers['retry-after']) };
 }

@@ -1,10 +1,9 @@
 /**
- * The requests a captured web page makes, performed by Node under the webhooks' SSRF rules
- * (webhooks/addresses.ts): only http and https; the host resolved and every address it resolves
- * to checked (private, loopback, link-local, metadata and other non-public ranges refused); the
- * connection pinned to the checked addresses, so a rebinding DNS answer cannot swap one in; each
- * redirect followed here, its target checked like the first URL. Bodies are inflated here
- * (gzip, deflate, br) and counted as they arrive against a cap per response and one per job.
+ * The requests a captured web page makes, performed by Node through the kit's one SSRF-safe
+ * request (kit/net/safe-request.ts, as webhooks are sent: only http and https, every address
+ * checked, the connection pinned to the checked ones); each redirect followed here, its target
+ * checked like the first URL. Bodies are inflated here (gzip, deflate, br) and counted as they
+ * arrive against a cap per response and one per job.
  *
  * Redirects are followed in Node rather than handed back to the browser: Chromium does not
  * intercept the request that follows a redirect answered by route.fulfill() (it went straight
@@ -12,13 +11,11 @@
  * checks.
  */
 import type { IncomingMessage } from 'node:http';
-import { request as httpRequest } from 'node:http';
-import { request as httpsRequest } from 'node:https';
 import type { Readable } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
-import ipaddr from 'ipaddr.js';
 import { FileconvError } from '../../core/errors.js';
-import { blockedRange, hostOf, pinnedLookup, resolvePublic } from '../../kit/net/addresses.js';
+import { BlockedAddressError } from '../../kit/net/addresses.js';
+import { checkedAddresses, schemeProblem, sendPinned } from '../../kit/net/safe-request.js';
 
 export interface WebFetchLimits {
   /** Largest body of one response, inflated. */
@@ -71,20 +68,6 @@ const DROPPED_RESPONSE_HEADERS = new Set([
   'content-length',
 ]);
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
-
-/**
- * Cloud metadata services outside the link-local range: AWS's IPv6 endpoint and Alibaba's. They
- * and link-local addresses (169.254.169.254 of AWS, GCP and Azure) stay refused when private
- * addresses are allowed: an intranet page has no business there, and credentials live there.
- */
-const METADATA_ADDRESSES = ['fd00:ec2::254', '100.100.100.200'].map((address) =>
-  ipaddr.parse(address).toNormalizedString(),
-);
-
-function isMetadataAddress(address: string, range: string): boolean {
-  // process() reads ::ffff:100.100.100.200 as the IPv4 address it carries.
-  return range === 'linkLocal' || METADATA_ADDRESSES.includes(ipaddr.process(address).toNormalizedString());
-}
 
 export function refusedUrl(url: string, reason: string): FileconvError {
   return new FileconvError('UNSAFE_INPUT', `Refused to fetch ${url}: ${reason}.`, {
@@ -172,56 +155,30 @@ export class WebFetcher {
     } catch {
       throw refusedUrl(raw, 'not an absolute URL');
     }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-      throw refusedUrl(raw, `the ${url.protocol} scheme is refused (only http and https are fetched)`);
-    }
+    const problem = schemeProblem(url);
+    if (problem) throw refusedUrl(raw, problem);
     return url;
   }
 
-  /**
-   * Every address of the URL's host, each checked: one refused address among good ones refuses
-   * the host (a rebinding server could answer either). Allowing private addresses lifts the
-   * rule except for link-local and metadata addresses.
-   */
+  /** The URL's checked addresses: UNSAFE_INPUT for a refused one, URL_UNREACHABLE when DNS fails. */
   private async addresses(url: URL) {
-    const host = hostOf(url);
-    // resolvePublic's own check is the webhooks' wording; the ranges are judged here, by the same blockedRange.
-    const resolved = await resolvePublic(host, true).catch((error: unknown) => {
+    return checkedAddresses(url, this.allowPrivateAddresses).catch((error: unknown) => {
+      if (error instanceof BlockedAddressError) throw refusedUrl(url.href, error.reason);
       throw unreachableUrl(url.href, networkReason(error), error);
     });
-    for (const { address } of resolved) {
-      const range = blockedRange(address);
-      if (!range || (this.allowPrivateAddresses && !isMetadataAddress(address, range))) continue;
-      const which = address === host ? address : `${host} resolves to ${address}`;
-      throw refusedUrl(url.href, `${which}, a ${range} address (only public addresses are fetched)`);
-    }
-    return resolved;
   }
 
   /** One request, no redirect followed; the body read (inflated) unless it is a redirect. */
   private async once(request: WebRequest): Promise<WebResponse> {
     const url = this.checkScheme(request.url);
     const addresses = await this.addresses(url);
-    const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
     const headers: Record<string, string> = { 'accept-encoding': 'gzip, deflate, br' };
     for (const [name, value] of Object.entries(request.headers)) {
       if (!DROPPED_REQUEST_HEADERS.has(name.toLowerCase())) headers[name] = value;
     }
-    const response = await new Promise<IncomingMessage>((resolve, reject) => {
-      const outgoing = send(url, {
-        method: request.method,
-        headers,
-        lookup: pinnedLookup(addresses),
-        signal: this.signal,
-        // No agent: a pooled socket could outlive the check that allowed its address.
-        agent: false,
-      });
-      outgoing.on('response', resolve);
-      outgoing.on('error', (error) => {
-        if (this.signal.aborted) reject(error);
-        else reject(unreachableUrl(url.href, networkReason(error), error));
-      });
-      outgoing.end(request.body ?? undefined);
+    const sent = { url, method: request.method, headers, body: request.body ?? null, signal: this.signal };
+    const response = await sendPinned(sent, addresses).catch((error: unknown) => {
+      throw this.signal.aborted ? error : unreachableUrl(url.href, networkReason(error), error);
     });
     const status = response.statusCode ?? 0;
     const responseHeaders = flattenHeaders(response);

@@ -1,16 +1,16 @@
 /**
- * SSRF rules for webhook targets: which IP addresses a webhook may be sent to, and a DNS
- * resolution that checks every address of a host and pins the connection to the checked ones,
- * so a rebinding DNS server cannot swap in a private address between the check and the connect.
+ * SSRF rules: which IP addresses a request to a host a user named (a webhook receiver, a web page
+ * to capture) may reach, and a DNS answer pinned to the checked addresses, so a rebinding DNS
+ * server cannot swap in a private address between the check and the connect (safe-request.ts
+ * sends through them).
  */
 
 import type { LookupAddress } from 'node:dns';
-import { lookup as dnsLookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
 
 /**
- * Why `address` must not receive webhooks ('loopback', 'private', 'linkLocal', 'uniqueLocal',
+ * Why a request must not reach `address` ('loopback', 'private', 'linkLocal', 'uniqueLocal',
  * 'multicast', 'unspecified', 'carrierGradeNat', ...), or null for a public unicast address.
  * An allowlist: only ipaddr.js's plain 'unicast' range passes, so documentation, reserved,
  * NAT64 and tunnel ranges (which can embed a private IPv4) are refused too.
@@ -42,28 +42,13 @@ export function literalAddressProblem(url: URL): string | null {
   return range ? `${host} is a ${range} address` : null;
 }
 
+/** A host or scheme a request may not reach; `reason` says which address and why. */
 export class BlockedAddressError extends Error {
   override readonly name = 'BlockedAddressError';
-}
 
-/**
- * Every address of `host`; throws BlockedAddressError when any of them is not public (one bad
- * record among good ones is still a way in), unless private addresses are allowed.
- */
-export async function resolvePublic(host: string, allowPrivate: boolean): Promise<LookupAddress[]> {
-  const addresses = await dnsLookup(host, { all: true, verbatim: true });
-  if (addresses.length === 0) throw new Error(`${host} has no addresses`);
-  if (!allowPrivate) {
-    for (const { address } of addresses) {
-      const range = blockedRange(address);
-      if (range) {
-        throw new BlockedAddressError(
-          `refused: ${host} resolves to ${address}, a ${range} address (webhooks go to public addresses only)`,
-        );
-      }
-    }
+  constructor(readonly reason: string) {
+    super(`refused: ${reason}`);
   }
-  return addresses;
 }
 
 type LookupCallback = (
