@@ -168,7 +168,12 @@ describeWithEngine(
       expect(statuses.slice(0, refusedAt).every((status) => status === 400)).toBe(true);
     });
 
-    it('the API nodes loaded no converter, at start or for the jobs they planned (the worker did)', async () => {
+    it('the API nodes loaded no converter, at start, for the jobs they planned or for /api/health (the worker did)', async () => {
+      for (const node of [api1, api2]) {
+        const health = await fetch(`${node.url}/api/health`);
+        // An API node lists no engines: its workers check their own.
+        expect(await health.json()).toEqual({ status: 'ok', engines: [] });
+      }
       const loaded = (running: RunningService | RunningWorker) =>
         conversionContextOf(running.engine.converter, 'test')
           .converters.loaded()

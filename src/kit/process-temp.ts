@@ -29,8 +29,23 @@ export async function ownedTempDir(parent: string, prefix: string): Promise<stri
 }
 
 /** Removes `<parent>/<prefix>-<pid>-*` whose pid no longer runs; returns the names removed. */
-export async function removeDeadOwners(parent: string, prefix: string): Promise<string[]> {
-  const pattern = new RegExp(`^${prefix.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}-(\\d+)-[^/]+$`);
+export function removeDeadOwners(parent: string, prefix: string): Promise<string[]> {
+  const escaped = prefix.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return removeWhereDead(parent, new RegExp(`^${escaped}-(\\d+)-[^/]+$`));
+}
+
+/**
+ * Removes every `<parent>/fileconv-<engine>-<pid>-*` (ownedTempDir's names, whatever engine made
+ * them) whose pid no longer runs. A process started again after a SIGKILL calls it at start, so
+ * what its predecessor's LibreOffice and Chromium left goes at once, not only when the new
+ * process first uses those engines (which it may never do).
+ */
+export function removeDeadProcessDirs(parent: string): Promise<string[]> {
+  return removeWhereDead(parent, /^fileconv-[a-z]+-(\d+)-[^/]+$/);
+}
+
+/** Removes the entries of `parent` whose name matches `pattern` (the pid its first group) and whose pid no longer runs. */
+async function removeWhereDead(parent: string, pattern: RegExp): Promise<string[]> {
   const removed: string[] = [];
   for (const name of await readdir(parent).catch(() => [])) {
     const pid = Number(pattern.exec(name)?.[1]);

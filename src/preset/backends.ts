@@ -7,6 +7,7 @@
  * resolves them from its options and the settings table): nothing here reads the environment.
  */
 import { mkdir, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { SqliteDatabase } from '../adapters/sqlite/database.js';
 import type {
@@ -18,7 +19,7 @@ import type {
   Storage,
   WebhookOutbox,
 } from '../core/ports/index.js';
-import { isRunning } from '../kit/process-temp.js';
+import { isRunning, removeDeadProcessDirs } from '../kit/process-temp.js';
 
 /** Which backends to open, resolved by the caller. */
 export interface BackendSettings {
@@ -201,9 +202,12 @@ function redactUrl(url: string): string {
 /**
  * A temp dir of this process's own under the data dir (`tmp/<pid>`), so processes sharing a data
  * dir never touch each other's work. Dirs of processes that no longer run (killed mid-conversion)
- * are removed on the way.
+ * are removed on the way, and so are the engines' own dirs such processes left in the OS temp dir
+ * (the LibreOffice and Chromium pools'): a process started again after a SIGKILL clears what its
+ * predecessor left at start, not when it first uses those engines.
  */
 export async function processTempDir(dataDir: string): Promise<string> {
+  await removeDeadProcessDirs(tmpdir());
   const parent = join(dataDir, 'tmp');
   await mkdir(parent, { recursive: true });
   for (const entry of await readdir(parent)) {

@@ -73,7 +73,11 @@ export function serviceRoutes(ctx: RouteContext): Route[] {
       path: '/api/health',
       public: true,
       async handle() {
-        const converters = await ctx.engine.converters();
+        // A node that converts nothing (a shared queue and no worker in this process: an API
+        // node) lists no engines: its workers check their own, and asking here would load every
+        // converter's module on the event loop for an answer about nothing (the soak saw the
+        // first health check of a fresh API node take over 5 s).
+        const converters = ctx.engine.workerStatus() === 'unknown' ? [] : await ctx.engine.converters();
         return jsonAnswer(
           200,
           {

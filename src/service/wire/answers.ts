@@ -272,14 +272,19 @@ export const readinessResponse = z.object({
 /** GET /api/health. */
 export const healthResponse = z.object({
   status: z.literal('ok'),
-  engines: z.array(
-    z.object({
-      name: z.string(),
-      ok: z.boolean(),
-      version: z.string().nullable(),
-      reason: z.string().nullable().meta({ description: 'Why the engine is unavailable, or null.' }),
+  engines: z
+    .array(
+      z.object({
+        name: z.string(),
+        ok: z.boolean(),
+        version: z.string().nullable(),
+        reason: z.string().nullable().meta({ description: 'Why the engine is unavailable, or null.' }),
+      }),
+    )
+    .meta({
+      description:
+        "This process's engines, each checked once. Empty on an API node that runs no worker (`fileconv serve --no-worker`): its workers check their own.",
     }),
-  ),
 });
 
 // The answers' types, inferred: what the views and routes return and what the client reads.
