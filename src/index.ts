@@ -39,6 +39,7 @@ export type {
   FileRecord,
   FileStatus,
   Job,
+  JobCharge,
   JobError,
   JobInput,
   JobStatus,
