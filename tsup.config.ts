@@ -15,13 +15,12 @@ function entriesFromExports(): string[] {
   // decoder, of ffmpeg.wasm and of isolated conversions (sharp/heic.ts, ffmpeg/wasm-thread.ts and
   // kit/isolation/isolated.ts look for them by path), and the modules the isolation child imports
   // to make its converter that are no export of their own (each isolated converter's registration
-  // names its module).
+  // names its module; the converters' own are their exports).
   const entries: string[] = [
     'bin/cli.ts',
     'src/converters/sharp/heic-worker.ts',
     'src/converters/ffmpeg/wasm-worker.ts',
     'src/kit/isolation/converter-process.ts',
-    'src/converters/data/index.ts',
     'src/operations/pdf/operations-stand-in.ts',
   ];
   for (const target of Object.values(pkg.exports)) {

@@ -1,14 +1,37 @@
 /**
  * fileconv: an embeddable file-conversion engine. This entry is the light core (no engine
  * libraries are loaded here): createConverter (conversions in this process) and createJobEngine
- * (jobs over storage, a job store and a queue), the format registry, the conversion graph, the
- * job state machine, errors and the port types adapters implement. Adapters live in subpaths:
- * `fileconv/storage/fs`, `fileconv/converters/sharp`, ...
+ * (jobs over storage, a job store and a queue), the format lookups, the conversion graph, the job
+ * state machine, errors, plans and API keys, signing, and the port types adapters implement.
+ *
+ * Its runtime names are a committed list (test/public-surface.test.ts): what an embedding host
+ * reaches for. The rest lives behind subpaths: `fileconv/formats` (detection and the `url`
+ * format besides the lookups), `fileconv/policy` (rate limits, quotas, charge settlement and key
+ * authentication, for hosts that build their own HTTP layer), adapters (`fileconv/storage/fs`,
+ * `fileconv/jobs/sqlite`, ...) and converters (`fileconv/converters/sharp`, ...).
  */
 
 export type { ErrorCode, FileconvErrorOptions } from './core/errors.js';
 export { ERROR_CODES, FileconvError, isFileconvError, toFileconvError } from './core/errors.js';
-export * from './core/formats/index.js';
+export {
+  type CustomFormat,
+  createFormatRegistry,
+  detectFormat,
+  extensionOf,
+  FORMAT_FAMILIES,
+  FORMATS,
+  type FormatDefinition,
+  type FormatFamily,
+  type FormatName,
+  type FormatRegistry,
+  formatFromExtension,
+  formatFromMime,
+  formatsByFamily,
+  type GenericContainer,
+  getFormat,
+  mimeTypeOf,
+  requireFormat,
+} from './core/formats/index.js';
 export * from './core/graph/index.js';
 export type { JobEvent, JobEventType } from './core/jobs/state.js';
 export { canTransition, isTerminal, TERMINAL_STATUSES, transition } from './core/jobs/state.js';
@@ -16,6 +39,7 @@ export type {
   FileRecord,
   FileStatus,
   Job,
+  JobCharge,
   JobError,
   JobInput,
   JobStatus,
@@ -24,7 +48,19 @@ export type {
 } from './core/jobs/types.js';
 export { FILE_STATUSES, JOB_STATUSES, WEBHOOK_STATUSES } from './core/jobs/types.js';
 export { outputNameFor, sanitizeFileName } from './core/names.js';
-export * from './core/policy/index.js';
+export {
+  type CreateApiKeyInput,
+  createApiKey,
+  DEFAULT_PLANS,
+  type DefinePlansOptions,
+  definePlans,
+  FREE_PLAN,
+  getPlan,
+  type Plan,
+  type PlanOverride,
+  type PlanTable,
+  revokeApiKey,
+} from './core/policy/index.js';
 export type * from './core/ports/index.js';
 export { MIN_SECRET_BYTES, type SignedClaims, sign, signingKey, verify } from './core/signing.js';
 export {
@@ -60,7 +96,6 @@ export type {
 export { JOB_LIFECYCLE_EVENT_TYPES } from './engine/job-events.js';
 export type { CreateJobInput, JobResult, WaitOptions } from './engine/job-operations.js';
 export type { WebhookOutcome } from './engine/job-webhook.js';
-export { checkWebhookUrl, MAX_WEBHOOK_URL_LENGTH } from './engine/job-webhook.js';
 export type { CreateOperationJobInput } from './engine/operation-jobs.js';
 export type { ReadinessCheck, ReadinessOptions, ReadinessReport } from './engine/readiness.js';
 export type {
@@ -69,4 +104,3 @@ export type {
   CreateResumableInput,
 } from './engine/resumable-operations.js';
 export type { ReceiveUploadInput, UploadFileInput, UploadGrantInput } from './engine/upload-operations.js';
-export { fileIdFromKey, uploadKeyOf } from './engine/upload-operations.js';

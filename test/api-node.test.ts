@@ -14,6 +14,7 @@ import { createMemoryJobStore } from '../src/adapters/jobs/memory.js';
 import { createMemoryQueue } from '../src/adapters/queue/memory.js';
 import { createMemoryStorage } from '../src/adapters/storage/memory.js';
 import { LIBREOFFICE } from '../src/converters/libreoffice/registration.js';
+import { SERVICE_FAULT_CODES } from '../src/core/policy/index.js';
 import {
   type Converter,
   type ConverterRegistration,
@@ -22,7 +23,6 @@ import {
   createJobEngine,
   type JobStore,
   type Queue,
-  SERVICE_FAULT_CODES,
   type Storage,
 } from '../src/index.js';
 import { copyConverter } from './helpers/fake-converters.js';

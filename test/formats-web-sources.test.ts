@@ -4,12 +4,8 @@
  * and detected from their bytes, and which declared formats accept them.
  */
 import { describe, expect, it } from 'vitest';
-import {
-  detectFormat,
-  isContentCompatible,
-  parseUrlFile,
-  urlFileContent,
-} from '../src/core/formats/index.js';
+import { detectFormat, isContentCompatible, urlFileContent } from '../src/core/formats/index.js';
+import { parseUrlFile } from '../src/core/formats/url-file.js';
 import { resolveSourceFormat } from '../src/engine/planning.js';
 import { zipBytes } from './helpers/zip.js';
 

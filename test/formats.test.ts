@@ -6,6 +6,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FileconvError } from '../src/core/errors.js';
+import { GENERIC_CONTAINERS } from '../src/core/formats/detect-containers.js';
 import {
   DETECTION_BYTES,
   detectFormat,
@@ -16,7 +17,6 @@ import {
   formatFromExtension,
   formatFromMime,
   formatsByFamily,
-  GENERIC_CONTAINERS,
   getFormat,
   isContentCompatible,
   mimeTypeOf,

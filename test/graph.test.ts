@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { buildMediaEdges } from '../src/converters/ffmpeg/media-edges.js';
 import { buildImageEdges } from '../src/converters/sharp/image-edges.js';
 import { isFileconvError } from '../src/core/errors.js';
-import { carriesAudio } from '../src/core/formats/index.js';
+import { carriesAudio } from '../src/core/formats/lookup.js';
 import { ConversionGraph } from '../src/core/graph/index.js';
 
 const graph = ConversionGraph.fromConverters([

@@ -45,7 +45,7 @@ describe('package.json', () => {
     for (const [subpath, target] of entries) {
       if (subpath === '.' || subpath === './testing' || subpath === './client') continue;
       // A subpath is a file of that name, or a folder's index (fileconv/http), in its layer.
-      const named = ['src', 'src/adapters', 'src/operations'].flatMap((layer) => [
+      const named = ['src', 'src/core', 'src/adapters', 'src/operations'].flatMap((layer) => [
         `./dist/${layer}${subpath.slice(1)}.js`,
         `./dist/${layer}${subpath.slice(1)}/index.js`,
       ]);

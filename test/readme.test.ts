@@ -14,7 +14,8 @@ import { cp, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from 'no
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { delimiter, extname, join } from 'node:path';
-import { detectFormat, formatFromExtension, isContentCompatible } from 'fileconv';
+import { detectFormat, formatFromExtension } from 'fileconv';
+import { isContentCompatible } from 'fileconv/formats';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LO_AVAILABLE, LO_INSTALL } from './converters/libreoffice-helpers.js';

@@ -8,6 +8,7 @@ import { mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import cliProgress from 'cli-progress';
+import { urlFileContent } from '../../src/core/formats/index.js';
 import { baseName } from '../../src/core/names.js';
 import {
   createConverter,
@@ -15,7 +16,6 @@ import {
   FileconvError,
   formatFromExtension,
   requireFormat,
-  urlFileContent,
 } from '../../src/index.js';
 import { outputFileError } from '../../src/kit/local-files.js';
 import { defaultConverters } from '../../src/preset/converters.js';

@@ -2,7 +2,8 @@
  * createEngine (deprecated): the one object a host held before the engine was split in two. It
  * builds a converter engine (createConverter: direct conversions, formats, plans) and, when
  * storage, a job store and a queue are all given, a job engine over it (createJobEngine: uploads,
- * jobs, the worker), and answers for both. Kept for one release; new code makes the two itself.
+ * jobs, the worker), and answers for both. Deprecated in 0.2.0 and removed in 0.3.0; new code
+ * makes the two itself.
  */
 
 import type { JobStore, Queue, Storage } from '../core/ports/index.js';
@@ -28,7 +29,7 @@ export type {
 export type { JobEngine } from './job-engine.js';
 export type { JobPortName } from './job-ports.js';
 
-/** @deprecated Use createConverter's and createJobEngine's options. */
+/** @deprecated Removed in 0.3.0. Use createConverter's and createJobEngine's options. */
 export interface EngineOptions
   extends ConversionOptions,
     Omit<JobEngineOptions, 'converter' | 'storage' | 'jobs' | 'queue'> {
@@ -41,8 +42,9 @@ export interface EngineOptions
 }
 
 /**
- * @deprecated Use createConverter (direct conversions) and createJobEngine (jobs): what both
- * offer, with the job members throwing CONFIG when the engine has no storage, job store or queue.
+ * @deprecated Removed in 0.3.0. Use createConverter (direct conversions) and createJobEngine
+ * (jobs): what both offer, with the job members throwing CONFIG when the engine has no storage,
+ * job store or queue.
  */
 export interface Engine extends Omit<FileConverter, 'close'>, Omit<JobEngine, 'storage' | 'converter'> {
   /** The storage the engine was given (the HTTP adapter presigns with it when it can). */
@@ -52,8 +54,8 @@ export interface Engine extends Omit<FileConverter, 'close'>, Omit<JobEngine, 's
 }
 
 /**
- * @deprecated Use createConverter and createJobEngine. The engine of `options`: a converter
- * engine, plus a job engine when storage, jobs and queue are all given.
+ * @deprecated Removed in 0.3.0. Use createConverter and createJobEngine. The engine of `options`:
+ * a converter engine, plus a job engine when storage, jobs and queue are all given.
  */
 export function createEngine(options: EngineOptions): Engine {
   const conversion = createConversionContext(options, 'createEngine');

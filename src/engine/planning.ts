@@ -4,15 +4,14 @@
  */
 
 import { FileconvError } from '../core/errors.js';
+import { isEncryptedOoxml, ZIP_PACKAGES } from '../core/formats/detect-containers.js';
+import { BUILTIN_FORMATS } from '../core/formats/format-registry.js';
 import {
-  BUILTIN_FORMATS,
   detectFormat,
   FORMATS,
   type FormatRegistry,
   getFormat,
   isContentCompatible,
-  isEncryptedOoxml,
-  ZIP_PACKAGES,
 } from '../core/formats/index.js';
 import type { FormatName } from '../core/formats/types.js';
 import type { ConversionPlan } from '../core/graph/index.js';

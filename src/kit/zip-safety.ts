@@ -15,7 +15,7 @@ import yauzl, { type Entry, type ZipFile } from 'yauzl';
 import { z } from 'zod';
 import { abortError, throwIfAborted } from '../core/abort.js';
 import { FileconvError } from '../core/errors.js';
-import { isEncryptedOoxml } from '../core/formats/index.js';
+import { isEncryptedOoxml } from '../core/formats/detect-containers.js';
 
 export interface ZipLimits {
   /** Most entries an archive may hold. */

@@ -137,7 +137,10 @@ export interface Fileconv {
   converter: FileConverter;
   /** The job engine, started (its worker runs unless `worker: false`): mount it. */
   jobs: JobEngine;
-  /** @deprecated Both in one (createEngine's shape, and the job engine's): use `converter` and `jobs`. */
+  /**
+   * @deprecated Removed in 0.3.0. Both in one (createEngine's shape, and the job engine's): use
+   * `converter` and `jobs`.
+   */
   engine: Engine & JobEngine;
   /** The HTTP service's options for any adapter: `createHttpRouter(jobs, http)`, `createFetchHandler(jobs, http)`... */
   http: FileconvHttpOptions;

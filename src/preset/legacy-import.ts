@@ -4,6 +4,9 @@
  * records are copied into it (keys above all: losing them would lock every customer out), and the
  * old directories are renamed `*.imported` so it happens once. A crash half-way just imports
  * again: records already in the database are left as they are.
+ *
+ * Deprecated in 0.2.0, removed in 0.3.0 (with the fs job and key stores it reads): a data dir
+ * from before the embedded database must be started once with a 0.2.x release to be imported.
  */
 import { existsSync } from 'node:fs';
 import { rename } from 'node:fs/promises';
@@ -20,6 +23,9 @@ export interface ImportReport {
   keys: number;
 }
 
+/**
+ * @deprecated Removed in 0.3.0: start a 0.2.x `fileconv serve` once on an old data dir to import it.
+ */
 export async function importLegacyStores(dataDir: string, database: SqliteDatabase): Promise<ImportReport> {
   const report: ImportReport = { jobs: 0, files: 0, keys: 0 };
   const db = database.durable;

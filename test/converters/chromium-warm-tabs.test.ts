@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { locateChromium } from '../../src/converters/chromium/chromium-locate.js';
 import { CHROMIUM_INSTALL, createChromiumConverter } from '../../src/converters/chromium/index.js';
-import { urlFileContent } from '../../src/index.js';
+import { urlFileContent } from '../../src/core/formats/index.js';
 import { describeWithEngine } from '../helpers/engines.js';
 import { zipBytes } from '../helpers/zip.js';
 import { pdfText } from './chromium-helpers.js';

@@ -5,6 +5,9 @@
  * never half of each. Updates of one id are serialised inside the process, which makes the
  * version check exact for a single process per `dir` (the one-machine setup); several
  * processes writing the same `dir` need a shared store such as Redis instead.
+ *
+ * Deprecated in 0.2.0, removed in 0.3.0 (`fileconv/jobs/fs`): the SQLite store does the same with
+ * crash-safe transactions. It stays until then for the import of old data dirs.
  */
 
 import { randomUUID } from 'node:crypto';
@@ -192,6 +195,12 @@ function guarded<T>(action: string, work: () => Promise<T>): Promise<T> {
   return guardFsErrors('Job store', action, work);
 }
 
+/**
+ * @deprecated Removed in 0.3.0. Use the SQLite job store (`createSqliteJobStore` from
+ * `fileconv/jobs/sqlite`: crash-safe transactions, one file) or Redis (`fileconv/jobs/redis`)
+ * for several processes; `fileconv serve` moves an old data dir's JSON records into its database
+ * on its first start (until 0.3.0).
+ */
 export function createFsJobStore(options: FsJobStoreOptions): JobStore {
   const given = checkOptionsObject(ADAPTER, options);
   const root = path.resolve(checkNonEmptyString(ADAPTER, 'dir', given.dir));

@@ -6,6 +6,9 @@
  * server may share the file, since the server re-reads it whenever it changed on disk (that is
  * how a key made or revoked by `fileconv keys` takes effect without a restart). Two processes
  * writing at the very same moment can lose one write; key management is rare and manual.
+ *
+ * Deprecated in 0.2.0, removed in 0.3.0 (`fileconv/keys/fs`): use the SQLite or Redis key store.
+ * It stays until then for the import of old data dirs.
  */
 
 import { randomUUID } from 'node:crypto';
@@ -81,6 +84,11 @@ function guarded<T>(action: string, work: () => Promise<T>): Promise<T> {
   return guardFsErrors('Key store', action, work);
 }
 
+/**
+ * @deprecated Removed in 0.3.0. Use the SQLite key store (`createSqliteKeyStore` from
+ * `fileconv/keys/sqlite`) or Redis (`fileconv/keys/redis`); `fileconv serve` moves an old data
+ * dir's `keys/api-keys.json` into its database on its first start (until 0.3.0).
+ */
 export function createFsKeyStore(options: FsKeyStoreOptions): KeyStore {
   const given = checkOptionsObject(ADAPTER, options);
   const dir = path.resolve(checkNonEmptyString(ADAPTER, 'dir', given.dir));

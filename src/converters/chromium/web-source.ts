@@ -13,7 +13,7 @@
  */
 import type { Request } from 'playwright-core';
 import { FileconvError, isFileconvError } from '../../core/errors.js';
-import { parseUrlFile } from '../../core/formats/index.js';
+import { parseUrlFile } from '../../core/formats/url-file.js';
 import type { PageSource, SourceRefusal, SourceResponse } from './page-source.js';
 import {
   refusedUrl,

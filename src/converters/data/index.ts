@@ -26,7 +26,7 @@ import type { Row } from '../../kit/tabular/cells.js';
 import { delimitedSink } from '../../kit/tabular/text-sinks.js';
 import { byteOrderMark, xmlDeclaredEncoding } from '../../kit/text/text-encoding.js';
 
-export { DATA_REGISTRATION } from './registration.js';
+export { DATA_FACTORY, DATA_REGISTRATION } from './registration.js';
 
 export { DATA_EDGES } from './data-edges.js';
 

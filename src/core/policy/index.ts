@@ -1,6 +1,10 @@
 /**
- * Plans, API keys, rate limits and quotas: pure decisions (plans, windows, limits, headers,
- * api-keys) plus enforce.ts, which applies them through an injected CounterStore.
+ * Plans, API keys, rate limits and quotas, as the package entry `fileconv/policy`: pure decisions
+ * (plans, windows, limits, headers, api-keys, settlement) plus enforce.ts, which applies them
+ * through an injected CounterStore. The HTTP service (`fileconv/http`) applies all of it; a host
+ * that builds its own HTTP layer takes the pieces from here. The root entry re-exports what every
+ * host manages: the plan table (DEFAULT_PLANS, definePlans, getPlan, FREE_PLAN) and API keys
+ * (createApiKey, revokeApiKey).
  */
 export {
   API_KEY_ID_LENGTH,
