@@ -10,7 +10,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, expect, it, onTestFinished } from 'vitest';
+import { afterAll, beforeAll, expect, it, onTestFinished, vi } from 'vitest';
 import {
   createLibreOfficeConverter,
   type LibreOfficeConverter,
@@ -215,8 +215,8 @@ describeWithEngine('LibreOffice', LO_AVAILABLE, LO_INSTALL, 'libreoffice pool', 
       converter.convert(context(ws, 'docx', 'pdf', { signal: second.signal })),
       'CONVERSION_TIMEOUT',
     );
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    expect(converter.stats()?.queued).toBe(1);
+    // Waited for, not slept on: the document's checks before it queues take longer on a busy machine.
+    await vi.waitFor(() => expect(converter.stats()?.queued).toBe(1), { timeout: 20_000, interval: 50 });
     second.abort(deadline());
     expect((await queued).details).toEqual({ fault: 'service' });
     first.abort(deadline());
