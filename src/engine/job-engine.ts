@@ -91,7 +91,8 @@ export interface JobEngine {
   getFile(id: string, owner?: string): Promise<FileRecord>;
   /**
    * Resumable (tus) upload, step 1: a pending file record for `size` bytes that arrive in
-   * pieces (needs Storage.resumable); it expires after `resumableUploadTtlMs`.
+   * pieces (needs Storage.resumable); unfinished, it expires `retentionMs` after its last byte,
+   * and at the latest `resumableUploadTtlMs` after its creation.
    */
   createResumableUpload(input: CreateResumableInput): Promise<FileRecord>;
   /** An owner's resumable upload (pending or finished); UPLOAD_EXPIRED past its expiry (its bytes dropped). */
