@@ -19,7 +19,7 @@ import { assertNotTruncated } from './truncation-check.js';
  * INTERNAL when the input is missing, CORRUPT_INPUT when empty or visibly truncated
  * (truncation-check.ts); zip packages through assertSafeZip.
  */
-export async function checkInput(ctx: ConvertContext, zipLimits: Partial<ZipLimits>): Promise<void> {
+export async function checkInput(ctx: ConvertContext<unknown>, zipLimits: Partial<ZipLimits>): Promise<void> {
   const size = await stat(ctx.inputPath).then(
     (info) => info.size,
     (error: unknown) => {
