@@ -4,6 +4,7 @@
  */
 
 import { FileconvError } from '../core/errors.js';
+import { assertNotEmpty } from '../core/file-size.js';
 import {
   BUILTIN_FORMATS,
   detectFormat,
@@ -34,8 +35,7 @@ export async function resolveSourceFormat(
   fileName?: string,
   formats: FormatRegistry = BUILTIN_FORMATS,
 ): Promise<FormatName> {
-  if (head.length === 0)
-    throw new FileconvError('CORRUPT_INPUT', 'The file is empty.', { details: { reason: 'empty' } });
+  assertNotEmpty(head.length);
   const claimed =
     declared !== undefined
       ? formats.require(declared)

@@ -25,6 +25,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { abortError } from '../../core/abort.js';
 import { FileconvError } from '../../core/errors.js';
+import { assertNotEmpty } from '../../core/file-size.js';
 import type { FormatName } from '../../core/formats/types.js';
 import { parseOptions } from '../../core/options.js';
 import type { Availability, ConvertContext, Converter, ConvertResult } from '../../core/ports/index.js';
@@ -164,7 +165,7 @@ async function runConversion(
       throw new FileconvError('INTERNAL', 'The conversion input file is missing', { cause: error });
     },
   );
-  if (size === 0) throw new FileconvError('CORRUPT_INPUT', 'The input file is empty');
+  assertNotEmpty(size);
 
   const probe = await runner.probe(ctx.inputPath, ctx.signal, { maxPixels: ctx.limits.maxPixels });
   assertDeclaredContainer(probe, ctx.from, source);

@@ -7,6 +7,7 @@
 import { copyFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { FileconvError } from '../../core/errors.js';
+import { assertNotEmpty } from '../../core/file-size.js';
 import type { FormatName } from '../../core/formats/types.js';
 import type { ConvertContext } from '../../core/ports/index.js';
 import { linkInto } from '../../kit/place-file.js';
@@ -26,7 +27,7 @@ export async function checkInput(ctx: ConvertContext<unknown>, zipLimits: Partia
       throw new FileconvError('INTERNAL', 'The conversion input file is missing', { cause: error });
     },
   );
-  if (size === 0) throw new FileconvError('CORRUPT_INPUT', 'The input file is empty');
+  assertNotEmpty(size);
   // Before LibreOffice opens it: LibreOffice inflates package parts without a bound of its own.
   if (ZIP_SOURCES.has(ctx.from)) await assertSafeZip(ctx.inputPath, zipLimits, ctx.signal);
   await assertNotTruncated(ctx.inputPath, ctx.from, size);
