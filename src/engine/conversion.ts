@@ -5,12 +5,12 @@
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { ZodType } from 'zod';
 import { abortError, raceAbort } from '../core/abort.js';
 import { FileconvError, isFileconvError, toFileconvError } from '../core/errors.js';
 import type { FormatRegistry } from '../core/formats/index.js';
 import type { FormatName } from '../core/formats/types.js';
 import type { ConversionPlan } from '../core/graph/index.js';
+import { parseConversionOptions } from '../core/options.js';
 import type { ConversionLimits, ConverterDeclaration, OutputPackaging } from '../core/ports/index.js';
 import type { ConversionContext } from './conversion-context.js';
 
@@ -22,7 +22,7 @@ export interface RunChainInput {
   inputPath: string;
   /** Private directory for intermediate and final outputs; the caller removes it. */
   workDir: string;
-  /** Options for the last step, already validated by validateOptions. */
+  /** Options for the last step, parsed by validateOptions: the step is handed them as they are. */
   options: Record<string, unknown>;
   signal: AbortSignal;
   limits: ConversionLimits;
@@ -41,43 +41,17 @@ export interface RunChainResult {
 }
 
 /**
- * Validates `options` against the schema of the converter of the plan's last step (the step
- * that produces the target). Returns the parsed options; INVALID_OPTIONS names every problem.
+ * `options` parsed by the schema the converter of the plan's last step (the step that produces
+ * the target) declares for it: the one parse of a conversion's options, whose result the step is
+ * handed. INVALID_OPTIONS names every problem.
  */
 export function validateOptions(
   plan: ConversionPlan,
   declarationOf: DeclarationOf,
   options: Record<string, unknown> | undefined,
 ): Record<string, unknown> {
-  const given = options ?? {};
   const last = plan.steps[plan.steps.length - 1];
-  const converter = last ? declarationOf(last.converter) : undefined;
-  const schema = converter?.optionsSchema?.(plan.to);
-  if (!schema) {
-    if (Object.keys(given).length === 0) return {};
-    throw new FileconvError('INVALID_OPTIONS', `Conversions to ${plan.to} take no options.`, {
-      details: { given: Object.keys(given) },
-    });
-  }
-  return parseOptions(schema, given, plan.to);
-}
-
-/** `given` parsed by `schema`; INVALID_OPTIONS naming every problem ("Invalid options for <what>: ..."). */
-export function parseOptions(
-  schema: ZodType<Record<string, unknown>>,
-  given: Record<string, unknown>,
-  what: string,
-): Record<string, unknown> {
-  const parsed = schema.safeParse(given);
-  if (parsed.success) return parsed.data;
-  const issues = parsed.error.issues.map((issue) => ({ path: issue.path.join('.'), message: issue.message }));
-  const summary = issues
-    .map((issue) => (issue.path ? `${issue.path}: ${issue.message}` : issue.message))
-    .join('; ');
-  throw new FileconvError('INVALID_OPTIONS', `Invalid options for ${what}: ${summary}.`, {
-    details: { issues },
-    cause: parsed.error,
-  });
+  return parseConversionOptions(last ? declarationOf(last.converter) : undefined, plan.to, options);
 }
 
 /**
@@ -133,6 +107,9 @@ export async function runChain(
     const converter = await context.converters.load(step.converter);
     const outputPath = join(input.workDir, `step-${index + 1}.${context.formats.extensionOf(step.to)}`);
     const isLast = index === stepCount - 1;
+    // A step before the last is asked for with no options: its converter gets its schema's
+    // defaults for that target, parsed here, as the last step's options were when planned.
+    const options = isLast ? input.options : parseConversionOptions(converter, step.to, {});
     const startedCpu = process.cpuUsage();
     const result = await raceAbort(
       converter.convert({
@@ -140,7 +117,7 @@ export async function runChain(
         outputPath,
         from: step.from,
         to: step.to,
-        options: isLast ? input.options : {},
+        options,
         tempDir: input.workDir,
         signal,
         limits: input.limits,
@@ -205,13 +182,10 @@ export function subConversions(
           { details: { sourceFormat: from, targetFormat: to }, cause: error },
         );
       });
+    const options = validateOptions(plan, (name) => context.converters.declarationOf(name, false), {});
     const workDir = await mkdtemp(join(scope.workDir, 'sub-'));
     const { signal, limits } = scope;
-    const result = await runChain(
-      context,
-      { plan, inputPath, workDir, options: {}, signal, limits },
-      depth + 1,
-    );
+    const result = await runChain(context, { plan, inputPath, workDir, options, signal, limits }, depth + 1);
     return result.outputPath;
   };
 }

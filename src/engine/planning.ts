@@ -4,6 +4,7 @@
  */
 
 import { FileconvError } from '../core/errors.js';
+import { assertNotEmpty } from '../core/file-size.js';
 import { isEncryptedOoxml, ZIP_PACKAGES } from '../core/formats/detect-containers.js';
 import { BUILTIN_FORMATS } from '../core/formats/format-registry.js';
 import {
@@ -33,8 +34,7 @@ export async function resolveSourceFormat(
   fileName?: string,
   formats: FormatRegistry = BUILTIN_FORMATS,
 ): Promise<FormatName> {
-  if (head.length === 0)
-    throw new FileconvError('CORRUPT_INPUT', 'The file is empty.', { details: { reason: 'empty' } });
+  assertNotEmpty(head.length);
   const claimed =
     declared !== undefined
       ? formats.require(declared)

@@ -8,6 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { FileconvError, isFileconvError } from '../core/errors.js';
+import { assertNotEmpty, fileTooLarge } from '../core/file-size.js';
 import type { FileRecord } from '../core/jobs/types.js';
 import { sanitizeFileName } from '../core/names.js';
 import type { ResumableAppendOptions, ResumableUploads } from '../core/ports/index.js';
@@ -92,12 +93,11 @@ export async function createResumableUpload(
   input: CreateResumableInput,
 ): Promise<FileRecord> {
   const resumable = resumableOf(context);
-  if (!Number.isSafeInteger(input.size) || input.size <= 0) {
-    throw new FileconvError(
-      'INVALID_REQUEST',
-      'The upload size must be a whole number of bytes greater than 0.',
-    );
+  if (!Number.isSafeInteger(input.size) || input.size < 0) {
+    throw new FileconvError('INVALID_REQUEST', 'The upload size must be a whole number of bytes.');
   }
+  // Declared empty: refused as an empty upload is, not as a malformed request.
+  assertNotEmpty(input.size);
   if (
     input.retentionMs !== undefined &&
     (!Number.isSafeInteger(input.retentionMs) || input.retentionMs < 1)
@@ -219,7 +219,7 @@ async function appendNow(
     });
   }
   if (input.contentLength !== undefined && input.offset + input.contentLength > file.size) {
-    throw tooLarge(file);
+    throw tooLarge(file, input.offset + input.contentLength);
   }
   if (file.status === 'uploaded') return file; // an empty PATCH at the end: nothing to do
   const commit = async (changes: Partial<Pick<FileRecord, 'resumable' | 'expiresAt'>>) => {
@@ -249,7 +249,7 @@ async function appendNow(
     await commit({ expiresAt: expiryAt(file.resumable!.offset) }).catch((cause: unknown) =>
       context.onError(cause, 'resumable'),
     );
-    if (isFileconvError(error, 'FILE_TOO_LARGE')) throw tooLarge(file, error);
+    if (isFileconvError(error, 'FILE_TOO_LARGE')) throw tooLarge(file, undefined, error);
     throw error;
   }
   if (appended.offset < file.size) {
@@ -309,9 +309,12 @@ export async function dropResumable(context: JobContext, file: FileRecord): Prom
   await jobs.deleteFile(file.id);
 }
 
-function tooLarge(file: FileRecord, cause?: unknown): FileconvError {
-  return new FileconvError('FILE_TOO_LARGE', `The upload is ${file.size} bytes: more were sent.`, {
-    details: { size: file.size },
+/** More bytes than the upload declared: `size` is what it would then hold, when the request said. */
+function tooLarge(file: FileRecord, size?: number, cause?: unknown): FileconvError {
+  return fileTooLarge({
+    limit: file.size,
+    ...(size === undefined ? {} : { size }),
+    setBy: "the upload's declared size",
     cause,
   });
 }

@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { FileconvError, isFileconvError } from '../core/errors.js';
+import { assertNotEmpty, emptyFile } from '../core/file-size.js';
 import type { FileRecord } from '../core/jobs/types.js';
 import { sanitizeFileName } from '../core/names.js';
 import type { JobContext } from './engine-context.js';
@@ -46,7 +47,7 @@ export async function uploadFile(context: JobContext, input: UploadFileInput): P
   });
   if (stored.size === 0) {
     await storage.delete(key);
-    throw new FileconvError('CORRUPT_INPUT', 'The file is empty.', { details: { reason: 'empty' } });
+    throw emptyFile();
   }
   const now = context.nowMs();
   const file: FileRecord = {
@@ -96,9 +97,11 @@ export interface UploadGrantInput {
 
 /** Flow A, step 1: a pending file record the client then fills with one PUT. */
 export async function createUploadGrant(context: JobContext, input: UploadGrantInput): Promise<FileRecord> {
-  if (!Number.isSafeInteger(input.size) || input.size <= 0) {
-    throw new FileconvError('INVALID_REQUEST', 'fileSize must be a whole number of bytes greater than 0.');
+  if (!Number.isSafeInteger(input.size) || input.size < 0) {
+    throw new FileconvError('INVALID_REQUEST', 'fileSize must be a whole number of bytes.');
   }
+  // Declared empty: refused as an empty upload is (Flow B), not as a malformed request.
+  assertNotEmpty(input.size);
   const id = randomUUID();
   const now = context.nowMs();
   const file: FileRecord = {

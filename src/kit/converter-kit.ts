@@ -1,9 +1,9 @@
 /**
  * The parts every in-process converter shares: what available() says when its library cannot be
- * loaded, refusing a pair it has no edge for, validating options, and running the work with
- * progress and CPU time around it. One place, so every converter answers these the same way.
+ * loaded, refusing a pair it has no edge for, building option schemas once, and running the work
+ * with progress and CPU time around it (options themselves are parsed by core/options.ts, by the
+ * engine, before a converter sees them). One place, so every converter answers these the same way.
  */
-import { z } from 'zod';
 import { throwIfAborted } from '../core/abort.js';
 import { FileconvError } from '../core/errors.js';
 import type { FormatName } from '../core/formats/types.js';
@@ -60,17 +60,6 @@ export function memoizeSchema<K, S>(build: (key: K) => S): (key: K) => S {
   };
 }
 
-/** `options` parsed by `schema`; INVALID_OPTIONS naming every problem otherwise. */
-export function parseOptions<T>(schema: z.ZodType<T>, options: unknown, what = 'options'): T {
-  const parsed = schema.safeParse(options);
-  if (!parsed.success) {
-    throw new FileconvError('INVALID_OPTIONS', `Invalid ${what}: ${z.prettifyError(parsed.error)}`, {
-      cause: parsed.error,
-    });
-  }
-  return parsed.data;
-}
-
 /**
  * Runs a conversion done inside this process: progress 0 before and 1 after, failures through
  * `mapError`, and CPU time from process.cpuUsage(). That counts the whole process (library
@@ -78,7 +67,7 @@ export function parseOptions<T>(schema: z.ZodType<T>, options: unknown, what = '
  * in-process engine has.
  */
 export async function runInProcess(
-  ctx: ConvertContext,
+  ctx: Pick<ConvertContext, 'signal' | 'onProgress'>,
   work: () => Promise<void>,
   mapError: (error: unknown) => Error,
 ): Promise<ConvertResult> {

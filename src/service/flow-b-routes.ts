@@ -3,10 +3,10 @@
  * result is ready, and the download by id.
  */
 
-import { FileconvError } from '../core/errors.js';
+import { FileconvError, isFileconvError } from '../core/errors.js';
 import type { FileRecord } from '../core/jobs/types.js';
 import { sanitizeFileName } from '../core/names.js';
-import { assertFileSize, uploadRetentionMsOf, workLimitsOf } from '../core/policy/plans.js';
+import { assertFileSize, planFileTooLarge, uploadRetentionMsOf, workLimitsOf } from '../core/policy/plans.js';
 import type { CreateJobInput } from '../engine/job-operations.js';
 import type { CreateOperationJobInput } from '../engine/operation-jobs.js';
 import { jsonAnswer, singleQueryValue } from './exchange.js';
@@ -51,6 +51,11 @@ export function flowBRoutes(ctx: RouteContext): Route[] {
               retentionMs: uploadRetentionMsOf(client.plan),
             }),
           discard: (stored) => ctx.engine.deleteFile(stored.id),
+        }).catch((error: unknown) => {
+          // Cut off at the limit by the multipart reader or by storage, whichever counted first:
+          // either way the plan's limit, refused as a declared size over it is.
+          if (isFileconvError(error, 'FILE_TOO_LARGE')) throw planFileTooLarge(client.plan, undefined, error);
+          throw error;
         });
         await call.meter.settle(bytes, file.size);
         call.uploadedBytes = file.size;

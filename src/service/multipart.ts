@@ -6,6 +6,7 @@
 import type { Readable } from 'node:stream';
 import busboy from 'busboy';
 import { FileconvError } from '../core/errors.js';
+import { fileTooLarge } from '../core/file-size.js';
 import type { HttpExchange } from './exchange.js';
 
 export interface IncomingFile {
@@ -104,11 +105,7 @@ export function receiveSingleFile<T>(exchange: HttpExchange, options: MultipartO
       // arrives) from becoming an uncaught exception that takes the process down.
       stream.on('error', () => {});
       stream.on('limit', () => {
-        fail(
-          new FileconvError('FILE_TOO_LARGE', `The file is larger than ${options.maxBytes} bytes.`, {
-            details: { maxBytes: options.maxBytes },
-          }),
-        );
+        fail(fileTooLarge({ limit: options.maxBytes }));
       });
       options.onFile({ stream, fileName: info.filename ?? 'file', mimeType: info.mimeType }).then(
         (result) => {

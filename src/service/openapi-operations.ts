@@ -84,7 +84,7 @@ export const OPERATIONS: readonly ApiOperation[] = [
     description: 'Creates a pending file record; PUT the bytes to `uploadUrl` within `expiresIn` seconds.',
     body: { schema: 'UploadUrlRequest' },
     ok: { description: 'The upload grant.', content: { schema: 'UploadGrant' } },
-    errors: [...JSON_BODY, 'QUOTA_EXCEEDED'],
+    errors: [...JSON_BODY, 'FILE_TOO_LARGE', 'CORRUPT_INPUT', 'QUOTA_EXCEEDED'],
     rateLimit: 'upload',
   },
   {
@@ -112,7 +112,7 @@ export const OPERATIONS: readonly ApiOperation[] = [
       "For storage that presigns multipart uploads (S3); other storage answers NOT_FOUND. Creates a pending file record and one pre-signed URL per part: PUT part n (the file bytes [(n-1)*partSize, n*partSize), exactly that many) to its URL, in any order or in parallel, keep the ETag header each PUT answers, then POST them to `completeUrl` within `expiresIn` seconds. Charged and size-limited like get-upload-url. Browsers need the bucket's CORS to expose the ETag header.",
     body: { schema: 'UploadUrlRequest' },
     ok: { description: 'The multipart grant.', content: { schema: 'MultipartGrant' } },
-    errors: [...JSON_BODY, 'NOT_FOUND', 'FILE_TOO_LARGE', 'QUOTA_EXCEEDED'],
+    errors: [...JSON_BODY, 'NOT_FOUND', 'FILE_TOO_LARGE', 'CORRUPT_INPUT', 'QUOTA_EXCEEDED'],
     rateLimit: 'upload',
   },
   {
@@ -392,6 +392,7 @@ export const OPERATIONS: readonly ApiOperation[] = [
       'INVALID_REQUEST',
       'TUS_VERSION_UNSUPPORTED',
       'FILE_TOO_LARGE',
+      'CORRUPT_INPUT',
       'QUOTA_EXCEEDED',
       'CHECKSUM_MISMATCH',
     ],

@@ -18,6 +18,7 @@ import type { FormatName } from '../core/formats/types.js';
 import type { ConvertContext, Converter } from '../core/ports/index.js';
 import { truncated } from './bad-inputs.js';
 import { type AdapterFactory, useFreshInstance, waitUntil } from './fresh-instance.js';
+import { withOptionsParsed } from './parsed-options.js';
 
 export interface ConverterSample {
   from: FormatName;
@@ -137,8 +138,9 @@ export function testConverter(
       // Both: inotify events catch quick writes, polling catches writes the events coalesce.
       const watcher = watch(ws.outputs, () => void look());
       const poll = setInterval(() => void look(), 1);
+      // Options as a sample gives them, parsed first by the converter's schema as an engine does.
       const outcome = Promise.resolve()
-        .then(() => converter().convert(ctx))
+        .then(() => withOptionsParsed(converter()).convert(ctx))
         .finally(() => {
           watcher.close();
           clearInterval(poll);

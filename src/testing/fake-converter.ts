@@ -11,6 +11,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 import { throwIfAborted } from '../core/abort.js';
 import { type ErrorCode, FileconvError } from '../core/errors.js';
+import { assertNotEmpty } from '../core/file-size.js';
 import type { ConversionEdge, ConvertContext, Converter, ConvertResult } from '../core/ports/index.js';
 
 export interface FakeConverterOptions {
@@ -69,7 +70,7 @@ export function createFakeConverter(options: FakeConverterOptions = {}): Convert
       }
       const input = await readFile(ctx.inputPath);
       // What every real converter does with zero bytes, so hosts can exercise that path too.
-      if (input.length === 0) throw new FileconvError('CORRUPT_INPUT', 'The input is empty.');
+      assertNotEmpty(input.length);
       ctx.onProgress(0);
       for (let step = 1; step <= steps; step++) {
         if (delayMs > 0) {

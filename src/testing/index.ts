@@ -37,6 +37,7 @@ export { testIdempotencyStore } from './idempotency.js';
 export { sampleFile, sampleJob, testJobStore } from './job-store.js';
 export { sampleApiKeyRecord, testKeyStore } from './key-store.js';
 export { sampleDelivery, testWebhookOutbox } from './outbox.js';
+export { type WithOptionsParsed, withOptionsParsed } from './parsed-options.js';
 export { testQueue } from './queue.js';
 export { type StorageSuiteOptions, testStorage } from './storage.js';
 export { endlessStream, failingStream, patternStream, readAll, sha256 } from './streams.js';

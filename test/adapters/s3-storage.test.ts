@@ -353,7 +353,7 @@ describeWithEngine('s3rver', s3rverAvailable, S3RVER_INSTALL, 'S3 storage agains
           storage.put('big/over.bin', source, { maxBytes: 18 * MiB }),
           'FILE_TOO_LARGE',
         );
-        expect(error.details).toMatchObject({ maxBytes: 18 * MiB });
+        expect(error.details).toMatchObject({ limit: 18 * MiB });
         expect(source.destroyed).toBe(true);
         const requests = requestsFor('big/over.bin');
         expect(requests[0]).toBe('POST ?uploads');
@@ -394,7 +394,7 @@ describeWithEngine('s3rver', s3rverAvailable, S3RVER_INSTALL, 'S3 storage agains
             onPlain.put('big/over.bin', patternStream(20 * MiB), { maxBytes: 10 * MiB }),
             'FILE_TOO_LARGE',
           );
-          expect(error.details).toMatchObject({ maxBytes: 10 * MiB, abortFailed: expect.any(String) });
+          expect(error.details).toMatchObject({ limit: 10 * MiB, abortFailed: expect.any(String) });
           expect(await onPlain.head('big/over.bin')).toBeNull();
           // s3rver 3.7 has no AbortMultipartUpload: the parts stay behind there (S3 would drop them).
           expect(await plain.pendingMultipartUploads()).toEqual(['big/over.bin']);

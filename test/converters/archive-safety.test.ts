@@ -23,11 +23,12 @@ import {
   expectNoLeftovers,
   fixture,
   type Workspace,
+  withOptionsParsed,
   workspace,
 } from './converter-harness.js';
 
 const run = promisify(execFile);
-const converter = createArchiveConverter();
+const converter = withOptionsParsed(createArchiveConverter());
 
 /** Converts `bytes` declared as `from` into `to` and expects `code`, with nothing left behind. */
 async function expectRefused(
@@ -166,7 +167,7 @@ describeWithEngine('bsdtar', ARCHIVE_ENGINE, ARCHIVE_INSTALL, 'archive converter
 
   it('holds an archive at the entry limit, not one past it', async () => {
     // A small limit shows the boundary: extracting 10,000 files takes 20 s on a busy disk.
-    const small = createArchiveConverter({ limits: { maxEntries: 100 } });
+    const small = withOptionsParsed(createArchiveConverter({ limits: { maxEntries: 100 } }));
     const ws = await workspace();
     const over = join(ws.inputs, 'over.tar');
     await writeFile(over, many(101));
@@ -188,7 +189,7 @@ describeWithEngine('bsdtar', ARCHIVE_ENGINE, ARCHIVE_INSTALL, 'archive converter
   });
 
   it('refuses more extracted bytes than the limit, counting hard links again', async () => {
-    const small = createArchiveConverter({ limits: { maxUncompressedBytes: 3000 } });
+    const small = withOptionsParsed(createArchiveConverter({ limits: { maxUncompressedBytes: 3000 } }));
     const ws: Workspace = await workspace();
     const inputPath = join(ws.inputs, 'links.tar');
     // 2,000 bytes once, and again through a hard link: 4,000 in a zip, which has no hard links.

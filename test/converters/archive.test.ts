@@ -27,11 +27,12 @@ import {
   expectNoLeftovers,
   expectProgressRun,
   fixture,
+  withOptionsParsed,
   workspace,
 } from './converter-harness.js';
 
 const run = promisify(execFile);
-const converter = createArchiveConverter();
+const converter = withOptionsParsed(createArchiveConverter());
 /** A 7-Zip listing record of an entry with content (folders and empty files have no method). */
 const holdsBytes = (entry: Record<string, string>) => Number(entry.Size) > 0;
 const TAR_FAMILY = new Set(['tar', 'tgz', 'tbz2', 'txz']);

@@ -6,7 +6,14 @@ import { CHROMIUM_INSTALL, createChromiumConverter } from '../../src/converters/
 import { describeWithEngine } from '../helpers/engines.js';
 import { zipBytes } from '../helpers/zip.js';
 import { dejaVuFace, expectSize, pdfInfo, pdfText, run, wordBoxes } from './chromium-helpers.js';
-import { context, expectCode, expectNoLeftovers, type Workspace, workspace } from './converter-harness.js';
+import {
+  context,
+  expectCode,
+  expectNoLeftovers,
+  type Workspace,
+  withOptionsParsed,
+  workspace,
+} from './converter-harness.js';
 
 const AVAILABLE = typeof (await locateChromium(undefined)) === 'string';
 
@@ -63,7 +70,7 @@ async function zipContext(
 
 describeWithEngine('chromium', AVAILABLE, CHROMIUM_INSTALL, 'chromium converter: zipped pages', () => {
   const blocked: string[] = [];
-  const converter = createChromiumConverter({ onBlocked: (what) => blocked.push(what) });
+  const converter = withOptionsParsed(createChromiumConverter({ onBlocked: (what) => blocked.push(what) }));
   afterAll(() => converter.close());
 
   it('renders grid, flexbox, the zip’s web font, its image and @page margins to an A4 PDF', async () => {
@@ -166,11 +173,11 @@ describeWithEngine('chromium', AVAILABLE, CHROMIUM_INSTALL, 'chromium converter:
 
   it('applies the zip-bomb rules: entries, inflated size, and an entry larger than its header says', async () => {
     const ws = await workspace();
-    const few = createChromiumConverter({ zip: { maxEntries: 3 } });
+    const few = withOptionsParsed(createChromiumConverter({ zip: { maxEntries: 3 } }));
     const error = await expectCode(few.convert(await zipContext(ws, site(), 'pdf')), 'INPUT_LIMIT_EXCEEDED');
     expect(error.details).toMatchObject({ reason: 'zip-bomb' });
     await few.close();
-    const small = createChromiumConverter({ zip: { maxUncompressedBytes: 10_000 } });
+    const small = withOptionsParsed(createChromiumConverter({ zip: { maxUncompressedBytes: 10_000 } }));
     await expectCode(small.convert(await zipContext(ws, site(), 'pdf')), 'INPUT_LIMIT_EXCEEDED');
     await small.close();
     // An entry whose header declares 5 bytes but inflates to 200 KB: caught when the page asks for it.

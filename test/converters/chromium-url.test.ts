@@ -24,7 +24,14 @@ import { createEngine } from '../../src/index.js';
 import { describeFormats } from '../../src/service/formats-view.js';
 import { describeWithEngine } from '../helpers/engines.js';
 import { pdfText, run } from './chromium-helpers.js';
-import { context, expectCode, expectNoLeftovers, type Workspace, workspace } from './converter-harness.js';
+import {
+  context,
+  expectCode,
+  expectNoLeftovers,
+  type Workspace,
+  withOptionsParsed,
+  workspace,
+} from './converter-harness.js';
 
 const AVAILABLE = typeof (await locateChromium(undefined)) === 'string';
 
@@ -89,10 +96,12 @@ fetch('http://169.254.169.254/latest/meta-data/').catch(() => {});
 
 describeWithEngine('chromium', AVAILABLE, CHROMIUM_INSTALL, 'chromium converter: URL capture', () => {
   const blocked: string[] = [];
-  const converter = createChromiumConverter({
-    allowPrivateAddresses: true,
-    onBlocked: (what) => blocked.push(what),
-  });
+  const converter = withOptionsParsed(
+    createChromiumConverter({
+      allowPrivateAddresses: true,
+      onBlocked: (what) => blocked.push(what),
+    }),
+  );
   let server: Server;
   let origin = '';
   const requested: string[] = [];
@@ -221,7 +230,9 @@ describeWithEngine('chromium', AVAILABLE, CHROMIUM_INSTALL, 'chromium converter:
 
   it('fails a page past the response cap as INPUT_LIMIT_EXCEEDED', async () => {
     const ws = await workspace();
-    const capped = createChromiumConverter({ allowPrivateAddresses: true, maxResponseBytes: 100_000 });
+    const capped = withOptionsParsed(
+      createChromiumConverter({ allowPrivateAddresses: true, maxResponseBytes: 100_000 }),
+    );
     await expectCode(capped.convert(await urlContext(ws, `${origin}/big`, 'pdf')), 'INPUT_LIMIT_EXCEEDED');
     await capped.close();
     await expectNoLeftovers(ws);
@@ -230,7 +241,7 @@ describeWithEngine('chromium', AVAILABLE, CHROMIUM_INSTALL, 'chromium converter:
   it('refuses loopback without the allowance, before any connection', async () => {
     const ws = await workspace();
     const before = connections;
-    const strict = createChromiumConverter();
+    const strict = withOptionsParsed(createChromiumConverter());
     const error = await expectCode(
       strict.convert(await urlContext(ws, `${origin}/dir/page`, 'pdf')),
       'UNSAFE_INPUT',

@@ -16,13 +16,15 @@ import { urlFileContent } from '../../src/core/formats/index.js';
 import { describeWithEngine } from '../helpers/engines.js';
 import { zipBytes } from '../helpers/zip.js';
 import { pdfText } from './chromium-helpers.js';
-import { context, expectCode, type Workspace, workspace } from './converter-harness.js';
+import { context, expectCode, type Workspace, withOptionsParsed, workspace } from './converter-harness.js';
 
 const AVAILABLE = typeof (await locateChromium(undefined)) === 'string';
 
 describeWithEngine('chromium', AVAILABLE, CHROMIUM_INSTALL, 'chromium converter: warm tabs', () => {
   // One slot: every job without scripts lands in the same warm tab.
-  const converter = createChromiumConverter({ allowPrivateAddresses: true, concurrency: 1 });
+  const converter = withOptionsParsed(
+    createChromiumConverter({ allowPrivateAddresses: true, concurrency: 1 }),
+  );
   let site: Server;
   let origin = '';
   const cookiesSeen: (string | undefined)[] = [];

@@ -14,7 +14,14 @@ import { createEngine } from '../../src/index.js';
 import { describeFormats } from '../../src/service/formats-view.js';
 import { describeWithEngine } from '../helpers/engines.js';
 import { dejaVuFace, expectSize, pdfInfo, pdfText, run } from './chromium-helpers.js';
-import { context, expectCode, expectNoLeftovers, type Workspace, workspace } from './converter-harness.js';
+import {
+  context,
+  expectCode,
+  expectNoLeftovers,
+  type Workspace,
+  withOptionsParsed,
+  workspace,
+} from './converter-harness.js';
 
 const CHROMIUM = await locateChromium(undefined);
 const AVAILABLE = typeof CHROMIUM === 'string';
@@ -51,7 +58,7 @@ it('refuses bad factory options, naming them', () => {
 });
 
 it('is unavailable, with both install lines, where the browser is missing', async () => {
-  const converter = createChromiumConverter({ executablePath: '/nonexistent/chromium' });
+  const converter = withOptionsParsed(createChromiumConverter({ executablePath: '/nonexistent/chromium' }));
   const availability = await converter.available();
   expect(availability).toMatchObject({ ok: false, install: CHROMIUM_INSTALL });
   expect(availability.reason).toContain('/nonexistent/chromium');
@@ -91,10 +98,12 @@ async function processTree(pid: number): Promise<number[]> {
 describeWithEngine('chromium', AVAILABLE, CHROMIUM_INSTALL, 'chromium converter', () => {
   const blocked: string[] = [];
   const launched: number[] = [];
-  const converter = createChromiumConverter({
-    onBlocked: (what) => blocked.push(what),
-    onLaunch: (pid) => launched.push(pid),
-  });
+  const converter = withOptionsParsed(
+    createChromiumConverter({
+      onBlocked: (what) => blocked.push(what),
+      onLaunch: (pid) => launched.push(pid),
+    }),
+  );
   let listener: Server;
   let connections = 0;
   let origin = '';
@@ -336,7 +345,7 @@ setTimeout(() => document.body.insertAdjacentHTML('beforeend', '<p id="done">Don
 
   it('refuses inputs over its size cap, and bad options', async () => {
     const ws = await workspace();
-    const small = createChromiumConverter({ maxInputBytes: 10 });
+    const small = withOptionsParsed(createChromiumConverter({ maxInputBytes: 10 }));
     await expectCode(
       small.convert(await htmlContext(ws, '<p>more than ten bytes</p>', 'pdf')),
       'INPUT_LIMIT_EXCEEDED',
@@ -356,7 +365,7 @@ setTimeout(() => document.body.insertAdjacentHTML('beforeend', '<p id="done">Don
 
   it('renders at most `concurrency` pages at once, the others queued', async () => {
     const ws = await workspace();
-    const one = createChromiumConverter({ concurrency: 1 });
+    const one = withOptionsParsed(createChromiumConverter({ concurrency: 1 }));
     const loop = { javascript: true, timeoutSeconds: 1 };
     const jobs = await Promise.all(
       [0, 1].map(() => htmlContext(ws, '<script>for (;;) {}</script>', 'pdf', loop)),
@@ -371,7 +380,9 @@ setTimeout(() => document.body.insertAdjacentHTML('beforeend', '<p id="done">Don
   it('replaces its browser after maxJobsPerBrowser jobs, and close() leaves no process', async () => {
     const ws = await workspace();
     const pids: number[] = [];
-    const small = createChromiumConverter({ maxJobsPerBrowser: 2, onLaunch: (pid) => pids.push(pid) });
+    const small = withOptionsParsed(
+      createChromiumConverter({ maxJobsPerBrowser: 2, onLaunch: (pid) => pids.push(pid) }),
+    );
     for (let job = 0; job < 3; job++) await small.convert(await htmlContext(ws, `<p>Job ${job}</p>`, 'pdf'));
     expect(small.stats()).toMatchObject({ launched: 2, recycled: 1, processes: 1 });
     const tree = await processTree(pids[1]!);

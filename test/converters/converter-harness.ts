@@ -1,6 +1,8 @@
 /**
  * What every converter test needs: fixtures, a per-test workspace (inputs, the converter's temp
- * dir, outputs), a ConvertContext builder, and checks for error codes and leftovers.
+ * dir, outputs), a ConvertContext builder, and checks for error codes and leftovers. A test calls
+ * its converter directly, with options as a request gives them: it wraps the converter with
+ * withOptionsParsed, which parses them first as an engine does (a converter reads them parsed).
  */
 import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -9,6 +11,8 @@ import { afterEach, expect } from 'vitest';
 import type { ErrorCode } from '../../src/core/errors.js';
 import { FileconvError } from '../../src/core/errors.js';
 import type { ConvertContext } from '../../src/core/ports/index.js';
+
+export { withOptionsParsed } from '../../src/testing/parsed-options.js';
 
 export const FIXTURES = join(import.meta.dirname, '..', '..', 'fixtures');
 export const fixture = (name: string) => join(FIXTURES, name);

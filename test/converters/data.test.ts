@@ -19,10 +19,11 @@ import {
   expectNoLeftovers,
   fixture,
   type Workspace,
+  withOptionsParsed,
   workspace,
 } from './converter-harness.js';
 
-const converter = createDataConverter();
+const converter = withOptionsParsed(createDataConverter());
 
 /** What python3 reads from `path` as `format`, as JSON text parsed back here. */
 function readByPython(path: string, format: 'json' | 'yaml' | 'toml' | 'xml' | 'csv'): unknown {
@@ -327,7 +328,7 @@ describe('bad input: stable 4xx codes, nothing left behind', () => {
 
   it('an input over the size limit is INPUT_LIMIT_EXCEEDED before it is read', async () => {
     const ws = await workspace();
-    const small = createDataConverter({ maxInputBytes: 10 });
+    const small = withOptionsParsed(createDataConverter({ maxInputBytes: 10 }));
     await expectCode(small.convert(context(ws, 'yaml', 'json')), 'INPUT_LIMIT_EXCEEDED');
     await expectNoLeftovers(ws);
   });
@@ -394,7 +395,7 @@ describe('through the engine (detection and the graph)', () => {
 });
 
 describe('isolated, as the preset runs it', () => {
-  const isolated = isolateConverter(createDataConverter(), DATA_FACTORY);
+  const isolated = withOptionsParsed(isolateConverter(createDataConverter(), DATA_FACTORY));
   afterAll(() => isolated.close?.());
 
   it('converts in a child process and keeps the bomb refusal code', async () => {

@@ -19,6 +19,7 @@ import {
   expectNoLeftovers,
   fixture,
   type Workspace,
+  withOptionsParsed,
   workspace,
 } from './converter-harness.js';
 import { epubOf, pdfText } from './ebook-helpers.js';
@@ -26,7 +27,7 @@ import { epubOf, pdfText } from './ebook-helpers.js';
 const available = (await findTool('ebook-convert')) !== undefined;
 
 describeWithEngine('calibre', available, CALIBRE_INSTALL, 'calibre converter on bad input', () => {
-  const converter = createCalibreConverter();
+  const converter = withOptionsParsed(createCalibreConverter());
 
   async function input(ws: Workspace, name: string, bytes: Uint8Array): Promise<string> {
     const path = join(ws.inputs, name);

@@ -19,6 +19,7 @@ import {
   expectNoLeftovers,
   expectProgressRun,
   type Workspace,
+  withOptionsParsed,
   workspace,
 } from './converter-harness.js';
 import { bookMeta, detectFile, pdfText, run, zipNames } from './ebook-helpers.js';
@@ -28,7 +29,7 @@ const TITLE = 'fileconv fixture';
 const SENTENCE = 'The quick brown fox jumps over the lazy dog.';
 
 describeWithEngine('calibre', available, CALIBRE_INSTALL, 'calibre converter', () => {
-  const converter = createCalibreConverter();
+  const converter = withOptionsParsed(createCalibreConverter());
 
   async function convert(ws: Workspace, from: string, to: string, options: Record<string, unknown> = {}) {
     const progress: number[] = [];

@@ -16,10 +16,11 @@ import {
   expectNoLeftovers,
   fixture,
   type Workspace,
+  withOptionsParsed,
   workspace,
 } from './converter-harness.js';
 
-const converter = createSpreadsheetConverter();
+const converter = withOptionsParsed(createSpreadsheetConverter());
 
 /** The entries of a zip, in order. */
 async function zipEntries(path: string): Promise<{ name: string; data: Buffer }[]> {
@@ -146,7 +147,7 @@ describe('broken xlsx', () => {
 
   it('applies the zip limits given to the factory (INPUT_LIMIT_EXCEEDED)', async () => {
     const ws = await workspace();
-    const strict = createSpreadsheetConverter({ zip: { maxUncompressedBytes: 1000 } });
+    const strict = withOptionsParsed(createSpreadsheetConverter({ zip: { maxUncompressedBytes: 1000 } }));
     await expectCode(strict.convert(context(ws, 'xlsx', 'csv')), 'INPUT_LIMIT_EXCEEDED');
     await expectNoLeftovers(ws);
     expect(() => createSpreadsheetConverter({ zip: { maxRatio: 0 } })).toThrow(FileconvError);
@@ -154,7 +155,7 @@ describe('broken xlsx', () => {
 
   it('bounds the shared-string table, which is held in memory (INPUT_LIMIT_EXCEEDED)', async () => {
     const ws = await workspace();
-    const strict = createSpreadsheetConverter({ maxSharedStringsBytes: 100 });
+    const strict = withOptionsParsed(createSpreadsheetConverter({ maxSharedStringsBytes: 100 }));
     const error = await expectCode(strict.convert(context(ws, 'xlsx', 'json')), 'INPUT_LIMIT_EXCEEDED');
     expect(error.details).toMatchObject({ maxSharedStringsBytes: 100 });
     await expectNoLeftovers(ws);
@@ -200,7 +201,7 @@ describe('broken text', () => {
 
   it('refuses JSON over maxJsonBytes as INPUT_LIMIT_EXCEEDED', async () => {
     const ws = await workspace();
-    const small = createSpreadsheetConverter({ maxJsonBytes: 64 });
+    const small = withOptionsParsed(createSpreadsheetConverter({ maxJsonBytes: 64 }));
     const error = await expectCode(small.convert(context(ws, 'json', 'csv')), 'INPUT_LIMIT_EXCEEDED');
     expect(error.details).toMatchObject({ maxJsonBytes: 64 });
     await expectNoLeftovers(ws);

@@ -17,10 +17,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import yauzl from 'yauzl';
 import yazl from 'yazl';
 import { createSpreadsheetConverter } from '../../src/converters/exceljs/index.js';
-import { context, expectCode, expectNoLeftovers, fixture, workspace } from './converter-harness.js';
+import {
+  context,
+  expectCode,
+  expectNoLeftovers,
+  fixture,
+  withOptionsParsed,
+  workspace,
+} from './converter-harness.js';
 
 const ROWS = 100_000;
-const converter = createSpreadsheetConverter();
+const converter = withOptionsParsed(createSpreadsheetConverter());
 let dir: string;
 /** Shared strings after the sheet: exceljs copies the sheet to a temporary file first. */
 let spooled: string;

@@ -18,10 +18,11 @@ import {
   expectNoLeftovers,
   fixture,
   type Workspace,
+  withOptionsParsed,
   workspace,
 } from './converter-harness.js';
 
-const converter = createSpreadsheetConverter();
+const converter = withOptionsParsed(createSpreadsheetConverter());
 
 /** Converts and returns the output's text. */
 async function convertText(ws: Workspace, from: string, to: string, overrides: ContextOverrides = {}) {

@@ -19,6 +19,7 @@ import { createEngine } from '../../src/index.js';
 import { describeWithEngine } from '../helpers/engines.js';
 import { tempDir } from '../helpers/temp.js';
 import { frameBombGif } from '../hostile/frame-bomb-gif.js';
+import { withOptionsParsed } from './converter-harness.js';
 import {
   context,
   expectCode,
@@ -30,7 +31,7 @@ import {
   workspace,
 } from './ffmpeg-helpers.js';
 
-const converter = createFfmpegConverter({ engine: 'native' });
+const converter = withOptionsParsed(createFfmpegConverter({ engine: 'native' }));
 
 async function refuse(ws: Workspace, bytes: Uint8Array, from: string, to: string, code: ErrorCode) {
   const inputPath = join(ws.inputs, `input.${from}`);
@@ -65,7 +66,7 @@ function pacedConverter(pids: number[]) {
     ...native,
     run: (input) => native.run({ ...input, args: ['-re', ...input.args] }),
   };
-  return createFfmpegConverter({ runner });
+  return withOptionsParsed(createFfmpegConverter({ runner }));
 }
 
 async function emptyAfterCleanup(dir: string): Promise<string[]> {
@@ -108,7 +109,9 @@ describeWithEngine('ffmpeg', FFMPEG_AVAILABLE, FFMPEG_INSTALL, 'ffmpeg converter
     const bomb = frameBombGif(3000);
     expect(bomb.length).toBeLessThan(70_000);
     const planned: unknown[] = [];
-    const watched = createFfmpegConverter({ engine: 'native', onPlan: (plan) => planned.push(plan) });
+    const watched = withOptionsParsed(
+      createFfmpegConverter({ engine: 'native', onPlan: (plan) => planned.push(plan) }),
+    );
     const inputPath = join(ws.inputs, 'input.gif');
     await writeFile(inputPath, bomb);
     const error = await expectCode(
@@ -259,7 +262,7 @@ describeWithEngine('ffmpeg', FFMPEG_AVAILABLE, FFMPEG_INSTALL, 'ffmpeg converter
 
   it('enforces the duration limit', async () => {
     const ws = await workspace();
-    const short = createFfmpegConverter({ engine: 'native', maxDurationSeconds: 1 });
+    const short = withOptionsParsed(createFfmpegConverter({ engine: 'native', maxDurationSeconds: 1 }));
     const error = await expectCode(short.convert(context(ws, 'wav', 'mp3')), 'INPUT_LIMIT_EXCEEDED');
     expect(error.details).toMatchObject({ maxDurationSeconds: 1 });
     await expectNoLeftovers(ws);
@@ -267,7 +270,7 @@ describeWithEngine('ffmpeg', FFMPEG_AVAILABLE, FFMPEG_INSTALL, 'ffmpeg converter
 
   it('enforces frame size limits: width, height and pixels, on the input and the requested output', async () => {
     const ws = await workspace();
-    const narrow = createFfmpegConverter({ engine: 'native', maxWidth: 32 });
+    const narrow = withOptionsParsed(createFfmpegConverter({ engine: 'native', maxWidth: 32 }));
     await expectCode(narrow.convert(context(ws, 'mp4', 'webm')), 'INPUT_LIMIT_EXCEEDED');
     // The decoder's own limit refuses the frame while probing, before it is allocated.
     const tiny = await expectCode(

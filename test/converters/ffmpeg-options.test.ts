@@ -10,6 +10,7 @@ import type { FfmpegPlan } from '../../src/converters/ffmpeg/ffmpeg-args.js';
 import { createFfmpegConverter, mediaOptionsSchema } from '../../src/converters/ffmpeg/index.js';
 import { parseBitrate } from '../../src/converters/ffmpeg/media-options.js';
 import { describeWithEngine } from '../helpers/engines.js';
+import { withOptionsParsed } from './converter-harness.js';
 import {
   context,
   decodedAudioSeconds,
@@ -91,7 +92,7 @@ describe('ffmpeg options schema', () => {
   });
 
   it('uses the converter limits for sizes, and has no options for formats it does not write', () => {
-    const converter = createFfmpegConverter({ maxWidth: 1920, maxHeight: 1080 });
+    const converter = withOptionsParsed(createFfmpegConverter({ maxWidth: 1920, maxHeight: 1080 }));
     expect(converter.optionsSchema?.('mp4').safeParse({ width: 2560 }).success).toBe(false);
     expect(converter.optionsSchema?.('mp4').safeParse({ width: 1920 }).success).toBe(true);
     expect(mediaOptionsSchema('png').safeParse({}).success).toBe(true);
@@ -110,7 +111,7 @@ describe('ffmpeg options schema', () => {
 
 describeWithEngine('ffmpeg', FFMPEG_AVAILABLE, FFMPEG_INSTALL, 'ffmpeg options on real conversions', () => {
   let plan: FfmpegPlan | undefined;
-  const converter = createFfmpegConverter({ engine: 'native', onPlan: (p) => (plan = p) });
+  const converter = withOptionsParsed(createFfmpegConverter({ engine: 'native', onPlan: (p) => (plan = p) }));
 
   async function convert(from: string, to: string, options: Record<string, unknown>) {
     const ws = await workspace();
@@ -254,7 +255,9 @@ describeWithEngine('ffmpeg', FFMPEG_AVAILABLE, FFMPEG_INSTALL, 'ffmpeg options o
   });
 
   it('applies the converter thread count to decoding and encoding', async () => {
-    const threaded = createFfmpegConverter({ engine: 'native', threads: 1, onPlan: (p) => (plan = p) });
+    const threaded = withOptionsParsed(
+      createFfmpegConverter({ engine: 'native', threads: 1, onPlan: (p) => (plan = p) }),
+    );
     const ws = await workspace();
     await threaded.convert(context(ws, 'mp4', 'webm'));
     expect(plan?.args.filter((arg) => arg === '-threads')).toHaveLength(2);

@@ -16,6 +16,7 @@ import { ProgressParser } from '../../src/converters/ffmpeg/progress.js';
 import type { FfmpegRunner } from '../../src/converters/ffmpeg/runner.js';
 import { FileconvError } from '../../src/core/errors.js';
 import { describeWithEngine } from '../helpers/engines.js';
+import { withOptionsParsed } from './converter-harness.js';
 import { expectCode, FFMPEG_AVAILABLE, FFMPEG_INSTALL, fixture, workspace } from './ffmpeg-helpers.js';
 
 describe('ProgressParser', () => {
@@ -186,7 +187,9 @@ describe('engine selection', () => {
   });
 
   it('reports a missing native binary with an install hint instead of throwing', async () => {
-    const converter = createFfmpegConverter({ engine: 'native', ffmpegPath: '/nonexistent/ffmpeg' });
+    const converter = withOptionsParsed(
+      createFfmpegConverter({ engine: 'native', ffmpegPath: '/nonexistent/ffmpeg' }),
+    );
     const availability = await converter.available();
     expect(availability).toMatchObject({ ok: false, reason: expect.stringMatching(/not executable/) });
     expect(availability.install).toMatch(/ffmpeg/);

@@ -23,6 +23,7 @@ import { chooseStreams } from '../../src/converters/ffmpeg/safety.js';
 import { WASM_UNUSABLE_ENCODERS } from '../../src/converters/ffmpeg/wasm-encoders.js';
 import { createEngine } from '../../src/index.js';
 import { describeWithEngine } from '../helpers/engines.js';
+import { withOptionsParsed } from './converter-harness.js';
 import {
   context,
   decodedAudioSeconds,
@@ -38,7 +39,9 @@ const FFPROBE = '/usr/bin/ffprobe';
 const NATIVE = existsSync(FFPROBE) && existsSync('/usr/bin/ffmpeg');
 
 const plans: FfmpegPlan[] = [];
-const converter = createFfmpegConverter({ engine: 'wasm', onPlan: (plan) => plans.push(plan) });
+const converter = withOptionsParsed(
+  createFfmpegConverter({ engine: 'wasm', onPlan: (plan) => plans.push(plan) }),
+);
 const availability = await converter.available();
 
 /** What the native ffprobe says: the container duration and each stream's codec. */
@@ -174,7 +177,7 @@ describeWithEngine(
 
     describe.runIf(NATIVE)('conversions (checked with /usr/bin/ffprobe)', () => {
       /** The same conversion on the native engine: the reference duration (MP3 pads to whole frames). */
-      const native = createFfmpegConverter({ engine: 'native' });
+      const native = withOptionsParsed(createFfmpegConverter({ engine: 'native' }));
 
       it.each([
         ['mp4', 'webm', ['vp8', 'opus'], ['libvpx', 'libopus']],

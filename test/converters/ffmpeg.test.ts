@@ -12,6 +12,7 @@ import { expect, it } from 'vitest';
 import type { FfmpegPlan } from '../../src/converters/ffmpeg/ffmpeg-args.js';
 import { createFfmpegConverter } from '../../src/converters/ffmpeg/index.js';
 import { describeWithEngine } from '../helpers/engines.js';
+import { withOptionsParsed } from './converter-harness.js';
 import {
   audioTolerance,
   context,
@@ -71,7 +72,7 @@ const SOURCES: Record<string, [string | undefined, string, number?, number?]> = 
   ts: ['mpeg2video', 'mp2', 64, 48],
 };
 
-const converter = createFfmpegConverter({ engine: 'native' });
+const converter = withOptionsParsed(createFfmpegConverter({ engine: 'native' }));
 
 /** The fixtures never change: probe each once (ffprobe start-up is most of a probe's cost). */
 const sourceFacts = new Map<string, { probe: ReturnType<typeof probeFile>; seconds: number | undefined }>();
@@ -90,7 +91,9 @@ async function convertAndCheck(from: string, to: string) {
   const ws = await workspace();
   const progress: number[] = [];
   const plans: FfmpegPlan[] = [];
-  const planned = createFfmpegConverter({ engine: 'native', onPlan: (plan) => plans.push(plan) });
+  const planned = withOptionsParsed(
+    createFfmpegConverter({ engine: 'native', onPlan: (plan) => plans.push(plan) }),
+  );
   const ctx = context(ws, from, to, { progress });
   const result = await planned.convert(ctx);
   const { probe: source, seconds: sourceSeconds } = factsOf(ctx.inputPath);

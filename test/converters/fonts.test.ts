@@ -23,6 +23,7 @@ import {
   expectNoLeftovers,
   fixture,
   type Workspace,
+  withOptionsParsed,
   workspace,
 } from './converter-harness.js';
 import {
@@ -34,7 +35,7 @@ import {
   WOFF2_DECOMPRESS_AVAILABLE,
 } from './font-helpers.js';
 
-const converter = createFontConverter();
+const converter = withOptionsParsed(createFontConverter());
 const SOURCES = ['ttf', 'otf', 'woff', 'woff2'] as const;
 
 /** The outline kind a conversion to `to` must give: ttf and otf force theirs, web fonts keep the source's. */

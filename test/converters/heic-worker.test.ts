@@ -11,6 +11,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { decodeHeic, stopHeicWorker } from '../../src/converters/sharp/heic.js';
 import { createSharpConverter } from '../../src/converters/sharp/index.js';
 import { FileconvError } from '../../src/core/errors.js';
+import { withOptionsParsed } from './converter-harness.js';
 import { context, expectCode, expectNoLeftovers, fixture, workspace } from './sharp-helpers.js';
 
 const small = readFileSync(fixture('fixture.heic'));
@@ -51,7 +52,7 @@ describe('the HEIC worker', () => {
       inputPath: fixture('fixture-12mp.heic'),
       signal: controller.signal,
     });
-    const running = createSharpConverter().convert(ctx);
+    const running = withOptionsParsed(createSharpConverter()).convert(ctx);
     setTimeout(() => controller.abort(), 50);
     await expectCode(running, 'CANCELED');
     await expectNoLeftovers(ws);

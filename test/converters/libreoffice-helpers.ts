@@ -14,11 +14,11 @@ import yauzl from 'yauzl';
 import yazl from 'yazl';
 import { createLibreOfficeConverter, LIBREOFFICE_INSTALL } from '../../src/converters/libreoffice/index.js';
 import type { ConvertContext } from '../../src/core/ports/index.js';
-import { context, FIXTURES, type Workspace } from './converter-harness.js';
+import { context, FIXTURES, type Workspace, withOptionsParsed } from './converter-harness.js';
 
 export { context, expectCode, expectNoLeftovers, FIXTURES, fixture, workspace } from './converter-harness.js';
 
-const probe = createLibreOfficeConverter();
+const probe = withOptionsParsed(createLibreOfficeConverter());
 const availability = await probe.available();
 await probe.close();
 

@@ -20,6 +20,7 @@ import { withoutBacktrace } from '../../src/converters/libreoffice/libreoffice-e
 import { detectFormat } from '../../src/core/formats/index.js';
 import { createEngine } from '../../src/index.js';
 import { describeWithEngine } from '../helpers/engines.js';
+import { withOptionsParsed } from './converter-harness.js';
 import {
   context,
   contextFor,
@@ -52,7 +53,7 @@ async function detected(path: string): Promise<string | undefined> {
 const DRAWING_TEXT = ['fileconv drawing', 'Привет, vector shapes.'];
 
 it('declares the new edges with honest lossiness', () => {
-  const converter = createLibreOfficeConverter();
+  const converter = withOptionsParsed(createLibreOfficeConverter());
   const edge = (from: string, to: string) => converter.edges.find((e) => e.from === from && e.to === to);
   expect(edge('fodt', 'pdf')).toMatchObject({ lossy: false });
   expect(edge('docx', 'fodt')).toMatchObject({ lossy: false });
@@ -80,7 +81,7 @@ it('keeps a crash backtrace out of error messages, and the lines around it in', 
 });
 
 describeWithEngine('LibreOffice', LO_AVAILABLE, LO_INSTALL, 'libreoffice older and adjacent formats', () => {
-  const converter = createLibreOfficeConverter({ poolSize: 2 });
+  const converter = withOptionsParsed(createLibreOfficeConverter({ poolSize: 2 }));
   afterAll(() => converter.close());
 
   it('converts a flat ODF text to pdf and docx with its text', async () => {

@@ -16,6 +16,7 @@ import {
   type LibreOfficeConverter,
 } from '../../src/converters/libreoffice/index.js';
 import { describeWithEngine } from '../helpers/engines.js';
+import { withOptionsParsed } from './converter-harness.js';
 import {
   context,
   contextFor,
@@ -43,14 +44,16 @@ afterAll(() => rm(dir, { recursive: true, force: true }));
 /** A converter whose spawned pids are recorded, closed after the test's checks. */
 function pooled(options: Parameters<typeof createLibreOfficeConverter>[0] = {}) {
   const pids = { soffice: [] as number[], bridge: [] as number[] };
-  const converter = createLibreOfficeConverter({
-    poolSize: 1,
-    ...options,
-    onSpawn: (pid, kind) => {
-      pids[kind].push(pid);
-      options.onSpawn?.(pid, kind);
-    },
-  });
+  const converter = withOptionsParsed(
+    createLibreOfficeConverter({
+      poolSize: 1,
+      ...options,
+      onSpawn: (pid, kind) => {
+        pids[kind].push(pid);
+        options.onSpawn?.(pid, kind);
+      },
+    }),
+  );
   return { converter, pids };
 }
 

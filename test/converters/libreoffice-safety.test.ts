@@ -13,6 +13,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import yazl from 'yazl';
 import { createLibreOfficeConverter } from '../../src/converters/libreoffice/index.js';
 import { describeWithEngine } from '../helpers/engines.js';
+import { withOptionsParsed } from './converter-harness.js';
 import {
   contextFor,
   DOC_TEXT,
@@ -55,7 +56,7 @@ async function zipOf(path: string, entries: Record<string, Buffer>): Promise<voi
 }
 
 describeWithEngine('LibreOffice', LO_AVAILABLE, LO_INSTALL, 'libreoffice safety', () => {
-  const converter = createLibreOfficeConverter({ poolSize: 2 });
+  const converter = withOptionsParsed(createLibreOfficeConverter({ poolSize: 2 }));
   afterAll(() => converter.close());
 
   it('embeds an image that is inside the docx (the control for the tests below)', async () => {

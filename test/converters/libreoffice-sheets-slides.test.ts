@@ -11,6 +11,7 @@ import { afterAll, expect, it } from 'vitest';
 import { createSpreadsheetConverter } from '../../src/converters/exceljs/index.js';
 import { createLibreOfficeConverter } from '../../src/converters/libreoffice/index.js';
 import { describeWithEngine } from '../helpers/engines.js';
+import { withOptionsParsed } from './converter-harness.js';
 import {
   context,
   contextFor,
@@ -31,7 +32,7 @@ describeWithEngine(
   LO_INSTALL,
   'libreoffice spreadsheets and presentations',
   () => {
-    const converter = createLibreOfficeConverter({ poolSize: 2 });
+    const converter = withOptionsParsed(createLibreOfficeConverter({ poolSize: 2 }));
     afterAll(() => converter.close());
 
     it.each(['ods', 'xls'])('converts %s to xlsx keeping both sheets cell by cell', async (from) => {
@@ -79,7 +80,7 @@ describeWithEngine(
         const office = context(ws, 'xlsx', 'csv', { options });
         await converter.convert(office);
         const exceljs = contextFor(ws, office.inputPath, 'xlsx', 'csv', 'exceljs.csv');
-        await createSpreadsheetConverter().convert({ ...exceljs, options });
+        await withOptionsParsed(createSpreadsheetConverter()).convert({ ...exceljs, options });
         const [ours, theirs] = [await readFile(office.outputPath), await readFile(exceljs.outputPath)];
         expect(ours.toString('utf8')).toBe(theirs.toString('utf8'));
         expect(ours.subarray(0, 3).equals(Buffer.from([0xef, 0xbb, 0xbf]))).toBe('bom' in options);

@@ -11,7 +11,7 @@ import yauzl from 'yauzl';
 import { createLibreOfficeConverter } from '../../src/converters/libreoffice/index.js';
 import { ConversionGraph } from '../../src/core/graph/index.js';
 import { describeWithEngine } from '../helpers/engines.js';
-import { expectProgressRun } from './converter-harness.js';
+import { expectProgressRun, withOptionsParsed } from './converter-harness.js';
 import {
   context,
   contextFor,
@@ -26,7 +26,7 @@ import {
 } from './libreoffice-helpers.js';
 
 it('declares honest edges: layout-keeping targets are lossless, text/csv/html/epub are not', () => {
-  const converter = createLibreOfficeConverter();
+  const converter = withOptionsParsed(createLibreOfficeConverter());
   const edge = (from: string, to: string) => converter.edges.find((e) => e.from === from && e.to === to);
   expect(edge('docx', 'pdf')).toEqual({ from: 'docx', to: 'pdf', cost: 4, lossy: false });
   expect(edge('docx', 'txt')?.lossy).toBe(true);
@@ -77,11 +77,13 @@ it.each([
 });
 
 describeWithEngine('LibreOffice', LO_AVAILABLE, LO_INSTALL, 'libreoffice converter (warm pool)', () => {
-  const converter = createLibreOfficeConverter({ poolSize: 2 });
+  const converter = withOptionsParsed(createLibreOfficeConverter({ poolSize: 2 }));
   afterAll(() => converter.close());
 
   it('reports the pool in available() without starting anything', async () => {
-    const fresh = createLibreOfficeConverter({ onSpawn: () => expect.unreachable('nothing may start') });
+    const fresh = withOptionsParsed(
+      createLibreOfficeConverter({ onSpawn: () => expect.unreachable('nothing may start') }),
+    );
     const availability = await fresh.available();
     expect(availability).toMatchObject({ ok: true });
     expect(availability.version).toMatch(/^LibreOffice \d+\.\d+.* \(warm pool, .+\)$/);
@@ -90,12 +92,12 @@ describeWithEngine('LibreOffice', LO_AVAILABLE, LO_INSTALL, 'libreoffice convert
   });
 
   it('falls back to cold runs without a Python that has uno, and says why', async () => {
-    const auto = createLibreOfficeConverter({ pythonPath: '/bin/false' });
+    const auto = withOptionsParsed(createLibreOfficeConverter({ pythonPath: '/bin/false' }));
     const availability = await auto.available();
     expect(availability).toMatchObject({ ok: true, install: expect.stringContaining('python3-uno') });
     expect(availability.version).toMatch(/cold fallback/);
     expect(availability.reason).toMatch(/python3-uno/);
-    const strict = createLibreOfficeConverter({ mode: 'pool', pythonPath: '/bin/false' });
+    const strict = withOptionsParsed(createLibreOfficeConverter({ mode: 'pool', pythonPath: '/bin/false' }));
     expect(await strict.available()).toMatchObject({ ok: false, reason: expect.stringMatching(/pool/) });
     const ws = await workspace();
     await expectCode(strict.convert(context(ws, 'docx', 'pdf')), 'ENGINE_UNAVAILABLE');
@@ -186,7 +188,7 @@ describeWithEngine('LibreOffice', LO_AVAILABLE, LO_INSTALL, 'libreoffice convert
 });
 
 describeWithEngine('LibreOffice', LO_AVAILABLE, LO_INSTALL, 'libreoffice converter (cold mode)', () => {
-  const converter = createLibreOfficeConverter({ mode: 'cold' });
+  const converter = withOptionsParsed(createLibreOfficeConverter({ mode: 'cold' }));
   afterAll(() => converter.close());
 
   it('says so in available() and converts docx to pdf with one soffice of its own', async () => {

@@ -13,10 +13,11 @@ import {
   expectNoLeftovers,
   fixture,
   type Workspace,
+  withOptionsParsed,
   workspace,
 } from './converter-harness.js';
 
-const converter = createMammothConverter();
+const converter = withOptionsParsed(createMammothConverter());
 
 async function writeZip(path: string, entries: Map<string, Buffer>): Promise<void> {
   await writeFile(path, await zipBytes(entries));
@@ -198,7 +199,7 @@ describe('broken and hostile inputs', () => {
 
   it('refuses a legacy .doc (OLE) renamed .docx, and a zip beyond the factory zip limits', async () => {
     const ws = await workspace();
-    const strict = createMammothConverter({ zip: { maxUncompressedBytes: 1000 } });
+    const strict = withOptionsParsed(createMammothConverter({ zip: { maxUncompressedBytes: 1000 } }));
     await expectCode(strict.convert(context(ws, 'docx', 'html')), 'INPUT_LIMIT_EXCEEDED');
     const cfb = join(ws.inputs, 'legacy.docx');
     await writeFile(cfb, await readFile(fixture('fixture.doc')));
@@ -226,8 +227,10 @@ describe('broken and hostile inputs', () => {
     expect(process.memoryUsage().heapUsed - heapBefore).toBeLessThan(32 * 1024 * 1024);
     await expectNoLeftovers(ws);
     // A host that wants such documents raises the cap; the option reaches the check.
-    const lenient = createMammothConverter({ zip: { maxXmlEntryBytes: 64 * 1024 * 1024 } });
-    const strict = createMammothConverter({ zip: { maxXmlEntryBytes: 1000 } });
+    const lenient = withOptionsParsed(
+      createMammothConverter({ zip: { maxXmlEntryBytes: 64 * 1024 * 1024 } }),
+    );
+    const strict = withOptionsParsed(createMammothConverter({ zip: { maxXmlEntryBytes: 1000 } }));
     const small = join(ws.inputs, 'small.docx');
     await writeFile(small, await inflatingDocx(1_000));
     await expectCode(

@@ -13,10 +13,11 @@ import {
   expectHtmlDocument,
   expectNoLeftovers,
   expectProgressRun,
+  withOptionsParsed,
   workspace,
 } from './converter-harness.js';
 
-const converter = createMammothConverter();
+const converter = withOptionsParsed(createMammothConverter());
 
 describe('edges', () => {
   it('declares docx -> html, md, txt, all lossy, in-process costs', () => {

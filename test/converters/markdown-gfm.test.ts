@@ -7,7 +7,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { createTextConverter } from '../../src/converters/text/index.js';
-import { context, workspace } from './converter-harness.js';
+import { context, withOptionsParsed, workspace } from './converter-harness.js';
 
 /** The table cells (tag, align, text), struck text, checkboxes and links python's parser finds. */
 const READ_HTML = `import json, sys
@@ -50,7 +50,7 @@ it('md -> html renders GFM tables with alignment, strikethrough, task lists and 
     ].join('\n'),
   );
   const ctx = context(ws, 'md', 'html', { inputPath });
-  await createTextConverter().convert(ctx);
+  await withOptionsParsed(createTextConverter()).convert(ctx);
   const html = await readFile(ctx.outputPath, 'utf8');
   const found = JSON.parse(execFileSync('python3', ['-c', READ_HTML, ctx.outputPath], { encoding: 'utf8' }));
   expect(found.cells).toEqual([

@@ -21,6 +21,7 @@ import {
   expectNoLeftovers,
   expectProgressRun,
   fixture,
+  withOptionsParsed,
   workspace,
 } from './converter-harness.js';
 import { GERMAN_SENTENCE, OCR_TOOLS, SENTENCE, TESSERACT_INSTALL, wrongWords } from './ocr-helpers.js';
@@ -32,7 +33,7 @@ const GERMAN_PNG = fixture('ocr/satz-deu.png');
 vi.setConfig({ testTimeout: 180_000 });
 
 describeWithEngine('tesseract', OCR_TOOLS, TESSERACT_INSTALL, 'the OCR converter', () => {
-  const converter = createOcrConverter();
+  const converter = withOptionsParsed(createOcrConverter());
 
   it('is available, with tesseract version', async () => {
     expect(await converter.available()).toMatchObject({

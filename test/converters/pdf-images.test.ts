@@ -9,9 +9,16 @@ import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { createPdfConverter } from '../../src/converters/pdf/index.js';
-import { context, expectCode, expectNoLeftovers, fixture, workspace } from './converter-harness.js';
+import {
+  context,
+  expectCode,
+  expectNoLeftovers,
+  fixture,
+  withOptionsParsed,
+  workspace,
+} from './converter-harness.js';
 
-const converter = createPdfConverter();
+const converter = withOptionsParsed(createPdfConverter());
 
 /** Page sizes in points, read with pdf.js. */
 async function pageSizes(path: string): Promise<[number, number][]> {
@@ -181,7 +188,7 @@ describe('images -> pdf', () => {
 
   it('refuses more frames than maxPages', async () => {
     const ws = await workspace();
-    const small = createPdfConverter({ maxPages: 2 });
+    const small = withOptionsParsed(createPdfConverter({ maxPages: 2 }));
     const error = await expectCode(small.convert(context(ws, 'gif', 'pdf')), 'INPUT_LIMIT_EXCEEDED');
     expect(error.details).toMatchObject({ frames: 3, maxPages: 2 });
     await expectNoLeftovers(ws);

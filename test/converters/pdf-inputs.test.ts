@@ -8,9 +8,16 @@ import { join } from 'node:path';
 import { PDFDocument } from 'pdf-lib';
 import { describe, expect, it } from 'vitest';
 import { createPdfConverter } from '../../src/converters/pdf/index.js';
-import { context, expectCode, expectNoLeftovers, fixture, workspace } from './converter-harness.js';
+import {
+  context,
+  expectCode,
+  expectNoLeftovers,
+  fixture,
+  withOptionsParsed,
+  workspace,
+} from './converter-harness.js';
 
-const converter = createPdfConverter();
+const converter = withOptionsParsed(createPdfConverter());
 
 async function inputFile(dir: string, name: string, bytes: Uint8Array | string): Promise<string> {
   const path = join(dir, name);

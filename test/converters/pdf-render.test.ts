@@ -9,9 +9,9 @@ import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import * as yauzl from 'yauzl';
 import { createPdfConverter } from '../../src/converters/pdf/index.js';
-import { context, expectCode, expectNoLeftovers, workspace } from './converter-harness.js';
+import { context, expectCode, expectNoLeftovers, withOptionsParsed, workspace } from './converter-harness.js';
 
-const converter = createPdfConverter();
+const converter = withOptionsParsed(createPdfConverter());
 /** fixture.pdf is A4: 595.3 x 841.9 points. */
 const A4 = { width: 595.3, height: 841.9 };
 const pixelsAt = (points: number, dpi: number) => Math.round((points * dpi) / 72);
@@ -152,7 +152,7 @@ describe('pdf -> png/jpg', () => {
       'page-002.jpg',
       'page-003.jpg',
     ]);
-    const small = createPdfConverter({ maxPages: 2 });
+    const small = withOptionsParsed(createPdfConverter({ maxPages: 2 }));
     await rm(ctx.outputPath);
     const error = await expectCode(
       small.convert(context(ws, 'pdf', 'png', { inputPath: input, options: { pages: 'all' } })),

@@ -8,9 +8,9 @@ import { join } from 'node:path';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { describe, expect, it } from 'vitest';
 import { createPdfConverter } from '../../src/converters/pdf/index.js';
-import { context, expectCode, expectNoLeftovers, workspace } from './converter-harness.js';
+import { context, expectCode, expectNoLeftovers, withOptionsParsed, workspace } from './converter-harness.js';
 
-const converter = createPdfConverter();
+const converter = withOptionsParsed(createPdfConverter());
 
 /** A PDF of `count` pages, each a different size and saying its number in big letters. */
 async function numberedPdf(path: string, count: number): Promise<void> {
@@ -71,10 +71,12 @@ describe('contract', () => {
   });
 
   it('packages every page as a zip, and one page as itself', () => {
-    expect(converter.packaging!('png', { pages: 'all' })).toBe('zip');
-    expect(converter.packaging!('jpg', { pages: 'all' })).toBe('zip');
-    expect(converter.packaging!('png', { page: 2 })).toBeUndefined();
-    expect(converter.packaging!('txt', {})).toBeUndefined();
+    // packaging() is given options as the engine parsed them.
+    const parsed = (to: string, options: object) => converter.optionsSchema!(to).parse(options);
+    expect(converter.packaging!('png', parsed('png', { pages: 'all' }))).toBe('zip');
+    expect(converter.packaging!('jpg', parsed('jpg', { pages: 'all' }))).toBe('zip');
+    expect(converter.packaging!('png', parsed('png', { page: 2 }))).toBeUndefined();
+    expect(converter.packaging!('txt', parsed('txt', {}))).toBeUndefined();
   });
 
   it('reports progress from 0 to 1 and CPU time', async () => {
@@ -123,7 +125,7 @@ describe('pdf -> txt', () => {
     const input = join(ws.inputs, 'pages.pdf');
     await numberedPdf(input, 40);
     // 40 pages of "Page N\n" and a form feed each: about 350 bytes in all.
-    const capped = createPdfConverter({ maxTextBytes: 100 });
+    const capped = withOptionsParsed(createPdfConverter({ maxTextBytes: 100 }));
     const error = await expectCode(
       capped.convert(context(ws, 'pdf', 'txt', { inputPath: input })),
       'INPUT_LIMIT_EXCEEDED',

@@ -21,13 +21,20 @@ import type { Converter } from '../../src/core/ports/index.js';
 import { createEngine } from '../../src/index.js';
 import { magickPolicy } from '../../src/kit/raster/imagemagick.js';
 import { describeWithEngine } from '../helpers/engines.js';
-import { context, expectCode, expectNoLeftovers, fixture, workspace } from './converter-harness.js';
+import {
+  context,
+  expectCode,
+  expectNoLeftovers,
+  fixture,
+  withOptionsParsed,
+  workspace,
+} from './converter-harness.js';
 import { CONVERT, RASTER_ENGINES_AVAILABLE, RASTER_INSTALL } from './raster-helpers.js';
 
-const magick = createImageMagickConverter();
-const jxl = createLibjxlConverter();
-const ffmpeg = createFfmpegImageConverter();
-const raw = createLibrawConverter();
+const magick = withOptionsParsed(createImageMagickConverter());
+const jxl = withOptionsParsed(createLibjxlConverter());
+const ffmpeg = withOptionsParsed(createFfmpegImageConverter());
+const raw = withOptionsParsed(createLibrawConverter());
 
 /** Readable format -> its converter and the format it reads into. */
 const READERS: Record<string, [Converter, string]> = {
@@ -201,7 +208,7 @@ describeWithEngine('raster tools', RASTER_ENGINES_AVAILABLE, RASTER_INSTALL, 'ra
     const inputPath = join(ws.inputs, 'bomb.tiff');
     await writeFile(inputPath, bytes);
     await expectCode(
-      createSharpConverter().convert(context(ws, 'tiff', 'png', { inputPath })),
+      withOptionsParsed(createSharpConverter()).convert(context(ws, 'tiff', 'png', { inputPath })),
       'INPUT_LIMIT_EXCEEDED',
     );
     await expectNoLeftovers(ws);
@@ -213,7 +220,7 @@ describeWithEngine('raster tools', RASTER_ENGINES_AVAILABLE, RASTER_INSTALL, 'ra
     const inputPath = join(ws.inputs, 'cut.tiff');
     await writeFile(inputPath, bytes.subarray(0, 600));
     await expectCode(
-      createSharpConverter().convert(context(ws, 'tiff', 'png', { inputPath })),
+      withOptionsParsed(createSharpConverter()).convert(context(ws, 'tiff', 'png', { inputPath })),
       'CORRUPT_INPUT',
     );
     await expectNoLeftovers(ws);

@@ -12,6 +12,7 @@ import { imageOptionsSchema } from '../../src/converters/sharp/image-options.js'
 import { createSharpConverter } from '../../src/converters/sharp/index.js';
 import type { ErrorCode } from '../../src/core/errors.js';
 import { truncated } from '../../src/testing/bad-inputs.js';
+import { withOptionsParsed } from './converter-harness.js';
 import {
   context,
   describeOutput,
@@ -22,7 +23,7 @@ import {
   workspace,
 } from './sharp-helpers.js';
 
-const converter = createSharpConverter();
+const converter = withOptionsParsed(createSharpConverter());
 
 async function convert(ws: Workspace, from: string, to: string, inputPath: string, options = {}) {
   const outputPath = join(ws.outputs, `${from}-to-${to}.${to}`);

@@ -15,6 +15,7 @@ import type { ErrorCode } from '../../src/core/errors.js';
 import { mapSharpError } from '../../src/kit/image/sharp-errors.js';
 import { pngClaiming } from '../../src/testing/bad-inputs.js';
 import { frameBombGif } from '../hostile/frame-bomb-gif.js';
+import { withOptionsParsed } from './converter-harness.js';
 import {
   context,
   expectCode,
@@ -24,7 +25,7 @@ import {
   workspace,
 } from './sharp-helpers.js';
 
-const converter = createSharpConverter();
+const converter = withOptionsParsed(createSharpConverter());
 
 async function convertBytes(ws: Workspace, bytes: Uint8Array, from: string, to: string, maxPixels?: number) {
   const inputPath = join(ws.inputs, `input.${from}`);

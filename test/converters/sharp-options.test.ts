@@ -5,9 +5,10 @@ import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { createSharpConverter, imageOptionsSchema } from '../../src/converters/sharp/index.js';
 import { COLOUR_NAMES } from '../../src/kit/image/colour.js';
+import { withOptionsParsed } from './converter-harness.js';
 import { context, expectCode, expectNoLeftovers, fixture, workspace } from './sharp-helpers.js';
 
-const converter = createSharpConverter();
+const converter = withOptionsParsed(createSharpConverter());
 
 describe('options', () => {
   const convert = async (from: string, to: string, options: Record<string, unknown>, inputPath?: string) => {

@@ -4,6 +4,7 @@
  * mocks the modules away for every import in this file.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { withOptionsParsed } from './converter-harness.js';
 import { context, workspace } from './sharp-helpers.js';
 
 afterEach(() => {
@@ -27,7 +28,7 @@ describe('missing engines', () => {
       throw Object.assign(new Error("Cannot find package 'sharp'"), { code: 'ERR_MODULE_NOT_FOUND' });
     });
     const { createSharpConverter } = await import('../../src/converters/sharp/index.js');
-    const converter = createSharpConverter();
+    const converter = withOptionsParsed(createSharpConverter());
     expect(converter.edges.length).toBeGreaterThan(0); // declaring edges needs no engine
     const availability = await converter.available();
     expect(availability).toMatchObject({ ok: false, install: 'npm install sharp' });
@@ -74,7 +75,9 @@ describe('missing engines', () => {
     });
     expect((await createSharpConverter({ heic: false }).available()).ok).toBe(true);
     const ws = await workspace();
-    const error = await rejection(createSharpConverter().convert(context(ws, 'heic', 'jpg')));
+    const error = await rejection(
+      withOptionsParsed(createSharpConverter()).convert(context(ws, 'heic', 'jpg')),
+    );
     expect(error).toMatchObject({
       code: 'ENGINE_UNAVAILABLE',
       message: expect.stringContaining('heic-decode'),

@@ -9,6 +9,7 @@ import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { createSharpConverter } from '../../src/converters/sharp/index.js';
 import { FileconvError } from '../../src/core/errors.js';
+import { withOptionsParsed } from './converter-harness.js';
 import {
   context,
   describeOutput,
@@ -18,7 +19,7 @@ import {
   workspace,
 } from './sharp-helpers.js';
 
-const converter = createSharpConverter();
+const converter = withOptionsParsed(createSharpConverter());
 
 /** describeOutput()'s format for each target. */
 const OUTPUT_FORMAT: Record<string, string> = {
@@ -77,7 +78,7 @@ describe('edges', () => {
   });
 
   it('drops the HEIC/HEIF edges when heic is disabled', () => {
-    const plain = createSharpConverter({ heic: false });
+    const plain = withOptionsParsed(createSharpConverter({ heic: false }));
     expect(plain.edges.some((e) => e.from === 'heic' || e.from === 'heif')).toBe(false);
     expect(plain.edges).toHaveLength(8 * 8 + 8);
   });

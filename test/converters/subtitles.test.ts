@@ -10,12 +10,19 @@ import { describe, expect, it } from 'vitest';
 import { createSubtitleConverter } from '../../src/converters/subtitles/index.js';
 import { findTool } from '../../src/kit/command-tools.js';
 import { describeWithEngine } from '../helpers/engines.js';
-import { context, expectCode, expectNoLeftovers, fixture, workspace } from './converter-harness.js';
+import {
+  context,
+  expectCode,
+  expectNoLeftovers,
+  fixture,
+  withOptionsParsed,
+  workspace,
+} from './converter-harness.js';
 
 const FORMATS = ['srt', 'vtt', 'ass', 'ssa'] as const;
 const DEMUXER: Record<string, string> = { srt: 'srt', vtt: 'webvtt', ass: 'ass', ssa: 'ass' };
 const ffmpegFound = (await findTool('ffmpeg')) !== undefined;
-const converter = createSubtitleConverter();
+const converter = withOptionsParsed(createSubtitleConverter());
 
 /** What ffmpeg itself reads from a subtitle file: one line per cue, as SubRip text. */
 function cuesByFfmpeg(path: string, format: string): string[] {

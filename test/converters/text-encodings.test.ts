@@ -10,9 +10,9 @@ import { describe, expect, it } from 'vitest';
 import { createTextConverter } from '../../src/converters/text/index.js';
 import { sniffEncoding } from '../../src/kit/text/text-encoding.js';
 import { describeWithEngine } from '../helpers/engines.js';
-import { context, type Workspace, workspace } from './converter-harness.js';
+import { context, type Workspace, withOptionsParsed, workspace } from './converter-harness.js';
 
-const converter = createTextConverter();
+const converter = withOptionsParsed(createTextConverter());
 const HINDI = 'नमस्ते दुनिया, यह एक परीक्षण है।';
 const FRENCH = 'Où est la fenêtre? Déjà vu, naïve façade.';
 const CHINESE = '你好，世界。这是一个测试。';

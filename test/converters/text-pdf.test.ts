@@ -17,10 +17,11 @@ import {
   expectProgressRun,
   fixture,
   type Workspace,
+  withOptionsParsed,
   workspace,
 } from './converter-harness.js';
 
-const converter = createTextConverter();
+const converter = withOptionsParsed(createTextConverter());
 const A4 = [595.28, 841.89];
 const MM = 72 / 25.4;
 
@@ -168,7 +169,7 @@ describe('txt -> pdf', () => {
   it('uses a font file the host supplies', async () => {
     const ws = await workspace();
     const serif = createRequire(import.meta.url).resolve('dejavu-fonts-ttf/ttf/DejaVuSerif.ttf');
-    const custom = createTextConverter({ fonts: { regular: serif } });
+    const custom = withOptionsParsed(createTextConverter({ fonts: { regular: serif } }));
     await writeFile(join(ws.inputs, 'serif.md'), '# Heading\n\nBody `code`\n\n    block\n');
     const ctx = context(ws, 'md', 'pdf', { inputPath: join(ws.inputs, 'serif.md') });
     await custom.convert(ctx);

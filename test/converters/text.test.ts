@@ -15,10 +15,11 @@ import {
   expectHtmlDocument,
   expectNoLeftovers,
   type Workspace,
+  withOptionsParsed,
   workspace,
 } from './converter-harness.js';
 
-const converter = createTextConverter();
+const converter = withOptionsParsed(createTextConverter());
 
 /** Converts `input` (written to the workspace as in.<from>) and returns the output as text. */
 async function convertText(ws: Workspace, from: string, to: string, input: string, text = converter) {
@@ -119,7 +120,7 @@ describe('markup details', () => {
     expect(escaped).not.toContain('<b onclick');
     expect(escaped).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
     expect(escaped).toContain('&lt;b onclick=&quot;x()&quot;&gt;bold&lt;/b&gt;');
-    const trusting = createTextConverter({ markdownHtml: 'keep' });
+    const trusting = withOptionsParsed(createTextConverter({ markdownHtml: 'keep' }));
     const kept = await convertText(ws, 'md', 'html', markdown, trusting);
     expect(kept).toContain('<script>alert(1)</script>');
   });
@@ -180,14 +181,14 @@ describe('markup details', () => {
 describe('limits and contract', () => {
   it('refuses inputs over maxInputBytes (text) and maxMarkupBytes (HTML, Markdown) before reading them', async () => {
     const ws = await workspace();
-    const small = createTextConverter({ maxInputBytes: 40, maxMarkupBytes: 100 });
+    const small = withOptionsParsed(createTextConverter({ maxInputBytes: 40, maxMarkupBytes: 100 }));
     const error = await expectCode(small.convert(context(ws, 'txt', 'pdf')), 'INPUT_LIMIT_EXCEEDED');
     expect(error.details).toMatchObject({ maxInputBytes: 40 });
     await expectCode(small.convert(context(ws, 'txt', 'html')), 'INPUT_LIMIT_EXCEEDED');
     await expectCode(small.convert(context(ws, 'html', 'md')), 'INPUT_LIMIT_EXCEEDED');
     await expectCode(small.convert(context(ws, 'md', 'pdf')), 'INPUT_LIMIT_EXCEEDED');
     await expectNoLeftovers(ws);
-    const markdownOnly = createTextConverter({ maxInputBytes: 40 });
+    const markdownOnly = withOptionsParsed(createTextConverter({ maxInputBytes: 40 }));
     await markdownOnly.convert(context(ws, 'md', 'html'));
   });
 

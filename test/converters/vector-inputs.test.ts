@@ -21,7 +21,14 @@ import {
 import { createEngine } from '../../src/index.js';
 import { COMMAND_TOOLS } from '../../src/kit/command-tools.js';
 import { describeWithEngine } from '../helpers/engines.js';
-import { context, expectCode, expectNoLeftovers, fixture, workspace } from './converter-harness.js';
+import {
+  context,
+  expectCode,
+  expectNoLeftovers,
+  fixture,
+  withOptionsParsed,
+  workspace,
+} from './converter-harness.js';
 import { GS, input, PDFTOCAIRO, pdfText, RSVG } from './vector-helpers.js';
 
 /** Pids of live processes whose command line mentions `needle` (an input path unique to a test). */
@@ -42,7 +49,7 @@ const truncated = async (name: string, fraction: number) => {
 
 describeWithEngine('Ghostscript', GS, COMMAND_TOOLS.gs.install, 'ghostscript converter: bad input', () => {
   // Generous: a loaded CI machine must not turn a slow run into a timeout.
-  const converter = createGhostscriptConverter({ timeoutSeconds: 60 });
+  const converter = withOptionsParsed(createGhostscriptConverter({ timeoutSeconds: 60 }));
 
   it.each([
     ['eps', 'pdf'],
@@ -83,7 +90,7 @@ describeWithEngine('Ghostscript', GS, COMMAND_TOOLS.gs.install, 'ghostscript con
   it('a PostScript program that never ends is stopped at the timeout, its process killed', async () => {
     const ws = await workspace();
     const inputPath = await input(ws, 'endless.ps', '%!PS\n{ 1 pop } loop\n');
-    const impatient = createGhostscriptConverter({ timeoutSeconds: 2 });
+    const impatient = withOptionsParsed(createGhostscriptConverter({ timeoutSeconds: 2 }));
     await expectCode(impatient.convert(context(ws, 'ps', 'pdf', { inputPath })), 'CONVERSION_TIMEOUT');
     expect(await processesMentioning(inputPath)).toEqual([]);
     await expectNoLeftovers(ws);
@@ -149,7 +156,7 @@ describeWithEngine('Ghostscript', GS, COMMAND_TOOLS.gs.install, 'ghostscript con
 
   it('a program allocating without end is stopped at the memory cap (INPUT_LIMIT_EXCEEDED)', async () => {
     const ws = await workspace();
-    const hungry = createGhostscriptConverter({ timeoutSeconds: 30, maxMemoryMiB: 64 });
+    const hungry = withOptionsParsed(createGhostscriptConverter({ timeoutSeconds: 30, maxMemoryMiB: 64 }));
     const program = '%!PS\n/a 60000 array def\n0 1 59999 { a exch 60000 string put } for\nshowpage\n';
     const inputPath = await input(ws, 'hungry.ps', program);
     await expectCode(hungry.convert(context(ws, 'ps', 'pdf', { inputPath })), 'INPUT_LIMIT_EXCEEDED');
@@ -214,7 +221,7 @@ describeWithEngine(
   COMMAND_TOOLS['rsvg-convert'].install,
   'rsvg converter: bad input',
   () => {
-    const converter = createRsvgConverter();
+    const converter = withOptionsParsed(createRsvgConverter());
 
     it.each([
       ['an external image', '<image href="file:///etc/passwd" width="10" height="10"/>'],
@@ -262,7 +269,7 @@ describeWithEngine(
   COMMAND_TOOLS.pdftocairo.install,
   'pdftocairo converter: bad input',
   () => {
-    const converter = createPdftocairoConverter();
+    const converter = withOptionsParsed(createPdftocairoConverter());
 
     it('a truncated PDF is CORRUPT_INPUT, an encrypted one PASSWORD_PROTECTED, a missing page INVALID_OPTIONS', async () => {
       const ws = await workspace();
@@ -283,7 +290,7 @@ describeWithEngine(
 );
 
 describe('svgz converter: bad input', () => {
-  const converter = createSvgzConverter();
+  const converter = withOptionsParsed(createSvgzConverter());
 
   it('a truncated svgz and a gzip of something else are CORRUPT_INPUT', async () => {
     const ws = await workspace();

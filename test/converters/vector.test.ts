@@ -19,7 +19,14 @@ import { createEngine } from '../../src/index.js';
 import { COMMAND_TOOLS } from '../../src/kit/command-tools.js';
 import { defaultConverters } from '../../src/preset/converters.js';
 import { describeWithEngine } from '../helpers/engines.js';
-import { context, expectNoLeftovers, expectProgressRun, fixture, workspace } from './converter-harness.js';
+import {
+  context,
+  expectNoLeftovers,
+  expectProgressRun,
+  fixture,
+  withOptionsParsed,
+  workspace,
+} from './converter-harness.js';
 import { GS, input, PDFTOCAIRO, pdfInfo, pdfText, RSVG, readText, run } from './vector-helpers.js';
 
 /** ImageMagick's view of an image: format and size. */
@@ -43,7 +50,7 @@ function meanDifference(a: Buffer, b: Buffer): number {
 }
 
 describeWithEngine('Ghostscript', GS, COMMAND_TOOLS.gs.install, 'ghostscript converter', () => {
-  const converter = createGhostscriptConverter();
+  const converter = withOptionsParsed(createGhostscriptConverter());
 
   it('is available and names its version', async () => {
     expect(await converter.available()).toMatchObject({
@@ -182,7 +189,7 @@ describeWithEngine('Ghostscript', GS, COMMAND_TOOLS.gs.install, 'ghostscript con
 });
 
 describeWithEngine('librsvg', RSVG, COMMAND_TOOLS['rsvg-convert'].install, 'rsvg converter', () => {
-  const converter = createRsvgConverter();
+  const converter = withOptionsParsed(createRsvgConverter());
   const TEXT_SVG = `<?xml version="1.0" encoding="UTF-8"?>
 <svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="400" height="200" viewBox="0 0 400 200">
   <rect x="10" y="10" width="380" height="180" fill="#eef" stroke="#00f"/>
@@ -212,7 +219,7 @@ describeWithEngine('librsvg', RSVG, COMMAND_TOOLS['rsvg-convert'].install, 'rsvg
 });
 
 describeWithEngine('Poppler', PDFTOCAIRO, COMMAND_TOOLS.pdftocairo.install, 'pdftocairo converter', () => {
-  const converter = createPdftocairoConverter();
+  const converter = withOptionsParsed(createPdftocairoConverter());
 
   it('pdf -> svg: one page as SVG that parses, with paths for shapes and glyphs', async () => {
     const ws = await workspace();
@@ -257,7 +264,7 @@ describeWithEngine(
 );
 
 describe('svgz converter', () => {
-  const converter = createSvgzConverter();
+  const converter = withOptionsParsed(createSvgzConverter());
 
   it('svgz -> svg gives back the SVG gzip packed; svg -> svgz packs it again', async () => {
     const ws = await workspace();

@@ -67,7 +67,7 @@ describe('POST /api/files/get-upload-url refuses bad requests', () => {
     await expectNothingStored(server);
   });
 
-  it('fileSize 0, negative or fractional is 400; above the limit is 413 FILE_TOO_LARGE', async () => {
+  it('fileSize negative or fractional is 400, 0 is 422 (an empty file); above the limit is 413 FILE_TOO_LARGE', async () => {
     const server = await startServer({ maxFileBytes: 1024 });
     // JSON numbers JavaScript cannot hold exactly.
     for (const fileSize of ['1e400', '9007199254740993']) {
@@ -77,12 +77,17 @@ describe('POST /api/files/get-upload-url refuses bad requests', () => {
       });
       expectError(response, 400, 'INVALID_REQUEST');
     }
-    for (const fileSize of [0, -1, 1.5, -0.5, Number.MAX_SAFE_INTEGER + 2]) {
+    for (const fileSize of [-1, 1.5, -0.5, Number.MAX_SAFE_INTEGER + 2]) {
       const response = await call(server, 'POST', GRANT, {
         json: { fileName: 'a.png', fileSize, contentType: 'image/png' },
       });
       expectError(response, 400, 'INVALID_REQUEST');
     }
+    // A declared empty file is refused as an empty upload is (issue 27: one empty-file refusal).
+    const empty = await call(server, 'POST', GRANT, {
+      json: { fileName: 'a.png', fileSize: 0, contentType: 'image/png' },
+    });
+    expectError(empty, 422, 'CORRUPT_INPUT');
     const tooLarge = await call(server, 'POST', GRANT, {
       json: { fileName: 'a.png', fileSize: 1025, contentType: 'image/png' },
     });

@@ -88,7 +88,7 @@ export function createFsResumable(host: FsResumableHost): ResumableUploads {
         }
         if (onDisk > options.offset) await handle.truncate(options.offset);
         let position = options.offset;
-        const read = await readAppendBody(body, options, key, async (bytes) => {
+        const read = await readAppendBody(body, options, async (bytes) => {
           let done = 0;
           while (done < bytes.length) {
             const { bytesWritten } = await handle.write(bytes, done, bytes.length - done, position + done);

@@ -13,13 +13,14 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { FileconvError } from '../../core/errors.js';
+import { fileTooLarge } from '../../core/file-size.js';
 import type { ByteRange, PutOptions, Storage, StoredObjectInfo } from '../../core/ports/index.js';
 import { noSpaceError } from '../../kit/local-files.js';
 import { createKeyMutex } from '../key-mutex.js';
 import { checkBoolean, checkNonEmptyString, checkOptionsObject, invalidOption } from '../validate-options.js';
 import { checkByteRange, resolveByteRange } from './byte-range.js';
 import { createFsResumable } from './fs-resumable.js';
-import { ByteLimitStream, checkContentType, checkMaxBytes, tooLargeError } from './limit-stream.js';
+import { ByteLimitStream, checkContentType, checkMaxBytes } from './limit-stream.js';
 import { splitStorageKey } from './storage-key.js';
 
 const ADAPTER = 'createFsStorage';
@@ -210,7 +211,7 @@ export function createFsStorage(options: FsStorageOptions): FsStorage {
       const maxBytes = checkMaxBytes(putOptions.maxBytes);
       const contentType = checkContentType(putOptions.contentType);
       if (body instanceof Uint8Array && maxBytes !== undefined && body.byteLength > maxBytes) {
-        throw tooLargeError(key, maxBytes);
+        throw fileTooLarge({ limit: maxBytes, size: body.byteLength });
       }
       const source = body instanceof Uint8Array ? Readable.from([Buffer.from(body)]) : body;
       const tempData = path.join(tempRoot, `${randomUUID()}.data`);
@@ -218,7 +219,7 @@ export function createFsStorage(options: FsStorageOptions): FsStorage {
       let sink: WriteStream | undefined;
       try {
         await prepare();
-        const limit = new ByteLimitStream(key, maxBytes);
+        const limit = new ByteLimitStream(maxBytes);
         // `flush`: fsync'd through the stream's own descriptor before it finishes, rather than
         // opened again for it afterwards.
         sink = createWriteStream(tempData, { flags: 'wx', flush: fsync });

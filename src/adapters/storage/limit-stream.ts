@@ -4,12 +4,7 @@
  */
 import { Transform, type TransformCallback } from 'node:stream';
 import { FileconvError } from '../../core/errors.js';
-
-export function tooLargeError(key: string, maxBytes: number): FileconvError {
-  return new FileconvError('FILE_TOO_LARGE', `The body for "${key}" is larger than ${maxBytes} bytes.`, {
-    details: { key, maxBytes },
-  });
-}
+import { fileTooLarge } from '../../core/file-size.js';
 
 /** Validates the `maxBytes` put option: undefined (no limit) or a non-negative integer. */
 export function checkMaxBytes(maxBytes: unknown): number | undefined {
@@ -41,17 +36,14 @@ export function checkContentType(contentType: unknown): string | undefined {
 export class ByteLimitStream extends Transform {
   bytes = 0;
 
-  constructor(
-    private readonly key: string,
-    private readonly maxBytes: number | undefined,
-  ) {
+  constructor(private readonly maxBytes: number | undefined) {
     super();
   }
 
   override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
     this.bytes += chunk.length;
     if (this.maxBytes !== undefined && this.bytes > this.maxBytes) {
-      callback(tooLargeError(this.key, this.maxBytes));
+      callback(fileTooLarge({ limit: this.maxBytes }));
       return;
     }
     callback(null, chunk);

@@ -42,7 +42,7 @@ export function createMemoryResumable(
         throw new FileconvError('INTERNAL', `The upload of "${key}" holds fewer bytes than committed.`);
       }
       const chunks: Buffer[] = [];
-      const read = await readAppendBody(body, options, key, async (bytes) => {
+      const read = await readAppendBody(body, options, async (bytes) => {
         chunks.push(Buffer.from(bytes));
       });
       if (options.checksum) {

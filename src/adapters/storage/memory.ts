@@ -5,9 +5,10 @@
  */
 import { Readable } from 'node:stream';
 import { FileconvError } from '../../core/errors.js';
+import { fileTooLarge } from '../../core/file-size.js';
 import type { ByteRange, PutOptions, Storage, StoredObjectInfo } from '../../core/ports/index.js';
 import { checkByteRange, resolveByteRange } from './byte-range.js';
-import { checkContentType, checkMaxBytes, tooLargeError } from './limit-stream.js';
+import { checkContentType, checkMaxBytes } from './limit-stream.js';
 import { createMemoryResumable } from './memory-resumable.js';
 import { assertStorageKey } from './storage-key.js';
 
@@ -32,7 +33,9 @@ async function readBody(
   maxBytes: number | undefined,
 ): Promise<Buffer> {
   if (body instanceof Uint8Array) {
-    if (maxBytes !== undefined && body.byteLength > maxBytes) throw tooLargeError(key, maxBytes);
+    if (maxBytes !== undefined && body.byteLength > maxBytes) {
+      throw fileTooLarge({ limit: maxBytes, size: body.byteLength });
+    }
     // A copy: the caller may reuse its array after put resolves.
     return Buffer.from(body);
   }
@@ -42,7 +45,7 @@ async function readBody(
     for await (const chunk of body) {
       const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : Buffer.from(chunk as Uint8Array);
       total += bytes.length;
-      if (maxBytes !== undefined && total > maxBytes) throw tooLargeError(key, maxBytes);
+      if (maxBytes !== undefined && total > maxBytes) throw fileTooLarge({ limit: maxBytes });
       chunks.push(bytes);
     }
   } catch (error) {

@@ -9,6 +9,7 @@
 import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { FileconvError } from '../../core/errors.js';
+import { fileTooLarge } from '../../core/file-size.js';
 import type { ResumableAppendOptions } from '../../core/ports/index.js';
 
 export interface AppendBodyRead {
@@ -24,7 +25,6 @@ export interface AppendBodyRead {
 export async function readAppendBody(
   body: Readable,
   options: ResumableAppendOptions,
-  key: string,
   store: (bytes: Buffer) => Promise<void>,
 ): Promise<AppendBodyRead> {
   const hash = options.checksum ? createHash(options.checksum.algorithm) : undefined;
@@ -40,11 +40,7 @@ export async function readAppendBody(
       if (bytes.length === 0) continue;
       try {
         if (options.offset + received + bytes.length > options.size) {
-          throw new FileconvError(
-            'FILE_TOO_LARGE',
-            `More bytes than the upload's ${options.size} were sent for "${key}".`,
-            { details: { key, size: options.size } },
-          );
+          throw fileTooLarge({ limit: options.size, setBy: "the upload's declared size" });
         }
         await store(bytes);
       } catch (error) {

@@ -175,7 +175,7 @@ export async function appendBody(
   // The tail the given state's own append left behind: only older states name it.
   if (state.retired) await deleteTailQuietly(state.retired);
 
-  const read = await readAppendBody(body, { ...options, offset: start }, key, take);
+  const read = await readAppendBody(body, { ...options, offset: start }, take);
   if (read.received === 0) return { state: given, offset: start };
   if (options.checksum) {
     // All or nothing: none of the parts written here is recorded, and the old tail is untouched.

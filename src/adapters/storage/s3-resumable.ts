@@ -9,6 +9,7 @@
  */
 import type { S3Client } from '@aws-sdk/client-s3';
 import { FileconvError } from '../../core/errors.js';
+import { fileTooLarge } from '../../core/file-size.js';
 import type { ResumableUploads, StoredObjectInfo } from '../../core/ports/index.js';
 import { isS3NoSuchUpload } from './s3-errors.js';
 import { appendBody, TAIL_MARK, uploadGone } from './s3-resumable-append.js';
@@ -74,13 +75,7 @@ export function createS3ResumableUploads(access: S3StorageAccess): ResumableUplo
         );
       }
       if (size > MAX_OBJECT_BYTES) {
-        throw new FileconvError(
-          'FILE_TOO_LARGE',
-          `An S3 object holds at most ${MAX_OBJECT_BYTES} bytes (5 TiB).`,
-          {
-            details: { key, maxBytes: MAX_OBJECT_BYTES },
-          },
-        );
+        throw fileTooLarge({ limit: MAX_OBJECT_BYTES, size, setBy: 'S3 for one object (5 TiB)' });
       }
       const { sdk, client } = await connect();
       try {

@@ -12,6 +12,7 @@ import { pipeline } from 'node:stream';
 import type { GetObjectCommandOutput, HeadObjectCommandOutput, S3Client } from '@aws-sdk/client-s3';
 import { create as createContentDisposition } from 'content-disposition';
 import { FileconvError, isFileconvError } from '../../core/errors.js';
+import { fileTooLarge } from '../../core/file-size.js';
 import type {
   ByteRange,
   PresignedMultipartUploads,
@@ -21,7 +22,7 @@ import type {
   StoredObjectInfo,
 } from '../../core/ports/index.js';
 import { checkByteRange } from './byte-range.js';
-import { ByteLimitStream, checkContentType, checkMaxBytes, tooLargeError } from './limit-stream.js';
+import { ByteLimitStream, checkContentType, checkMaxBytes } from './limit-stream.js';
 import { isS3NotFound, mapStreamErrors, s3Error } from './s3-errors.js';
 import { createS3PresignedMultipart } from './s3-multipart.js';
 import { ADAPTER, resolveS3Options, type S3StorageOptions } from './s3-options.js';
@@ -137,7 +138,7 @@ export function createS3Storage(options: S3StorageOptions): S3Storage {
       ...(contentType === undefined ? { Metadata: UNTYPED_METADATA } : { ContentType: contentType }),
     };
     if (!(body instanceof Uint8Array)) {
-      const limit = new ByteLimitStream(key, maxBytes);
+      const limit = new ByteLimitStream(maxBytes);
       // pipeline destroys the caller's stream when the limit trips or the upload gives up.
       pipeline(body, limit, () => {});
       const streamed = new sdk.libStorage.Upload({
@@ -151,7 +152,7 @@ export function createS3Storage(options: S3StorageOptions): S3Storage {
         await streamed.done();
       } catch (error) {
         limit.destroy();
-        if (maxBytes !== undefined && limit.bytes > maxBytes) throw overflow(key, maxBytes, error);
+        if (maxBytes !== undefined && limit.bytes > maxBytes) throw overflow(maxBytes, error);
         const sourceError = body.errored;
         if (sourceError) {
           // The caller's stream failed (a client went away), not S3: say so, not "endpoint unreachable".
@@ -203,7 +204,7 @@ export function createS3Storage(options: S3StorageOptions): S3Storage {
         const maxBytes = checkMaxBytes(putOptions.maxBytes);
         const contentType = checkContentType(putOptions.contentType);
         if (body instanceof Uint8Array && maxBytes !== undefined && body.byteLength > maxBytes) {
-          throw tooLargeError(key, maxBytes);
+          throw fileTooLarge({ limit: maxBytes, size: body.byteLength });
         }
         const size = await upload(key, Key, body, contentType, maxBytes);
         return contentType === undefined ? { size } : { size, contentType };
@@ -314,16 +315,8 @@ export function createS3Storage(options: S3StorageOptions): S3Storage {
  * FILE_TOO_LARGE for a put the limit stopped. When aborting the multipart upload also failed,
  * the SDK throws that failure instead; the overflow is still the answer, the abort a detail.
  */
-function overflow(key: string, maxBytes: number, error: unknown): FileconvError {
+function overflow(maxBytes: number, error: unknown): FileconvError {
   if (isFileconvError(error, 'FILE_TOO_LARGE')) return error;
-  const tooLarge = tooLargeError(key, maxBytes);
   const reason = error instanceof Error ? error.message : String(error);
-  return new FileconvError(
-    'FILE_TOO_LARGE',
-    `${tooLarge.message} Aborting its multipart upload failed: ${reason}`,
-    {
-      details: { ...tooLarge.details, abortFailed: reason },
-      cause: error,
-    },
-  );
+  return fileTooLarge({ limit: maxBytes, details: { abortFailed: reason }, cause: error });
 }

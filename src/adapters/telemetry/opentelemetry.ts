@@ -33,9 +33,9 @@ export interface Tracing {
   /** The queue with a `fileconv.job` span around each job run (ended by `watch` once it settles). */
   traceQueue(queue: Queue): Queue;
   /** The converter with a `fileconv.convert` span around each step. */
-  traceConverter(converter: Converter): Converter;
+  traceConverter<O>(converter: Converter<O>): Converter<O>;
   /** The registration whose converter, once loaded, has a `fileconv.convert` span around each step. */
-  traceRegistration(registration: ConverterRegistration): ConverterRegistration;
+  traceRegistration<O>(registration: ConverterRegistration<O>): ConverterRegistration<O>;
   /**
    * Ends job spans when their job settles: an in-process worker moves to its next job while the
    * last one's result is still being stored, so the run's span outlives the queue's handler.

@@ -23,11 +23,12 @@ const LEVELS: Readonly<Record<Exclude<ArchiveWrite, 'tar'>, LevelRange>> = {
   txz: { min: 0, max: 9, default: 6, what: 'xz preset' },
 };
 
-export interface ArchiveOptions {
+/** What an archive conversion takes: the compression level, where the target compresses. */
+export type ArchiveOptions = {
   compressionLevel?: number;
-}
+};
 
-export const archiveOptionsSchema = memoizeSchema((to: string) => {
+export const archiveOptionsSchema: (to: string) => z.ZodType<ArchiveOptions> = memoizeSchema((to: string) => {
   // tar, and anything this converter does not write (its edges never plan one): no options.
   if (!Object.hasOwn(LEVELS, to)) return z.strictObject({});
   const range = LEVELS[to as keyof typeof LEVELS];

@@ -8,6 +8,7 @@
  */
 import { open } from 'node:fs/promises';
 import { FileconvError } from '../../core/errors.js';
+import { assertNotEmpty } from '../../core/file-size.js';
 import { stderrTail } from '../../kit/command-tools.js';
 import type { ArchiveRead } from './archive-edges.js';
 import { runArchiveTool } from './archive-process.js';
@@ -77,8 +78,7 @@ export async function assertArchiveContent(
   signal: AbortSignal,
 ): Promise<void> {
   const head = await readHead(path, BLOCK);
-  if (head.length === 0)
-    throw new FileconvError('CORRUPT_INPUT', 'The file is empty.', { details: { reason: 'empty' } });
+  assertNotEmpty(head.length);
   if (from === 'tar') {
     if (!isTarHeader(head)) throw mismatch(from, 'it does not start with a tar header');
     return;

@@ -23,13 +23,14 @@ import { z } from 'zod';
 import { throwIfAborted } from '../../core/abort.js';
 import { FileconvError } from '../../core/errors.js';
 import type { FormatName } from '../../core/formats/types.js';
+import { parseOptions } from '../../core/options.js';
 import type { Availability, ConvertContext, Converter, ConvertResult } from '../../core/ports/index.js';
 import { stderrTail, toolsAvailability } from '../../kit/command-tools.js';
-import { edgeGuard, parseOptions } from '../../kit/converter-kit.js';
+import { edgeGuard } from '../../kit/converter-kit.js';
 import { placeFile } from '../../kit/place-file.js';
 import { ARCHIVE_EDGES, ARCHIVE_READS, type ArchiveRead, type ArchiveWrite } from './archive-edges.js';
 import { inspectArchive, unreadableArchive } from './archive-inspect.js';
-import { type ArchiveOptions, archiveOptionsSchema, formatArguments } from './archive-options.js';
+import { type ArchiveOptions, formatArguments } from './archive-options.js';
 import { runArchiveTool } from './archive-process.js';
 import { type ArchiveLimits, DEFAULT_ARCHIVE_LIMITS } from './archive-rules.js';
 import { assertArchiveContent } from './archive-signature.js';
@@ -92,12 +93,12 @@ async function removeTree(dir: string): Promise<void> {
 }
 
 async function repack(
-  ctx: ConvertContext,
+  ctx: ConvertContext<ArchiveOptions>,
   from: ArchiveRead,
   to: ArchiveWrite,
-  options: ArchiveOptions,
   limits: ArchiveLimits,
 ): Promise<void> {
+  const { options } = ctx;
   await assertArchiveContent(ctx.inputPath, from, ctx.signal);
   const names = await inspectArchive(ctx.inputPath, limits, ctx.signal);
   ctx.onProgress(0.3);
@@ -140,8 +141,8 @@ async function repack(
 }
 
 /** Creates the archive converter; a bad factory option throws INVALID_OPTIONS. */
-export function createArchiveConverter(options: ArchiveConverterOptions = {}): Converter {
-  const checked = parseOptions(factoryOptionsSchema, options, 'createArchiveConverter options');
+export function createArchiveConverter(options: ArchiveConverterOptions = {}): Converter<ArchiveOptions> {
+  const checked = parseOptions(factoryOptionsSchema, options, 'createArchiveConverter');
   // Members given as undefined keep their defaults.
   const given = Object.entries(checked.limits ?? {}).filter(([, value]) => value !== undefined);
   const limits: ArchiveLimits = { ...DEFAULT_ARCHIVE_LIMITS, ...Object.fromEntries(given) };
@@ -149,14 +150,13 @@ export function createArchiveConverter(options: ArchiveConverterOptions = {}): C
   return {
     ...ARCHIVE,
     available: (): Promise<Availability> => toolsAvailability(['bsdtar', 'bsdcat']),
-    async convert(ctx: ConvertContext): Promise<ConvertResult> {
+    async convert(ctx): Promise<ConvertResult> {
       guard(ctx.from, ctx.to);
       if (!isRead(ctx.from)) throw new FileconvError('UNSUPPORTED_CONVERSION', `Cannot read '${ctx.from}'`);
       const to = ctx.to as ArchiveWrite;
-      const parsed = parseOptions(archiveOptionsSchema(to), ctx.options) as ArchiveOptions;
       throwIfAborted(ctx.signal);
       ctx.onProgress(0);
-      await repack(ctx, ctx.from, to, parsed, limits);
+      await repack(ctx, ctx.from, to, limits);
       ctx.onProgress(1);
       return {};
     },

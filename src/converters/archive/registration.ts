@@ -4,16 +4,16 @@
  */
 import type { ConverterDeclaration, ConverterRegistration } from '../../core/ports/index.js';
 import { ARCHIVE_EDGES } from './archive-edges.js';
-import { archiveOptionsSchema } from './archive-options.js';
+import { type ArchiveOptions, archiveOptionsSchema } from './archive-options.js';
 
 /** What createArchiveConverter() is. */
-export const ARCHIVE: ConverterDeclaration = {
+export const ARCHIVE: ConverterDeclaration<ArchiveOptions> = {
   name: 'bsdtar',
   edges: ARCHIVE_EDGES,
   optionsSchema: (to) => archiveOptionsSchema(to),
 };
 
-export const ARCHIVE_REGISTRATION: ConverterRegistration = {
+export const ARCHIVE_REGISTRATION: ConverterRegistration<ArchiveOptions> = {
   ...ARCHIVE,
   load: async () => (await import('./index.js')).createArchiveConverter(),
 };

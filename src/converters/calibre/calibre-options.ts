@@ -8,8 +8,9 @@ const pdfOptions = z.strictObject({
   paper: z.enum(['A4', 'Letter', 'Legal', 'A5', 'A3']).optional().describe("Paper size. Default 'A4'."),
 });
 const noOptions = z.strictObject({});
+/** What a calibre conversion takes: PDF's options (the only target that has any). */
+export type CalibrePdfOptions = z.output<typeof pdfOptions>;
 /** The options of a conversion to `to`: the paper size of a PDF. */
-export const calibreOptionsSchema = memoizeSchema((to: FormatName) =>
-  to === 'pdf' ? pdfOptions : noOptions,
+export const calibreOptionsSchema: (to: FormatName) => z.ZodType<CalibrePdfOptions> = memoizeSchema(
+  (to: FormatName) => (to === 'pdf' ? pdfOptions : noOptions),
 );
-export type CalibrePdfOptions = z.infer<typeof pdfOptions>;

@@ -10,6 +10,7 @@
  */
 import { open, stat } from 'node:fs/promises';
 import { FileconvError } from '../../core/errors.js';
+import { assertNotEmpty } from '../../core/file-size.js';
 import { sniffText } from '../../core/formats/detect-text.js';
 import type { FormatName } from '../../core/formats/types.js';
 import { assertSafeZip, type ZipLimits } from '../../kit/zip-safety.js';
@@ -98,7 +99,7 @@ export async function checkEbookInput(
       throw new FileconvError('INTERNAL', 'The conversion input file is missing', { cause: error });
     },
   );
-  if (size === 0) throw corrupt('The input file is empty', 'empty');
+  assertNotEmpty(size);
   if (format === 'epub') await assertSafeZip(path, zipLimits, signal);
   else if (format === 'mobi' || format === 'azw3') await checkPalmBook(path, size, format);
   else if (format === 'fb2') await checkFictionBook(path, size);

@@ -23,6 +23,7 @@ import { z } from 'zod';
 import { abortError, throwIfAborted } from '../../core/abort.js';
 import { FileconvError } from '../../core/errors.js';
 import type { FormatName } from '../../core/formats/types.js';
+import { parseOptions } from '../../core/options.js';
 import type { Availability, ConvertContext, Converter, ConvertResult } from '../../core/ports/index.js';
 import {
   COMMAND_TOOLS,
@@ -31,11 +32,11 @@ import {
   toolFailed,
   toolsAvailability,
 } from '../../kit/command-tools.js';
-import { edgeGuard, parseOptions } from '../../kit/converter-kit.js';
+import { edgeGuard } from '../../kit/converter-kit.js';
 import { linkInto, placeFile } from '../../kit/place-file.js';
 import { type ZipLimits, zipLimitsSchema } from '../../kit/zip-safety.js';
 import { CALIBRE_EDGES, CALIBRE_TARGETS } from './calibre-edges.js';
-import { type CalibrePdfOptions, calibreOptionsSchema } from './calibre-options.js';
+import type { CalibrePdfOptions } from './calibre-options.js';
 import { checkEbookInput } from './ebook-input.js';
 import { CALIBRE } from './registration.js';
 
@@ -120,16 +121,15 @@ function lastLine(outcome: ToolOutcome): ToolOutcome {
 }
 
 /** Creates the calibre converter. Options are checked here; a bad one throws INVALID_OPTIONS. */
-export function createCalibreConverter(options: CalibreConverterOptions = {}): Converter {
-  const given = parseOptions(factoryOptionsSchema, options, 'createCalibreConverter options');
+export function createCalibreConverter(options: CalibreConverterOptions = {}): Converter<CalibrePdfOptions> {
+  const given = parseOptions(factoryOptionsSchema, options, 'createCalibreConverter');
   const timeoutMs = given.timeoutMs ?? CALIBRE_DEFAULTS.timeoutMs;
   const zipLimits = given.zipLimits ?? {};
   const guard = edgeGuard('calibre', CALIBRE_EDGES);
 
-  async function run(ctx: ConvertContext, scratch: string): Promise<void> {
+  async function run(ctx: ConvertContext<CalibrePdfOptions>, scratch: string): Promise<void> {
     const target = CALIBRE_TARGETS[ctx.to];
     if (!target) throw new FileconvError('UNSUPPORTED_CONVERSION', `calibre cannot write '${ctx.to}'`);
-    const parsed = parseOptions(calibreOptionsSchema(ctx.to), ctx.options, `options for ${ctx.to}`);
     await checkEbookInput(ctx.inputPath, ctx.from, zipLimits, ctx.signal);
     ctx.onProgress(0.05);
     // calibre picks its input and output plugins by the file names' extensions.
@@ -138,7 +138,7 @@ export function createCalibreConverter(options: CalibreConverterOptions = {}): C
     const output = join(scratch, `result.${target.extension}`);
     const args = [input, output, ...target.args];
     if (ctx.to === 'pdf') {
-      const paper = (parsed as CalibrePdfOptions).paper ?? CALIBRE_DEFAULTS.paper;
+      const paper = ctx.options.paper ?? CALIBRE_DEFAULTS.paper;
       args.push('--paper-size', PAPER_SIZES[paper]);
     }
     const env = await isolatedEnvironment(scratch);
@@ -157,7 +157,7 @@ export function createCalibreConverter(options: CalibreConverterOptions = {}): C
   return {
     ...CALIBRE,
     available: (): Promise<Availability> => toolsAvailability(['ebook-convert']),
-    async convert(ctx: ConvertContext): Promise<ConvertResult> {
+    async convert(ctx): Promise<ConvertResult> {
       throwIfAborted(ctx.signal);
       guard(ctx.from, ctx.to);
       ctx.onProgress(0);

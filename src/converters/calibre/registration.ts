@@ -4,16 +4,16 @@
  */
 import type { ConverterDeclaration, ConverterRegistration } from '../../core/ports/index.js';
 import { CALIBRE_EDGES } from './calibre-edges.js';
-import { calibreOptionsSchema } from './calibre-options.js';
+import { type CalibrePdfOptions, calibreOptionsSchema } from './calibre-options.js';
 
 /** What createCalibreConverter() is. */
-export const CALIBRE: ConverterDeclaration = {
+export const CALIBRE: ConverterDeclaration<CalibrePdfOptions> = {
   name: 'calibre',
   edges: CALIBRE_EDGES,
   optionsSchema: (to) => calibreOptionsSchema(to),
 };
 
-export const CALIBRE_REGISTRATION: ConverterRegistration = {
+export const CALIBRE_REGISTRATION: ConverterRegistration<CalibrePdfOptions> = {
   ...CALIBRE,
   load: async () => (await import('./index.js')).createCalibreConverter(),
 };

@@ -93,39 +93,36 @@ export const chromiumPdfOptionsSchema = z
 
 export type ChromiumPdfOptions = z.output<typeof chromiumPdfOptionsSchema>;
 
-function screenshotSchema(to: 'png' | 'jpg' | 'webp') {
-  return z.strictObject({
-    ...pageShape,
-    /** Viewport width in CSS pixels. Default 1280. */
-    width: z.int().min(16).max(8192).optional(),
-    /** Viewport height in CSS pixels (the image height unless `fullPage`). Default 720. */
-    height: z.int().min(16).max(8192).optional(),
-    /** The whole page, not just the viewport. Default true. */
-    fullPage: z.boolean().optional(),
-    /** Device pixels per CSS pixel (2 for a sharp "retina" image). Default 1. */
-    deviceScaleFactor: z.number().min(0.1).max(4).optional(),
-    ...(to === 'png'
-      ? {}
-      : {
-          /** Encoder quality, 1-100. Default 85 for jpg, 80 for webp. */
-          quality: z.int().min(1).max(100).optional(),
-        }),
-  });
-}
-
-export const chromiumScreenshotSchemas = {
-  png: screenshotSchema('png'),
-  jpg: screenshotSchema('jpg'),
-  webp: screenshotSchema('webp'),
-} as const;
-
-export type ChromiumScreenshotOptions = z.output<ReturnType<typeof screenshotSchema>> & {
-  quality?: number;
+const screenshotShape = {
+  ...pageShape,
+  /** Viewport width in CSS pixels. Default 1280. */
+  width: z.int().min(16).max(8192).optional(),
+  /** Viewport height in CSS pixels (the image height unless `fullPage`). Default 720. */
+  height: z.int().min(16).max(8192).optional(),
+  /** The whole page, not just the viewport. Default true. */
+  fullPage: z.boolean().optional(),
+  /** Device pixels per CSS pixel (2 for a sharp "retina" image). Default 1. */
+  deviceScaleFactor: z.number().min(0.1).max(4).optional(),
 };
 
+/** A lossy screenshot's: its encoder quality, 1-100. Default 85 for jpg, 80 for webp. */
+const lossyShape = { ...screenshotShape, quality: z.int().min(1).max(100).optional() };
+
+export const chromiumScreenshotSchemas = {
+  png: z.strictObject(screenshotShape),
+  jpg: z.strictObject(lossyShape),
+  webp: z.strictObject(lossyShape),
+} as const;
+
+/** A screenshot's options (a PNG's have no `quality`). */
+export type ChromiumScreenshotOptions = z.output<typeof chromiumScreenshotSchemas.jpg>;
+
+/** What a Chromium conversion takes: the print options for PDF, a screenshot's for an image. */
+export type ChromiumOptions = ChromiumPdfOptions | ChromiumScreenshotOptions;
+
 /** The options schema for a conversion to `to`; undefined for a target the converter has no edge to. */
-export function chromiumOptionsSchema(to: FormatName): z.ZodType<Record<string, unknown>> | undefined {
-  if (to === 'pdf') return chromiumPdfOptionsSchema as unknown as z.ZodType<Record<string, unknown>>;
+export function chromiumOptionsSchema(to: FormatName): z.ZodType<ChromiumOptions> | undefined {
+  if (to === 'pdf') return chromiumPdfOptionsSchema;
   if (to === 'png' || to === 'jpg' || to === 'webp') return chromiumScreenshotSchemas[to];
   return undefined;
 }

@@ -22,8 +22,9 @@ import { z } from 'zod';
 import { abortError, throwIfAborted } from '../../core/abort.js';
 import { parseBooleanText } from '../../core/boolean-text.js';
 import { FileconvError } from '../../core/errors.js';
+import { parseOptions } from '../../core/options.js';
 import type { Availability, ConvertContext, Converter, ConvertResult } from '../../core/ports/index.js';
-import { edgeGuard, parseOptions } from '../../kit/converter-kit.js';
+import { edgeGuard } from '../../kit/converter-kit.js';
 import { installLine, isInstalled, notInstalled } from '../../kit/engine-packages.js';
 import { loadSharp } from '../../kit/libraries/sharp.js';
 import { placeFile } from '../../kit/place-file.js';
@@ -33,9 +34,8 @@ import { CHROMIUM_EDGES } from './chromium-edges.js';
 import { CHROMIUM_INSTALL, chromiumVersion, locateChromium } from './chromium-locate.js';
 import {
   CHROMIUM_OPTION_DEFAULTS,
-  type ChromiumPdfOptions,
+  type ChromiumOptions,
   type ChromiumScreenshotOptions,
-  chromiumOptionsSchema,
 } from './chromium-options.js';
 import { markdownPage } from './markdown-page.js';
 import { renderPage } from './page-render.js';
@@ -49,6 +49,7 @@ export { CHROMIUM_EDGES } from './chromium-edges.js';
 export { CHROMIUM_INSTALL } from './chromium-locate.js';
 export {
   CHROMIUM_OPTION_DEFAULTS,
+  type ChromiumOptions,
   type ChromiumPdfOptions,
   type ChromiumScreenshotOptions,
   chromiumPdfOptionsSchema,
@@ -99,7 +100,7 @@ export interface ChromiumConverterOptions {
   onBlocked?: (what: string) => void;
 }
 
-export interface ChromiumConverter extends Converter {
+export interface ChromiumConverter extends Converter<ChromiumOptions> {
   /** Fails queued jobs (CANCELED), closes the browser (killing it if it does not go). */
   close(): Promise<void>;
   /** The browser and its counters; undefined until the first conversion. */
@@ -141,7 +142,7 @@ const factoryOptionsSchema = z.strictObject({
 
 /** Creates the Chromium converter. Options are checked here; a bad one throws INVALID_OPTIONS. Nothing starts until the first conversion. */
 export function createChromiumConverter(options: ChromiumConverterOptions = {}): ChromiumConverter {
-  const given = parseOptions(factoryOptionsSchema, options, 'createChromiumConverter options');
+  const given = parseOptions(factoryOptionsSchema, options, 'createChromiumConverter');
   const settings = {
     timeoutMs: given.timeoutMs ?? CHROMIUM_DEFAULTS.timeoutMs,
     maxInputBytes: given.maxInputBytes ?? CHROMIUM_DEFAULTS.maxInputBytes,
@@ -196,7 +197,7 @@ export function createChromiumConverter(options: ChromiumConverterOptions = {}):
   }
 
   /** Where the job's page comes from; the input is checked (size, zip limits, URL) before a browser is involved. */
-  async function pageSource(ctx: ConvertContext): Promise<PageSource> {
+  async function pageSource(ctx: ConvertContext<ChromiumOptions>): Promise<PageSource> {
     const { size } = await stat(ctx.inputPath);
     if (size > settings.maxInputBytes) {
       throw new FileconvError(
@@ -219,12 +220,9 @@ export function createChromiumConverter(options: ChromiumConverterOptions = {}):
     );
   }
 
-  async function run(ctx: ConvertContext): Promise<void> {
+  async function run(ctx: ConvertContext<ChromiumOptions>): Promise<void> {
     guard(ctx.from, ctx.to);
-    const schema = chromiumOptionsSchema(ctx.to);
-    const options = parseOptions(schema ?? z.strictObject({}), ctx.options) as
-      | ChromiumPdfOptions
-      | ChromiumScreenshotOptions;
+    const { options } = ctx;
     const source = await pageSource(ctx);
     let rendered: Awaited<ReturnType<typeof renderPage>>;
     try {
@@ -274,7 +272,7 @@ export function createChromiumConverter(options: ChromiumConverterOptions = {}):
       return { ok: true, version: found ?? path };
     },
 
-    async convert(ctx: ConvertContext): Promise<ConvertResult> {
+    async convert(ctx): Promise<ConvertResult> {
       throwIfAborted(ctx.signal);
       if (closed) throw closedError();
       ctx.onProgress(0);

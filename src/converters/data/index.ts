@@ -14,12 +14,13 @@ import { readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { FileconvError, toFileconvError } from '../../core/errors.js';
+import { parseOptions } from '../../core/options.js';
 import type { Availability, ConvertContext, Converter, ConvertResult } from '../../core/ports/index.js';
 import { missingPackages, notInstalled } from '../../kit/engine-packages.js';
-import { edgeGuard, parseOptions, runInProcess, unavailable } from '../../kit/converter-kit.js';
+import { edgeGuard, runInProcess, unavailable } from '../../kit/converter-kit.js';
 import { readContacts, readEvents } from './calendar-cards.js';
 import { DATA_EDGES } from './data-edges.js';
-import { DATA, DATA_OPTIONS } from './registration.js';
+import { DATA } from './registration.js';
 import { loadToml, loadXmlParser, loadYaml } from '../../kit/libraries/data.js';
 import { parseTree, type TreeFormat, writeTree } from './tree-formats.js';
 import type { Row } from '../../kit/tabular/cells.js';
@@ -139,7 +140,7 @@ async function run(ctx: ConvertContext, settings: Settings): Promise<void> {
 
 /** Creates the data converter. A bad factory option throws INVALID_OPTIONS. */
 export function createDataConverter(options: DataConverterOptions = {}): Converter {
-  const checked = parseOptions(factoryOptionsSchema, options, 'createDataConverter options');
+  const checked = parseOptions(factoryOptionsSchema, options, 'createDataConverter');
   const settings: Settings = { ...DATA_DEFAULTS, ...checked };
   const guard = edgeGuard('data', DATA_EDGES);
   return {
@@ -156,7 +157,6 @@ export function createDataConverter(options: DataConverterOptions = {}): Convert
     },
     async convert(ctx: ConvertContext): Promise<ConvertResult> {
       guard(ctx.from, ctx.to);
-      parseOptions(DATA_OPTIONS, ctx.options);
       return runInProcess(
         ctx,
         () => run(ctx, settings),

@@ -18,6 +18,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { raceAbort, throwIfAborted } from '../../core/abort.js';
 import { FileconvError, toFileconvError } from '../../core/errors.js';
+import { parseOptions } from '../../core/options.js';
 import type { Availability, ConvertContext, Converter, ConvertResult } from '../../core/ports/index.js';
 import { runInProcess, unavailable } from '../../kit/converter-kit.js';
 import { missingPackages, notInstalled } from '../../kit/engine-packages.js';
@@ -28,7 +29,7 @@ import { delimitedSink, jsonSink } from '../../kit/tabular/text-sinks.js';
 import { assertSafeZip, type ZipLimits, zipLimitsSchema } from '../../kit/zip-safety.js';
 import { htmlSink } from './html-sink.js';
 import { EXCELJS } from './registration.js';
-import { isSheetEdge, SHEET_DEFAULTS, type SheetOptions, sheetOptionsSchema } from './sheet-options.js';
+import { isSheetEdge, SHEET_DEFAULTS, type SheetOptions } from './sheet-options.js';
 import { delimitedSource, jsonSource } from './text-sources.js';
 import { assertWorkbookParts } from './workbook-parts.js';
 import { xlsxSink } from './xlsx-sink.js';
@@ -62,24 +63,15 @@ interface ConverterSettings {
   maxSharedStringsBytes: number;
 }
 
-function parseOptions(ctx: ConvertContext): SheetOptions {
-  const parsed = sheetOptionsSchema(ctx.to).safeParse(ctx.options);
-  if (!parsed.success) {
-    throw new FileconvError(
-      'INVALID_OPTIONS',
-      `Invalid spreadsheet options: ${z.prettifyError(parsed.error)}`,
-      {
-        cause: parsed.error,
-      },
-    );
-  }
-  if (parsed.data.sheet !== undefined && ctx.from !== 'xlsx') {
+/** What the target's schema cannot see: `sheet` names a sheet of an xlsx input only. */
+function checkSheetOption(ctx: ConvertContext<SheetOptions>): void {
+  if (ctx.options.sheet !== undefined && ctx.from !== 'xlsx') {
     throw new FileconvError('INVALID_OPTIONS', `The 'sheet' option applies to xlsx input, not ${ctx.from}`);
   }
-  return parsed.data;
 }
 
-async function openSource(ctx: ConvertContext, options: SheetOptions, settings: ConverterSettings) {
+async function openSource(ctx: ConvertContext<SheetOptions>, settings: ConverterSettings) {
+  const { options } = ctx;
   switch (ctx.from) {
     case 'xlsx':
       // exceljs inflates entries without a bound of its own: the zip is checked first.
@@ -122,9 +114,10 @@ async function openSink(
   }
 }
 
-async function runConversion(ctx: ConvertContext, settings: ConverterSettings): Promise<void> {
-  const options = parseOptions(ctx);
-  const source = await openSource(ctx, options, settings);
+async function runConversion(ctx: ConvertContext<SheetOptions>, settings: ConverterSettings): Promise<void> {
+  checkSheetOption(ctx);
+  const { options } = ctx;
+  const source = await openSource(ctx, settings);
   // Written beside nothing the caller can see, moved into place when complete.
   const scratch = join(ctx.tempDir, `exceljs-${randomUUID()}.${ctx.to}`);
   let sink: RowSink | undefined;
@@ -144,21 +137,14 @@ async function runConversion(ctx: ConvertContext, settings: ConverterSettings): 
 }
 
 /** Creates the spreadsheet converter. Options are checked here, and a bad one throws INVALID_OPTIONS. */
-export function createSpreadsheetConverter(options: SpreadsheetConverterOptions = {}): Converter {
-  const checked = factoryOptionsSchema.safeParse(options);
-  if (!checked.success) {
-    throw new FileconvError(
-      'INVALID_OPTIONS',
-      `createSpreadsheetConverter: ${z.prettifyError(checked.error)}`,
-      {
-        cause: checked.error,
-      },
-    );
-  }
+export function createSpreadsheetConverter(
+  options: SpreadsheetConverterOptions = {},
+): Converter<SheetOptions> {
+  const given = parseOptions(factoryOptionsSchema, options, 'createSpreadsheetConverter');
   const settings: ConverterSettings = {
-    zip: checked.data.zip ?? {},
-    maxJsonBytes: checked.data.maxJsonBytes ?? DEFAULT_MAX_JSON_BYTES,
-    maxSharedStringsBytes: checked.data.maxSharedStringsBytes ?? DEFAULT_MAX_SHARED_STRINGS_BYTES,
+    zip: given.zip ?? {},
+    maxJsonBytes: given.maxJsonBytes ?? DEFAULT_MAX_JSON_BYTES,
+    maxSharedStringsBytes: given.maxSharedStringsBytes ?? DEFAULT_MAX_SHARED_STRINGS_BYTES,
   };
 
   return {
@@ -176,7 +162,7 @@ export function createSpreadsheetConverter(options: SpreadsheetConverterOptions 
       }
     },
 
-    async convert(ctx: ConvertContext): Promise<ConvertResult> {
+    async convert(ctx): Promise<ConvertResult> {
       throwIfAborted(ctx.signal);
       if (!isSheetEdge(ctx.from, ctx.to)) {
         throw new FileconvError(

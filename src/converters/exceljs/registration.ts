@@ -6,10 +6,10 @@
 import type { ConverterDeclaration, ConverterRegistration } from '../../core/ports/index.js';
 import type { IsolatedFactory } from '../../kit/isolation/process-protocol.js';
 import { SHEET_EDGES } from './sheet-edges.js';
-import { sheetOptionsSchema } from './sheet-options.js';
+import { type SheetOptions, sheetOptionsSchema } from './sheet-options.js';
 
 /** What createSpreadsheetConverter() is. */
-export const EXCELJS: ConverterDeclaration = {
+export const EXCELJS: ConverterDeclaration<SheetOptions> = {
   name: 'exceljs',
   edges: SHEET_EDGES,
   optionsSchema: (to) => sheetOptionsSchema(to),
@@ -21,7 +21,7 @@ export const EXCELJS_FACTORY: IsolatedFactory = {
   factory: 'createSpreadsheetConverter',
 };
 
-export const EXCELJS_REGISTRATION: ConverterRegistration = {
+export const EXCELJS_REGISTRATION: ConverterRegistration<SheetOptions> = {
   ...EXCELJS,
   async load() {
     const [{ createSpreadsheetConverter }, { isolateConverter }] = await Promise.all([

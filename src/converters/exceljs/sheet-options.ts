@@ -33,7 +33,7 @@ const bom = z
     'Start the file with a UTF-8 byte order mark, which Excel needs to read non-ASCII text. Default false.',
   );
 
-export interface SheetOptions {
+export type SheetOptions = {
   /** xlsx input only: the sheet to convert, by name or 1-based position. Default the first sheet. */
   sheet?: string | number;
   /** csv output: the field separator. Default ','. */
@@ -42,15 +42,15 @@ export interface SheetOptions {
   bom?: boolean;
   /** xlsx output: the worksheet's name. Default 'Sheet1'. */
   sheetName?: string;
-}
+};
 
 export const SHEET_DEFAULTS = { delimiter: ',', bom: false, sheetName: 'Sheet1' } as const;
 
 /** The options a conversion to `to` accepts; unknown keys are refused. */
-export const sheetOptionsSchema: (to: FormatName) => z.ZodType<SheetOptions & Record<string, unknown>> =
+export const sheetOptionsSchema: (to: FormatName) => z.ZodType<SheetOptions> =
   memoizeSchema(buildSheetOptionsSchema);
 
-function buildSheetOptionsSchema(to: FormatName): z.ZodType<SheetOptions & Record<string, unknown>> {
+function buildSheetOptionsSchema(to: FormatName): z.ZodType<SheetOptions> {
   switch (to) {
     case 'csv':
       return z.strictObject({

@@ -25,7 +25,9 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { abortError } from '../../core/abort.js';
 import { FileconvError } from '../../core/errors.js';
+import { assertNotEmpty } from '../../core/file-size.js';
 import type { FormatName } from '../../core/formats/types.js';
+import { parseOptions } from '../../core/options.js';
 import type { Availability, ConvertContext, Converter, ConvertResult } from '../../core/ports/index.js';
 import { DEFAULT_MIN_WORK_PIXELS, DEFAULT_WORK_PIXELS_PER_BYTE } from '../../core/work-limits.js';
 import { unavailable } from '../../kit/converter-kit.js';
@@ -133,7 +135,11 @@ interface Settings {
   onPlan: ((plan: FfmpegPlan) => void) | undefined;
 }
 
-async function runConversion(ctx: ConvertContext, runner: FfmpegRunner, settings: Settings): Promise<number> {
+async function runConversion(
+  ctx: ConvertContext<MediaOptions>,
+  runner: FfmpegRunner,
+  settings: Settings,
+): Promise<number> {
   const source = containerOf(ctx.from);
   const target = containerOf(ctx.to);
   if (!source || !target || (source.kind === 'audio' && target.kind !== 'audio')) {
@@ -142,17 +148,7 @@ async function runConversion(ctx: ConvertContext, runner: FfmpegRunner, settings
       `The ffmpeg converter cannot convert ${ctx.from} to ${ctx.to}`,
     );
   }
-  const parsed = mediaOptionsSchema(ctx.to, settings, runner.kind).safeParse(ctx.options);
-  if (!parsed.success) {
-    throw new FileconvError(
-      'INVALID_OPTIONS',
-      `Invalid options for ${ctx.to}: ${z.prettifyError(parsed.error)}`,
-      {
-        cause: parsed.error,
-      },
-    );
-  }
-  const options: MediaOptions = parsed.data;
+  const { options } = ctx;
   // A plan's media budget also caps the output's length, for inputs that do not declare theirs.
   const limits: MediaLimits = {
     ...settings,
@@ -169,7 +165,7 @@ async function runConversion(ctx: ConvertContext, runner: FfmpegRunner, settings
       throw new FileconvError('INTERNAL', 'The conversion input file is missing', { cause: error });
     },
   );
-  if (size === 0) throw new FileconvError('CORRUPT_INPUT', 'The input file is empty');
+  assertNotEmpty(size);
 
   const probe = await runner.probe(ctx.inputPath, ctx.signal, { maxPixels: ctx.limits.maxPixels });
   assertDeclaredContainer(probe, ctx.from, source);
@@ -223,14 +219,8 @@ async function runConversion(ctx: ConvertContext, runner: FfmpegRunner, settings
 }
 
 /** Creates the ffmpeg converter. Options are checked here; a bad one throws INVALID_OPTIONS. */
-export function createFfmpegConverter(options: FfmpegConverterOptions = {}): Converter {
-  const checked = factoryOptionsSchema.safeParse(options);
-  if (!checked.success) {
-    throw new FileconvError('INVALID_OPTIONS', `createFfmpegConverter: ${z.prettifyError(checked.error)}`, {
-      cause: checked.error,
-    });
-  }
-  const given = checked.data;
+export function createFfmpegConverter(options: FfmpegConverterOptions = {}): Converter<MediaOptions> {
+  const given = parseOptions(factoryOptionsSchema, options, 'createFfmpegConverter');
   const settings: Settings = {
     maxDurationSeconds: given.maxDurationSeconds ?? FFMPEG_DEFAULTS.maxDurationSeconds,
     minWorkPixels: given.minWorkPixels ?? DEFAULT_MIN_WORK_PIXELS,
@@ -249,7 +239,9 @@ export function createFfmpegConverter(options: FfmpegConverterOptions = {}): Con
         native: { ffmpegPath: given.ffmpegPath, ffprobePath: given.ffprobePath, onSpawn: given.onSpawn },
       });
   // The engine the options schema is built for: known at once unless 'auto' has not chosen yet,
-  // when the native schema (the wider one) stands in; convert() checks against the real one.
+  // when the native schema (the wider one) stands in. An engine asks available() (which chooses)
+  // before it parses a conversion's options; a codec the chosen engine cannot encode is refused
+  // when the arguments are built (ffmpeg-args.ts) all the same.
   let kind: RunnerKind | undefined = custom?.kind ?? (engine === 'auto' ? undefined : engine);
   const select = async (): Promise<FfmpegRunner> => {
     const runner = await choose();
@@ -273,7 +265,7 @@ export function createFfmpegConverter(options: FfmpegConverterOptions = {}): Con
 
     optionsSchema: (to: FormatName) => mediaOptionsSchema(to, settings, kind ?? 'native'),
 
-    async convert(ctx: ConvertContext): Promise<ConvertResult> {
+    async convert(ctx): Promise<ConvertResult> {
       if (ctx.signal.aborted) throw abortError(ctx.signal);
       ctx.onProgress(0);
       running++;

@@ -26,7 +26,7 @@ import { containerOf, type MediaContainer } from './containers.js';
 import type { RunnerKind } from './runner.js';
 
 /** The union of every target's options, as the converter reads them after parsing. */
-export interface MediaOptions {
+export type MediaOptions = {
   /**
    * Video codec, from the target container's list. Default: the container's first (h264 for mp4,
    * vp9 for webm), or with the WebAssembly engine its first that works there (vp8 for webm).
@@ -58,7 +58,7 @@ export interface MediaOptions {
   mute?: boolean;
   /** Drop tags (title, artist, GPS location, ...) and chapters. Default true; false keeps them. */
   stripMetadata?: boolean;
-}
+};
 
 export interface DimensionLimits {
   /** Largest output width a caller may ask for. Default 8192. */
@@ -251,7 +251,7 @@ export function mediaOptionsSchema(
   to: FormatName,
   limits: DimensionLimits = {},
   engine: RunnerKind = 'native',
-): z.ZodType<MediaOptions & Record<string, unknown>> {
+): z.ZodType<MediaOptions> {
   const maxWidth = limits.maxWidth ?? DEFAULT_MAX_DIMENSION;
   const maxHeight = limits.maxHeight ?? DEFAULT_MAX_DIMENSION;
   return cachedMediaSchema(`${to}|${engine}|${maxWidth}|${maxHeight}`);
@@ -266,12 +266,12 @@ function buildMediaSchema(
   to: FormatName,
   resolved: { maxWidth: number; maxHeight: number },
   engine: RunnerKind,
-): z.ZodType<MediaOptions & Record<string, unknown>> {
+): z.ZodType<MediaOptions> {
   const container = containerOf(to);
   if (!container) return z.strictObject({});
   const schema = z
     .strictObject(shapeFor(container, resolved, engine))
     .superRefine((options, ctx) => checkCombinations(container, engine, options as MediaOptions, ctx));
   // The codec enums are built from each container's list, which zod types as plain strings.
-  return schema as unknown as z.ZodType<MediaOptions & Record<string, unknown>>;
+  return schema as unknown as z.ZodType<MediaOptions>;
 }

@@ -4,20 +4,21 @@
  */
 import type { ConverterDeclaration, ConverterRegistration } from '../../core/ports/index.js';
 import { buildMediaEdges } from './media-edges.js';
-import { mediaOptionsSchema } from './media-options.js';
+import { type MediaOptions, mediaOptionsSchema } from './media-options.js';
 
 /**
  * What createFfmpegConverter() is. Its options are declared for the native ffmpeg with the
  * default size limits; the loaded converter's own schema follows its settings and the engine it
- * found (ffmpeg.wasm lacks some encoders), and its worker checks the options again.
+ * found (ffmpeg.wasm lacks some encoders): an engine that loads it (a direct conversion, a job
+ * engine that runs its own worker) parses options with that one, an API node with this one.
  */
-export const FFMPEG: ConverterDeclaration = {
+export const FFMPEG: ConverterDeclaration<MediaOptions> = {
   name: 'ffmpeg',
   edges: buildMediaEdges(),
   optionsSchema: (to) => mediaOptionsSchema(to),
 };
 
-export const FFMPEG_REGISTRATION: ConverterRegistration = {
+export const FFMPEG_REGISTRATION: ConverterRegistration<MediaOptions> = {
   ...FFMPEG,
   load: async () => (await import('./index.js')).createFfmpegConverter(),
 };

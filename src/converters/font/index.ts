@@ -26,11 +26,11 @@ import {
   toolFailed,
   toolsAvailability,
 } from '../../kit/command-tools.js';
-import { edgeGuard, parseOptions } from '../../kit/converter-kit.js';
+import { edgeGuard } from '../../kit/converter-kit.js';
 import { placeFile } from '../../kit/place-file.js';
 import { CONVERT_FONT_PY, FONT_EXIT, FONT_MESSAGE_PREFIX } from './convert-font-py.js';
 import { FONT_EDGES } from './font-edges.js';
-import { FONT, FONT_OPTIONS } from './registration.js';
+import { FONT } from './registration.js';
 import { checkWoff2Stream } from './woff2-stream.js';
 
 export { FONT_EDGES } from './font-edges.js';
@@ -84,7 +84,6 @@ export function createFontConverter(options: FontConverterOptions = {}): Convert
     },
     async convert(ctx: ConvertContext): Promise<ConvertResult> {
       guard(ctx.from, ctx.to);
-      parseOptions(FONT_OPTIONS, ctx.options);
       throwIfAborted(ctx.signal);
       ctx.onProgress(0);
       // Written beside the scratch files and moved into place whole: a failed run leaves no

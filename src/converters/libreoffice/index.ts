@@ -20,6 +20,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { abortError, throwIfAborted } from '../../core/abort.js';
 import { FileconvError } from '../../core/errors.js';
+import { parseOptions } from '../../core/options.js';
 import type { Availability, ConvertContext, Converter, ConvertResult } from '../../core/ports/index.js';
 import { placeFile } from '../../kit/place-file.js';
 import { type ZipLimits, zipLimitsSchema } from '../../kit/zip-safety.js';
@@ -29,7 +30,7 @@ import { closedError, isCrash } from './libreoffice-errors.js';
 import { chooseFilters } from './libreoffice-filters.js';
 import { LIBREOFFICE_INSTALL } from './libreoffice-locate.js';
 import { type LibreOfficeEngine, resolveEngine } from './libreoffice-mode.js';
-import { type CsvOptions, libreOfficeOptionsSchema } from './libreoffice-options.js';
+import type { CsvOptions } from './libreoffice-options.js';
 import { LibreOfficePool, type PoolStats } from './libreoffice-pool.js';
 import type { SpawnKind } from './libreoffice-process.js';
 import { assertWritten, checkInput, stageInput } from './libreoffice-staging.js';
@@ -67,7 +68,7 @@ export interface LibreOfficeConverterOptions {
   onSpawn?: (pid: number, kind: SpawnKind) => void;
 }
 
-export interface LibreOfficeConverter extends Converter {
+export interface LibreOfficeConverter extends Converter<CsvOptions> {
   /** Stops the pool: queued conversions fail (CANCELED), running ones are killed, workers end. */
   close(): Promise<void>;
   /**
@@ -101,17 +102,7 @@ export const LIBREOFFICE_DEFAULTS = {
 
 /** Creates the LibreOffice converter. Options are checked here; a bad one throws INVALID_OPTIONS. */
 export function createLibreOfficeConverter(options: LibreOfficeConverterOptions = {}): LibreOfficeConverter {
-  const checked = factoryOptionsSchema.safeParse(options);
-  if (!checked.success) {
-    throw new FileconvError(
-      'INVALID_OPTIONS',
-      `createLibreOfficeConverter: ${z.prettifyError(checked.error)}`,
-      {
-        cause: checked.error,
-      },
-    );
-  }
-  const given = checked.data;
+  const given = parseOptions(factoryOptionsSchema, options, 'createLibreOfficeConverter');
   const settings = {
     timeoutMs: given.timeoutMs ?? LIBREOFFICE_DEFAULTS.timeoutMs,
     zipLimits: given.zipLimits ?? {},
@@ -142,15 +133,8 @@ export function createLibreOfficeConverter(options: LibreOfficeConverterOptions 
     return engine;
   };
 
-  async function run(ctx: ConvertContext, scratch: string): Promise<ConvertResult> {
-    const parsed = libreOfficeOptionsSchema(ctx.to).safeParse(ctx.options);
-    if (!parsed.success) {
-      throw new FileconvError(
-        'INVALID_OPTIONS',
-        `Invalid options for ${ctx.to}: ${z.prettifyError(parsed.error)}`,
-      );
-    }
-    const options: CsvOptions = parsed.data;
+  async function run(ctx: ConvertContext<CsvOptions>, scratch: string): Promise<ConvertResult> {
+    const { options } = ctx;
     const choice = chooseFilters(ctx.from, ctx.to, options);
     if (!choice) {
       throw new FileconvError(
@@ -220,7 +204,7 @@ export function createLibreOfficeConverter(options: LibreOfficeConverterOptions 
       };
     },
 
-    async convert(ctx: ConvertContext): Promise<ConvertResult> {
+    async convert(ctx): Promise<ConvertResult> {
       throwIfAborted(ctx.signal);
       if (closed) throw closedError();
       ctx.onProgress(0);

@@ -7,6 +7,7 @@
 import { copyFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { FileconvError } from '../../core/errors.js';
+import { assertNotEmpty } from '../../core/file-size.js';
 import type { FormatName } from '../../core/formats/types.js';
 import type { ConvertContext } from '../../core/ports/index.js';
 import { linkInto } from '../../kit/place-file.js';
@@ -19,14 +20,14 @@ import { assertNotTruncated } from './truncation-check.js';
  * INTERNAL when the input is missing, CORRUPT_INPUT when empty or visibly truncated
  * (truncation-check.ts); zip packages through assertSafeZip.
  */
-export async function checkInput(ctx: ConvertContext, zipLimits: Partial<ZipLimits>): Promise<void> {
+export async function checkInput(ctx: ConvertContext<unknown>, zipLimits: Partial<ZipLimits>): Promise<void> {
   const size = await stat(ctx.inputPath).then(
     (info) => info.size,
     (error: unknown) => {
       throw new FileconvError('INTERNAL', 'The conversion input file is missing', { cause: error });
     },
   );
-  if (size === 0) throw new FileconvError('CORRUPT_INPUT', 'The input file is empty');
+  assertNotEmpty(size);
   // Before LibreOffice opens it: LibreOffice inflates package parts without a bound of its own.
   if (ZIP_SOURCES.has(ctx.from)) await assertSafeZip(ctx.inputPath, zipLimits, ctx.signal);
   await assertNotTruncated(ctx.inputPath, ctx.from, size);

@@ -15,9 +15,9 @@
  */
 import { z } from 'zod';
 import { raceAbort, throwIfAborted } from '../../core/abort.js';
-import { FileconvError } from '../../core/errors.js';
+import { parseOptions } from '../../core/options.js';
 import type { Availability, ConvertContext, Converter, ConvertResult } from '../../core/ports/index.js';
-import { edgeGuard, parseOptions, runInProcess, unavailable } from '../../kit/converter-kit.js';
+import { edgeGuard, runInProcess, unavailable } from '../../kit/converter-kit.js';
 import { missingPackages, notInstalled } from '../../kit/engine-packages.js';
 import { loadMammoth, loadTurndown, packageVersion } from '../../kit/libraries/documents.js';
 import { mapDocumentError } from '../../kit/text/document-errors.js';
@@ -27,10 +27,10 @@ import { isScriptableUrl } from '../../kit/text/markdown-html.js';
 import { writeOutput } from '../../kit/text/text-io.js';
 import { assertSafeZip, type ZipLimits, zipLimitsSchema } from '../../kit/zip-safety.js';
 import { MAMMOTH_EDGES } from './mammoth-edges.js';
-import { imagesOption, mammothOptionsSchema } from './mammoth-options.js';
+import type { MammothOptions } from './mammoth-options.js';
 import { MAMMOTH } from './registration.js';
 
-export { mammothOptionsSchema } from './mammoth-options.js';
+export { type MammothOptions, mammothOptionsSchema } from './mammoth-options.js';
 export { MAMMOTH_FACTORY, MAMMOTH_REGISTRATION } from './registration.js';
 
 export interface MammothConverterOptions {
@@ -85,7 +85,7 @@ function inspectDocument(element: DocumentElement, found: { title?: string }): D
 }
 
 async function docxToHtml(
-  ctx: ConvertContext,
+  ctx: ConvertContext<unknown>,
   embedImages: boolean,
 ): Promise<{ html: string; title: string }> {
   const mammoth = await loadMammoth();
@@ -111,12 +111,8 @@ async function docxToHtml(
   return { html: result.value, title: found.title || 'Document' };
 }
 
-async function run(
-  ctx: ConvertContext,
-  zip: Partial<ZipLimits>,
-  options: Record<string, unknown>,
-): Promise<void> {
-  const { images } = imagesOption.parse(options);
+async function run(ctx: ConvertContext<MammothOptions>, zip: Partial<ZipLimits>): Promise<void> {
+  const { images } = ctx.options;
   await assertSafeZip(ctx.inputPath, zip, ctx.signal);
   throwIfAborted(ctx.signal);
   ctx.onProgress(0.2);
@@ -132,14 +128,9 @@ async function run(
 }
 
 /** Creates the mammoth (docx) converter. Options are checked here, and a bad one throws INVALID_OPTIONS. */
-export function createMammothConverter(options: MammothConverterOptions = {}): Converter {
-  const checked = factoryOptionsSchema.safeParse(options);
-  if (!checked.success) {
-    throw new FileconvError('INVALID_OPTIONS', `createMammothConverter: ${z.prettifyError(checked.error)}`, {
-      cause: checked.error,
-    });
-  }
-  const zip: Partial<ZipLimits> = { maxXmlEntryBytes: MAX_XML_PART_BYTES, ...checked.data.zip };
+export function createMammothConverter(options: MammothConverterOptions = {}): Converter<MammothOptions> {
+  const given = parseOptions(factoryOptionsSchema, options, 'createMammothConverter');
+  const zip: Partial<ZipLimits> = { maxXmlEntryBytes: MAX_XML_PART_BYTES, ...given.zip };
   const guard = edgeGuard('mammoth', MAMMOTH_EDGES);
 
   return {
@@ -160,12 +151,11 @@ export function createMammothConverter(options: MammothConverterOptions = {}): C
       }
     },
 
-    async convert(ctx: ConvertContext): Promise<ConvertResult> {
+    async convert(ctx): Promise<ConvertResult> {
       guard(ctx.from, ctx.to);
-      const options = parseOptions(mammothOptionsSchema(ctx.to), ctx.options);
       return runInProcess(
         ctx,
-        () => run(ctx, zip, options),
+        () => run(ctx, zip),
         (error) => mapDocumentError(error, 'docx conversion', true),
       );
     },

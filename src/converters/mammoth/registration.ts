@@ -6,10 +6,10 @@
 import type { ConverterDeclaration, ConverterRegistration } from '../../core/ports/index.js';
 import type { IsolatedFactory } from '../../kit/isolation/process-protocol.js';
 import { MAMMOTH_EDGES } from './mammoth-edges.js';
-import { mammothOptionsSchema } from './mammoth-options.js';
+import { type MammothOptions, mammothOptionsSchema } from './mammoth-options.js';
 
 /** What createMammothConverter() is. */
-export const MAMMOTH: ConverterDeclaration = {
+export const MAMMOTH: ConverterDeclaration<MammothOptions> = {
   name: 'mammoth',
   edges: MAMMOTH_EDGES,
   optionsSchema: (to) => mammothOptionsSchema(to),
@@ -21,7 +21,7 @@ export const MAMMOTH_FACTORY: IsolatedFactory = {
   factory: 'createMammothConverter',
 };
 
-export const MAMMOTH_REGISTRATION: ConverterRegistration = {
+export const MAMMOTH_REGISTRATION: ConverterRegistration<MammothOptions> = {
   ...MAMMOTH,
   async load() {
     const [{ createMammothConverter }, { isolateConverter }] = await Promise.all([

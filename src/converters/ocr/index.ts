@@ -14,14 +14,14 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { throwIfAborted } from '../../core/abort.js';
-import type { Availability, ConvertContext, Converter, ConvertResult } from '../../core/ports/index.js';
+import type { Availability, Converter, ConvertResult } from '../../core/ports/index.js';
 import { workBudgetError } from '../../core/work-limits.js';
 import { toolsAvailability } from '../../kit/command-tools.js';
-import { edgeGuard, parseOptions } from '../../kit/converter-kit.js';
+import { edgeGuard } from '../../kit/converter-kit.js';
 import { placeFile } from '../../kit/place-file.js';
 import { withWorkDir } from '../../kit/work-dir.js';
 import { OCR_EDGES } from './ocr-edges.js';
-import { ocrImageOptionsSchema } from './ocr-options.js';
+import type { OcrImageOptions } from './ocr-options.js';
 import { readImageText } from './read-image.js';
 import { OCR } from './registration.js';
 import { scanAsPng } from './scan-png.js';
@@ -41,7 +41,7 @@ export { withPdfTextOcr } from './pdf-text-ocr.js';
 export { OCR_REGISTRATION, withPdfTextOcrRegistration } from './registration.js';
 export { type SearchablePdfResult, searchablePdf, searchablePdfFromImage } from './searchable-pdf.js';
 
-export function createOcrConverter(): Converter {
+export function createOcrConverter(): Converter<OcrImageOptions> {
   const guard = edgeGuard('ocr', OCR_EDGES);
   return {
     ...OCR,
@@ -50,9 +50,9 @@ export function createOcrConverter(): Converter {
       return toolsAvailability(['tesseract']);
     },
 
-    async convert(ctx: ConvertContext): Promise<ConvertResult | undefined> {
+    async convert(ctx): Promise<ConvertResult | undefined> {
       guard(ctx.from, ctx.to);
-      const options = parseOptions(ocrImageOptionsSchema, ctx.options, 'OCR options');
+      const { options } = ctx;
       throwIfAborted(ctx.signal);
       ctx.onProgress(0);
       await assertLanguages(options.languages, ctx.signal);

@@ -11,11 +11,12 @@
  */
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { ZodType } from 'zod';
 import { throwIfAborted } from '../../core/abort.js';
+import { parseConversionOptions } from '../../core/options.js';
 import type { ConvertContext, Converter, ConvertResult } from '../../core/ports/index.js';
 import { workBudgetError } from '../../core/work-limits.js';
 import { findTool, locateTool } from '../../kit/command-tools.js';
-import { parseOptions } from '../../kit/converter-kit.js';
 import { placeFile } from '../../kit/place-file.js';
 import { withWorkDir } from '../../kit/work-dir.js';
 import { type PdfTextOcrOptions, pdfTextOcrOptionsSchema } from './ocr-options.js';
@@ -26,18 +27,22 @@ import { assertLanguages } from './tesseract.js';
 
 const OCR_TOOLS = ['tesseract', 'pdftoppm', 'pdfinfo'] as const;
 
-/** `pdf` (the PDF converter) with OCR options on its pdf -> txt. */
-export function withPdfTextOcr(pdf: Converter): Converter {
+/**
+ * `pdf` (the PDF converter) with OCR options on its pdf -> txt. Its options are txt's OCR options
+ * or, for another target, the PDF converter's own: each as that target's schema parsed them.
+ */
+export function withPdfTextOcr<O>(pdf: Converter<O>): Converter<O | PdfTextOcrOptions> {
   return {
     ...pdf,
     optionsSchema: (to) =>
-      (to === 'txt' ? pdfTextOcrOptionsSchema : pdf.optionsSchema?.(to)) as ReturnType<
-        NonNullable<Converter['optionsSchema']>
-      >,
+      (to === 'txt' ? pdfTextOcrOptionsSchema : pdf.optionsSchema?.(to)) as ZodType<O | PdfTextOcrOptions>,
     async convert(ctx) {
-      if (ctx.to !== 'txt' || ctx.from !== 'pdf') return pdf.convert(ctx);
-      const options = parseOptions(pdfTextOcrOptionsSchema, ctx.options, 'options for txt');
-      const textOnly = { ...ctx, options: {} };
+      // Another target's options were parsed by the PDF converter's own schema.
+      if (ctx.to !== 'txt' || ctx.from !== 'pdf') return pdf.convert(ctx as ConvertContext<O>);
+      // txt's, by pdfTextOcrOptionsSchema (optionsSchema above).
+      const options = ctx.options as PdfTextOcrOptions;
+      // The PDF converter's own pdf -> txt, which takes no options of its own.
+      const textOnly = { ...ctx, options: parseConversionOptions(pdf, 'txt', {}) };
       if (options.ocr === 'never') return pdf.convert(textOnly);
       if (options.ocr === 'always') {
         for (const tool of OCR_TOOLS) await locateTool(tool, 'Reading PDF pages by OCR');
@@ -45,7 +50,7 @@ export function withPdfTextOcr(pdf: Converter): Converter {
         return pdf.convert(textOnly);
       }
       await assertLanguages(options.languages, ctx.signal);
-      return withWorkDir({ tempDir: ctx.tempDir }, (dir) => textWithOcr(pdf, ctx, options, dir));
+      return withWorkDir({ tempDir: ctx.tempDir }, (dir) => textWithOcr(pdf, textOnly, options, dir));
     },
   };
 }
@@ -55,9 +60,9 @@ async function ocrInstalled(): Promise<boolean> {
   return true;
 }
 
-async function textWithOcr(
-  pdf: Converter,
-  ctx: ConvertContext,
+async function textWithOcr<O>(
+  pdf: Converter<O>,
+  ctx: ConvertContext<O>,
   options: PdfTextOcrOptions,
   dir: string,
 ): Promise<ConvertResult | undefined> {
@@ -65,7 +70,6 @@ async function textWithOcr(
   const result = await pdf.convert({
     ...ctx,
     outputPath: layerPath,
-    options: {},
     onProgress: (fraction) => ctx.onProgress(0.2 * fraction),
   });
   // pdf.js's text: pages joined by form feeds, each page's text ended by a newline.

@@ -5,16 +5,16 @@
  */
 import type { ConverterDeclaration, ConverterRegistration } from '../../core/ports/index.js';
 import { OCR_EDGES } from './ocr-edges.js';
-import { ocrImageOptionsSchema, pdfTextOcrOptionsSchema } from './ocr-options.js';
+import { type OcrImageOptions, ocrImageOptionsSchema, pdfTextOcrOptionsSchema } from './ocr-options.js';
 
 /** What createOcrConverter() is. */
-export const OCR: ConverterDeclaration = {
+export const OCR: ConverterDeclaration<OcrImageOptions> = {
   name: 'ocr',
   edges: OCR_EDGES,
   optionsSchema: () => ocrImageOptionsSchema,
 };
 
-export const OCR_REGISTRATION: ConverterRegistration = {
+export const OCR_REGISTRATION: ConverterRegistration<OcrImageOptions> = {
   ...OCR,
   load: async () => (await import('./index.js')).createOcrConverter(),
 };

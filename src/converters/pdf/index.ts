@@ -12,7 +12,7 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { throwIfAborted } from '../../core/abort.js';
-import { FileconvError } from '../../core/errors.js';
+import { parseOptions } from '../../core/options.js';
 import type { Availability, ConvertContext, Converter, ConvertResult } from '../../core/ports/index.js';
 import { workBudgetError } from '../../core/work-limits.js';
 import { edgeGuard, runInProcess, unavailable } from '../../kit/converter-kit.js';
@@ -23,19 +23,18 @@ import { placeFile } from '../../kit/place-file.js';
 import { writeImagesPdf } from './images-to-pdf.js';
 import { PDF_EDGES } from './pdf-edges.js';
 import {
-  checkTextOptions,
+  type ImagePageOptions,
   isPageImageTarget,
   type PageImageOptions,
   type PageImageTarget,
-  parseImagePageOptions,
-  parsePageImageOptions,
+  type PdfOptions,
 } from './pdf-options.js';
 import { writePageImages } from './pdf-render.js';
 import { writePdfText } from './pdf-text.js';
 import { assertCanvasAvailable, mapPdfError, openPdf } from './pdfjs.js';
 import { PDF } from './registration.js';
 
-export { PDF_DEFAULTS, pdfOptionsSchema } from './pdf-options.js';
+export { PDF_DEFAULTS, type PdfOptions, pdfOptionsSchema } from './pdf-options.js';
 export { PDF_FACTORY, PDF_REGISTRATION } from './registration.js';
 
 export interface PdfConverterOptions {
@@ -61,7 +60,7 @@ interface Limits {
 
 /** Reads the PDF and writes text or page images to `scratch`. */
 async function convertFromPdf(
-  ctx: ConvertContext,
+  ctx: ConvertContext<PdfOptions>,
   scratch: string,
   { maxPages, maxTextBytes }: Limits,
 ): Promise<void> {
@@ -69,10 +68,9 @@ async function convertFromPdf(
   const target = ctx.to;
   let render: { to: PageImageTarget; options: PageImageOptions } | undefined;
   if (isPageImageTarget(target)) {
-    render = { to: target, options: parsePageImageOptions(target, ctx.options) };
+    // A page image's schema (pdfOptionsSchema(target)) made these options.
+    render = { to: target, options: ctx.options as PageImageOptions };
     assertCanvasAvailable();
-  } else {
-    checkTextOptions(ctx.options);
   }
   const sharp = render ? await loadSharp() : undefined;
   const doc = await openPdf(ctx.inputPath, ctx.signal, ctx.limits.maxPixels);
@@ -100,8 +98,13 @@ function assertDocumentPages(pages: number, budget: number | undefined): void {
   }
 }
 
-async function convertToPdf(ctx: ConvertContext, scratch: string, maxPages: number): Promise<void> {
-  const { dpi } = parseImagePageOptions(ctx.options);
+async function convertToPdf(
+  ctx: ConvertContext<PdfOptions>,
+  scratch: string,
+  maxPages: number,
+): Promise<void> {
+  // An image page's schema (pdfOptionsSchema('pdf')) made these options.
+  const { dpi } = ctx.options as ImagePageOptions;
   const sharp = await loadSharp();
   const onPage = (done: number, total: number) => ctx.onProgress((0.9 * done) / total);
   const { maxPixels, maxDocumentPages, maxWorkPixels } = ctx.limits;
@@ -117,15 +120,10 @@ async function convertToPdf(ctx: ConvertContext, scratch: string, maxPages: numb
 }
 
 /** Creates the PDF converter. Options are checked here, and a bad one throws INVALID_OPTIONS. */
-export function createPdfConverter(options: PdfConverterOptions = {}): Converter {
-  const checked = factoryOptionsSchema.safeParse(options);
-  if (!checked.success) {
-    throw new FileconvError('INVALID_OPTIONS', `createPdfConverter: ${z.prettifyError(checked.error)}`, {
-      cause: checked.error,
-    });
-  }
-  const maxPages = checked.data.maxPages ?? 1000;
-  const limits: Limits = { maxPages, maxTextBytes: checked.data.maxTextBytes ?? 64 * 1024 * 1024 };
+export function createPdfConverter(options: PdfConverterOptions = {}): Converter<PdfOptions> {
+  const given = parseOptions(factoryOptionsSchema, options, 'createPdfConverter');
+  const maxPages = given.maxPages ?? 1000;
+  const limits: Limits = { maxPages, maxTextBytes: given.maxTextBytes ?? 64 * 1024 * 1024 };
   const guard = edgeGuard('pdf', PDF_EDGES);
 
   return {
@@ -144,7 +142,7 @@ export function createPdfConverter(options: PdfConverterOptions = {}): Converter
       }
     },
 
-    async convert(ctx: ConvertContext): Promise<ConvertResult> {
+    async convert(ctx): Promise<ConvertResult> {
       guard(ctx.from, ctx.to);
       // A temp name nobody else sees, moved into place only when complete.
       const scratch = join(ctx.tempDir, `pdf-${randomUUID()}.${ctx.to}`);

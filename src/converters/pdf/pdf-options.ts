@@ -1,10 +1,9 @@
 /**
- * Conversion options of the PDF converter: one strict zod schema per target. The engine validates
- * requests with them, the HTTP API describes them, and the converter re-parses with them to get
- * typed values. Unknown keys are rejected, so a typo fails loudly. This module loads no library.
+ * Conversion options of the PDF converter: one strict zod schema per target. The engine parses
+ * requests with them (the converter is handed their output) and the HTTP API describes them.
+ * Unknown keys are rejected, so a typo fails loudly. This module loads no library.
  */
 import { z } from 'zod';
-import { FileconvError } from '../../core/errors.js';
 import type { FormatName } from '../../core/formats/types.js';
 import { memoizeSchema } from '../../kit/converter-kit.js';
 import { isColourString } from '../../kit/image/colour.js';
@@ -124,10 +123,16 @@ const imagePageSchema: z.ZodType<ImagePageOptions> = z.strictObject({
 });
 
 /**
+ * What a PDF conversion takes, by target: a page image's options (png, jpg), an image page's
+ * (pdf), none (txt). The converter reads the one its target's schema gave.
+ */
+export type PdfOptions = PageImageOptions | ImagePageOptions;
+
+/**
  * The strict options schema for a conversion to `to`: pdf (from an image), txt (no options), png
  * or jpg (from a PDF). Exported so hosts can validate and describe options without loading pdf.js.
  */
-export function pdfOptionsSchema(to: FormatName): z.ZodType<Record<string, unknown>> {
+export function pdfOptionsSchema(to: FormatName): z.ZodType<PdfOptions> {
   if (to === 'png' || to === 'jpg') return pageImageSchema(to);
   if (to === 'pdf') return imagePageSchema;
   return noOptionsSchema;
@@ -135,32 +140,7 @@ export function pdfOptionsSchema(to: FormatName): z.ZodType<Record<string, unkno
 
 const noOptionsSchema = z.strictObject({});
 
-function parseWith<T>(schema: z.ZodType<T>, to: FormatName, options: Record<string, unknown>): T {
-  const parsed = schema.safeParse(options);
-  if (!parsed.success) {
-    throw new FileconvError(
-      'INVALID_OPTIONS',
-      `Invalid options for ${to}: ${z.prettifyError(parsed.error)}`,
-      {
-        cause: parsed.error,
-      },
-    );
-  }
-  return parsed.data;
-}
-
-/** Typed options of pdf -> png/jpg, or INVALID_OPTIONS (the converter re-parses what the engine passed). */
-export const parsePageImageOptions = (to: PageImageTarget, options: Record<string, unknown>) =>
-  parseWith(pageImageSchema(to), to, options);
-/** Typed options of image -> pdf, or INVALID_OPTIONS. */
-export const parseImagePageOptions = (options: Record<string, unknown>) =>
-  parseWith(imagePageSchema, 'pdf', options);
-/** pdf -> txt takes no options: anything given is INVALID_OPTIONS. */
-export const checkTextOptions = (options: Record<string, unknown>): void => {
-  parseWith(noOptionsSchema, 'txt', options);
-};
-
 /** Whether parsed pdf -> image options ask for every page (the result is then a zip). */
-export function rendersAllPages(options: Record<string, unknown>): boolean {
-  return options.pages === 'all';
+export function rendersAllPages(options: PdfOptions): boolean {
+  return 'pages' in options && options.pages === 'all';
 }

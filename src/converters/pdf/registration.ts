@@ -6,10 +6,10 @@
 import type { ConverterDeclaration, ConverterRegistration } from '../../core/ports/index.js';
 import type { IsolatedFactory } from '../../kit/isolation/process-protocol.js';
 import { PDF_EDGES } from './pdf-edges.js';
-import { isPageImageTarget, pdfOptionsSchema, rendersAllPages } from './pdf-options.js';
+import { isPageImageTarget, type PdfOptions, pdfOptionsSchema, rendersAllPages } from './pdf-options.js';
 
 /** What createPdfConverter() is. */
-export const PDF: ConverterDeclaration = {
+export const PDF: ConverterDeclaration<PdfOptions> = {
   name: 'pdf',
   edges: PDF_EDGES,
   optionsSchema: (to) => pdfOptionsSchema(to),
@@ -23,7 +23,7 @@ export const PDF_FACTORY: IsolatedFactory = {
   factory: 'createPdfConverter',
 };
 
-export const PDF_REGISTRATION: ConverterRegistration = {
+export const PDF_REGISTRATION: ConverterRegistration<PdfOptions> = {
   ...PDF,
   async load() {
     const [{ createPdfConverter }, { isolateConverter }] = await Promise.all([

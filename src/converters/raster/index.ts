@@ -12,7 +12,7 @@ import type { Converter } from '../../core/ports/index.js';
 import { runTool, toolError } from '../../kit/command-tools.js';
 import { runMagick } from '../../kit/raster/imagemagick.js';
 import { FFMPEG_IMAGE, IMAGEMAGICK, LIBHEIF, LIBJXL, LIBRAW } from './registration.js';
-import { createRasterToolConverter, type RasterJob } from './tool-converter.js';
+import { createRasterToolConverter, type RasterJob, type RasterOptions } from './tool-converter.js';
 
 export {
   FFMPEG_IMAGE_EDGES,
@@ -49,7 +49,7 @@ const HEIF_ENC_INPUT_WORDS = /libpng error|not a (?:png|jpeg)|bogus|can(?:no|')t
 const JPEG_DAMAGE_WORDS = /premature end of jpeg|corrupt jpeg data/i;
 
 /** libheif's heif-enc: PNG and JPEG to HEIC (HEVC stills, encoded by x265). */
-export function createLibheifConverter(): Converter {
+export function createLibheifConverter(): Converter<RasterOptions> {
   return createRasterToolConverter({
     ...LIBHEIF,
     tools: ['heif-enc'],
@@ -76,7 +76,7 @@ export function createLibheifConverter(): Converter {
 }
 
 /** ImageMagick: jp2, psd (read, flattened), tga, pcx, ppm, pgm, pbm, hdr and dds, to and from PNG. */
-export function createImageMagickConverter(): Converter {
+export function createImageMagickConverter(): Converter<RasterOptions> {
   return createRasterToolConverter({
     ...IMAGEMAGICK,
     tools: ['magick'],
@@ -97,7 +97,7 @@ export function createImageMagickConverter(): Converter {
 }
 
 /** libjxl: jxl -> png (djxl), png -> jxl (cjxl, visually lossless) and jpg -> jxl (lossless recompression). */
-export function createLibjxlConverter(): Converter {
+export function createLibjxlConverter(): Converter<RasterOptions> {
   return createRasterToolConverter({
     ...LIBJXL,
     tools: ['djxl', 'cjxl'],
@@ -142,7 +142,7 @@ const FFMPEG_DEMUXERS: Readonly<Record<string, string>> = {
  * ffmpeg: qoi and exr to and from PNG. EXR holds linear light: reading applies the sRGB transfer
  * curve, writing removes it (zscale), so an EXR round trip and an EXR from elsewhere both look right.
  */
-export function createFfmpegImageConverter(): Converter {
+export function createFfmpegImageConverter(): Converter<RasterOptions> {
   return createRasterToolConverter({
     ...FFMPEG_IMAGE,
     tools: ['ffmpeg'],
@@ -183,7 +183,7 @@ export function createFfmpegImageConverter(): Converter {
  * LibRaw's dcraw_emu: camera raw developed with the camera's white balance into a 16-bit sRGB TIFF
  * (rotated as the camera recorded), which sharp takes on to any target.
  */
-export function createLibrawConverter(): Converter {
+export function createLibrawConverter(): Converter<RasterOptions> {
   return createRasterToolConverter({
     ...LIBRAW,
     tools: ['dcraw_emu'],

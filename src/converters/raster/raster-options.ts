@@ -1,6 +1,16 @@
 /** The options of the raster tool converters, dependency-free (the registrations declare them). */
 import { z } from 'zod';
 
+/**
+ * The options any raster tool converter may take; each target's schema allows a subset (none of
+ * them fills in a default: a tool's own default applies).
+ */
+export type RasterOptions = {
+  quality?: number | undefined;
+  effort?: number | undefined;
+  lossless?: boolean | undefined;
+};
+
 /** What a target without options of its own takes: none (unknown keys are refused). */
 export const NO_RASTER_OPTIONS = z.strictObject({});
 

@@ -19,17 +19,17 @@ import type {
   ConvertResult,
 } from '../../core/ports/index.js';
 import { type CommandTool, toolsAvailability } from '../../kit/command-tools.js';
-import { edgeGuard, parseOptions } from '../../kit/converter-kit.js';
+import { edgeGuard } from '../../kit/converter-kit.js';
 import { pixelLimitError } from '../../kit/image/probe.js';
 import { assertImageWork } from '../../kit/image/work-budget.js';
 import { placeFile } from '../../kit/place-file.js';
 import { type PixelSize, readPixelSize } from '../../kit/raster/raster-headers.js';
 import { assertComplete } from './integrity.js';
-import { NO_RASTER_OPTIONS } from './raster-options.js';
+import type { RasterOptions } from './raster-options.js';
 
 /** One conversion, as a tool's run() sees it. */
 export interface RasterJob {
-  ctx: ConvertContext;
+  ctx: ConvertContext<RasterOptions>;
   /** The input, linked into the work folder as `in.<from>`. */
   input: string;
   /** Where the tool writes: `out.<to>` in the work folder. */
@@ -38,20 +38,14 @@ export interface RasterJob {
   workDir: string;
   /** The size the input's header claims, already within the limits. */
   size: PixelSize;
-  /** ctx.options, checked by the spec's optionsSchema for this target (its defaults not filled in). */
+  /** ctx.options: parsed by the spec's optionsSchema for this target (which fills in no defaults). */
   options: RasterOptions;
 }
 
-/** The options any raster tool converter may take; each target's schema allows a subset. */
-// A type, not an interface: option schemas must be assignable to Record<string, unknown>.
-export type RasterOptions = {
-  quality?: number | undefined;
-  effort?: number | undefined;
-  lossless?: boolean | undefined;
-};
+export type { RasterOptions } from './raster-options.js';
 
 /** The converter's declaration (name, edges, options: raster/registration.ts), and how it runs. */
-export interface RasterToolConverterSpec extends ConverterDeclaration {
+export interface RasterToolConverterSpec extends ConverterDeclaration<RasterOptions> {
   /** Tools available() checks, the one whose version is reported first. */
   tools: readonly CommandTool[];
   /** Runs the tool(s) for `job`; throws a FileconvError on failure (see toolError). */
@@ -59,18 +53,16 @@ export interface RasterToolConverterSpec extends ConverterDeclaration {
 }
 
 /** Creates a converter that checks, runs `spec.run` in a private folder, and cleans up. */
-export function createRasterToolConverter(spec: RasterToolConverterSpec): Converter {
+export function createRasterToolConverter(spec: RasterToolConverterSpec): Converter<RasterOptions> {
   const guard = edgeGuard(spec.name, spec.edges);
   const { tools: _tools, run: _run, ...declared } = spec;
   return {
     ...declared,
     available: () => toolsAvailability(spec.tools),
-    async convert(ctx: ConvertContext): Promise<ConvertResult> {
+    async convert(ctx): Promise<ConvertResult> {
       throwIfAborted(ctx.signal);
       guard(ctx.from, ctx.to);
-      const schema = spec.optionsSchema?.(ctx.to) ?? NO_RASTER_OPTIONS;
-      // The declared schemas allow a subset of RasterOptions per target.
-      const options = parseOptions(schema, ctx.options, `${spec.name} options`) as RasterOptions;
+      const { options } = ctx;
       ctx.onProgress(0);
       const size = await checkedSize(ctx);
       await assertComplete(ctx.inputPath, ctx.from, size);
@@ -100,7 +92,7 @@ export function createRasterToolConverter(spec: RasterToolConverterSpec): Conver
 }
 
 /** The input's claimed size, refused past maxPixels (one image) or the plan's work budget. */
-async function checkedSize(ctx: ConvertContext): Promise<PixelSize> {
+async function checkedSize(ctx: ConvertContext<unknown>): Promise<PixelSize> {
   const size = await readPixelSize(ctx.inputPath, ctx.from as FormatName).catch((error: unknown) => {
     if (error instanceof FileconvError) throw error;
     throw new FileconvError('INTERNAL', 'The conversion input file could not be read', { cause: error });

@@ -2,8 +2,8 @@
  * Conversion options of the sharp image converter: one strict zod schema per target format.
  *
  * The schema is the single source of truth for what a caller may ask for: the engine validates
- * requests with it, the HTTP API describes it (z.toJSONSchema), and the converter re-parses with
- * it to get typed values with defaults applied. Each target only accepts the keys that mean
+ * requests with it (the converter is handed its output: typed values, defaults applied), and the
+ * HTTP API describes it (z.toJSONSchema). Each target only accepts the keys that mean
  * something for it (no `quality` for PNG, no `lossless` for JPEG), and unknown keys are rejected,
  * so a typo fails loudly instead of being silently ignored. This module must not import sharp.
  */
@@ -33,7 +33,7 @@ export const IMAGE_DEFAULTS = {
 } as const;
 
 /** The union of every target's options, as the converter reads them after parsing. */
-export interface ImageOptions {
+export type ImageOptions = {
   /** Encoder quality 1..100; defaults per target (jpg 80, webp 80, avif 50). */
   quality?: number;
   /** Output width in pixels; alone, the height follows the aspect ratio. */
@@ -54,7 +54,7 @@ export interface ImageOptions {
   animated?: boolean;
   /** Icon sizes to write (ico). Default 16, 32, 48 and 256, each only up to the image's longer side. */
   sizes?: number[];
-}
+};
 
 /** The square sizes an icon may hold: the ones Windows, browsers and app stores ask for. */
 export const ICO_SIZES = [16, 24, 32, 48, 64, 128, 256] as const;
@@ -155,5 +155,6 @@ function shapeFor(to: FormatName) {
  * The strict options schema for a conversion to `to`. Exported so hosts and the HTTP API can
  * validate and describe options without loading sharp.
  */
-export const imageOptionsSchema: (to: FormatName) => z.ZodType<ImageOptions & Record<string, unknown>> =
-  memoizeSchema((to: FormatName) => z.strictObject(shapeFor(to)));
+export const imageOptionsSchema: (to: FormatName) => z.ZodType<ImageOptions> = memoizeSchema(
+  (to: FormatName) => z.strictObject(shapeFor(to)),
+);

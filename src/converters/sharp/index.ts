@@ -17,9 +17,10 @@ import { z } from 'zod';
 import { raceAbort, throwIfAborted } from '../../core/abort.js';
 import { FileconvError } from '../../core/errors.js';
 import type { FormatName } from '../../core/formats/types.js';
+import { parseOptions } from '../../core/options.js';
 import type { Availability, ConvertContext, Converter, ConvertResult } from '../../core/ports/index.js';
 import { DEFAULT_MIN_WORK_PIXELS, DEFAULT_WORK_PIXELS_PER_BYTE } from '../../core/work-limits.js';
-import { parseOptions, runInProcess, unavailable } from '../../kit/converter-kit.js';
+import { runInProcess, unavailable } from '../../kit/converter-kit.js';
 import { type ProbedImage, pixelLimitError, probeImage } from '../../kit/image/probe.js';
 import { mapSharpError } from '../../kit/image/sharp-errors.js';
 import { assertImageWork } from '../../kit/image/work-budget.js';
@@ -29,7 +30,7 @@ import { probeBitmap, type SharpSource } from './bitmap-io.js';
 import { outputSize } from './geometry.js';
 import { decodeHeic } from './heic.js';
 import { ANIMATED_FORMATS, buildImageEdges } from './image-edges.js';
-import { IMAGE_DEFAULTS, IMAGE_TARGETS, imageOptionsSchema } from './image-options.js';
+import { IMAGE_DEFAULTS, IMAGE_TARGETS, type ImageOptions } from './image-options.js';
 import { writeImage } from './output.js';
 import { SHARP } from './registration.js';
 import { withTiffFallback } from './tiff-fallback.js';
@@ -82,8 +83,8 @@ function assertAnimationWork(
   );
 }
 
-async function runConversion(ctx: ConvertContext, settings: ConverterSettings): Promise<void> {
-  const options = parseOptions(imageOptionsSchema(ctx.to), ctx.options, 'image options');
+async function runConversion(ctx: ConvertContext<ImageOptions>, settings: ConverterSettings): Promise<void> {
+  const { options } = ctx;
   const sharp: SharpFactory = await loadSharp();
   throwIfAborted(ctx.signal);
 
@@ -185,7 +186,7 @@ async function runConversion(ctx: ConvertContext, settings: ConverterSettings): 
  * 500, instead of CORRUPT_INPUT). Its error state is shared between threads, so reading the
  * input again is no proof either; the file's missing end marker is.
  */
-async function explainWriteFailure(error: unknown, ctx: ConvertContext): Promise<unknown> {
+async function explainWriteFailure(error: unknown, ctx: ConvertContext<ImageOptions>): Promise<unknown> {
   if (!(error instanceof FileconvError) || error.code !== 'CONVERSION_FAILED' || ctx.signal.aborted)
     return error;
   if (!/unable to write to target|write failed|Unknown error/i.test(error.message)) return error;
@@ -198,17 +199,12 @@ async function explainWriteFailure(error: unknown, ctx: ConvertContext): Promise
 }
 
 /** Creates the sharp image converter. Options are checked here, and a bad one throws INVALID_OPTIONS. */
-export function createSharpConverter(options: SharpConverterOptions = {}): Converter {
-  const checked = factoryOptionsSchema.safeParse(options);
-  if (!checked.success) {
-    throw new FileconvError('INVALID_OPTIONS', `createSharpConverter: ${z.prettifyError(checked.error)}`, {
-      cause: checked.error,
-    });
-  }
+export function createSharpConverter(options: SharpConverterOptions = {}): Converter<ImageOptions> {
+  const given = parseOptions(factoryOptionsSchema, options, 'createSharpConverter');
   const settings: ConverterSettings = {
-    heic: checked.data.heic ?? true,
-    timeoutSeconds: checked.data.timeoutSeconds ?? 300,
-    failOn: checked.data.failOn ?? 'error',
+    heic: given.heic ?? true,
+    timeoutSeconds: given.timeoutSeconds ?? 300,
+    failOn: given.failOn ?? 'error',
   };
   const edges = buildImageEdges(settings.heic);
   const targets = new Set<FormatName>(IMAGE_TARGETS);
@@ -228,7 +224,7 @@ export function createSharpConverter(options: SharpConverterOptions = {}): Conve
       }
     },
 
-    async convert(ctx: ConvertContext): Promise<ConvertResult> {
+    async convert(ctx): Promise<ConvertResult> {
       throwIfAborted(ctx.signal);
       if (!targets.has(ctx.to)) {
         throw new FileconvError('UNSUPPORTED_CONVERSION', `The sharp converter cannot write '${ctx.to}'`);

@@ -4,16 +4,16 @@
  */
 import type { ConverterDeclaration, ConverterRegistration } from '../../core/ports/index.js';
 import { buildImageEdges } from './image-edges.js';
-import { imageOptionsSchema } from './image-options.js';
+import { type ImageOptions, imageOptionsSchema } from './image-options.js';
 
 /** What createSharpConverter() is (with `heic: false`, the HEIC/HEIF edges are left out). */
-export const SHARP: ConverterDeclaration = {
+export const SHARP: ConverterDeclaration<ImageOptions> = {
   name: 'sharp',
   edges: buildImageEdges(true),
   optionsSchema: (to) => imageOptionsSchema(to),
 };
 
-export const SHARP_REGISTRATION: ConverterRegistration = {
+export const SHARP_REGISTRATION: ConverterRegistration<ImageOptions> = {
   ...SHARP,
   load: async () => (await import('./index.js')).createSharpConverter(),
 };

@@ -17,7 +17,7 @@ import { runMagick } from '../../kit/raster/imagemagick.js';
 import { readPixelSize } from '../../kit/raster/raster-headers.js';
 
 /** Whether `error` is libvips refusing a TIFF's content (not a limit, not our fault). */
-function isRefusedTiff(ctx: ConvertContext, error: unknown): boolean {
+function isRefusedTiff(ctx: Pick<ConvertContext, 'from'>, error: unknown): boolean {
   return ctx.from === 'tiff' && mapSharpError(error).code === 'CORRUPT_INPUT';
 }
 
@@ -25,9 +25,9 @@ function isRefusedTiff(ctx: ConvertContext, error: unknown): boolean {
  * Runs `convert` on the input; when libvips refuses the TIFF, once more on ImageMagick's PNG of
  * it. The PNG lives in a folder of ctx.tempDir, removed before this returns.
  */
-export async function withTiffFallback(
-  ctx: ConvertContext,
-  convert: (ctx: ConvertContext) => Promise<void>,
+export async function withTiffFallback<O>(
+  ctx: ConvertContext<O>,
+  convert: (ctx: ConvertContext<O>) => Promise<void>,
 ): Promise<void> {
   try {
     await convert(ctx);

@@ -16,22 +16,23 @@ import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { FileconvError, toFileconvError } from '../../core/errors.js';
+import { parseOptions } from '../../core/options.js';
 import type { Availability, ConvertContext, Converter, ConvertResult } from '../../core/ports/index.js';
 import { toolsAvailability } from '../../kit/command-tools.js';
-import { edgeGuard, parseOptions, runInProcess } from '../../kit/converter-kit.js';
+import { edgeGuard, runInProcess } from '../../kit/converter-kit.js';
 import { placeFile } from '../../kit/place-file.js';
 import { SUBTITLES } from './registration.js';
 import { convertSubStation } from './substation.js';
 import { SUBTITLE_EDGES } from './subtitle-edges.js';
 import { runFfmpeg, SUBTITLE_DEMUXER } from './subtitle-ffmpeg.js';
-import { subtitleOptionsSchema } from './subtitle-options.js';
+import type { SubtitleOptions } from './subtitle-options.js';
 import { countCues, DEFAULT_MAX_SUBTITLE_BYTES, readSubtitle, type SubtitleFormat } from './subtitle-text.js';
 
 export { SUBTITLES_REGISTRATION } from './registration.js';
 
 export { SUBTITLE_EDGES } from './subtitle-edges.js';
 
-export { charsetOption, subtitleOptionsSchema } from './subtitle-options.js';
+export { charsetOption, type SubtitleOptions, subtitleOptionsSchema } from './subtitle-options.js';
 
 export interface SubtitleConverterOptions {
   /** Largest subtitle input in bytes (INPUT_LIMIT_EXCEEDED beyond). Default 10 MiB. */
@@ -97,10 +98,10 @@ export async function convertSubtitleText(
   return throughFfmpeg(text, from, to, tempDir, signal);
 }
 
-async function run(ctx: ConvertContext, maxBytes: number, charset: string | undefined): Promise<void> {
+async function run(ctx: ConvertContext<SubtitleOptions>, maxBytes: number): Promise<void> {
   const from = ctx.from as SubtitleFormat;
   const to = ctx.to as SubtitleFormat;
-  const text = await readSubtitle(ctx.inputPath, from, charset, maxBytes);
+  const text = await readSubtitle(ctx.inputPath, from, ctx.options.charset, maxBytes);
   const output = await convertSubtitleText(text, from, to, ctx.tempDir, ctx.signal);
   if (countCues(output, to) === 0) {
     throw new FileconvError('CORRUPT_INPUT', `The ${from} file holds no subtitle cues that could be read`);
@@ -115,19 +116,18 @@ async function run(ctx: ConvertContext, maxBytes: number, charset: string | unde
 }
 
 /** Creates the subtitle converter. A bad factory option throws INVALID_OPTIONS. */
-export function createSubtitleConverter(options: SubtitleConverterOptions = {}): Converter {
-  const settings = parseOptions(factoryOptionsSchema, options, 'createSubtitleConverter options');
+export function createSubtitleConverter(options: SubtitleConverterOptions = {}): Converter<SubtitleOptions> {
+  const settings = parseOptions(factoryOptionsSchema, options, 'createSubtitleConverter');
   const maxBytes = settings.maxInputBytes ?? DEFAULT_MAX_SUBTITLE_BYTES;
   const guard = edgeGuard('subtitles', SUBTITLE_EDGES);
   return {
     ...SUBTITLES,
     available: (): Promise<Availability> => toolsAvailability(['ffmpeg']),
-    async convert(ctx: ConvertContext): Promise<ConvertResult> {
+    async convert(ctx): Promise<ConvertResult> {
       guard(ctx.from, ctx.to);
-      const { charset } = parseOptions(subtitleOptionsSchema(ctx.to), ctx.options);
       return runInProcess(
         ctx,
-        () => run(ctx, maxBytes, charset),
+        () => run(ctx, maxBytes),
         (error) => toFileconvError(error, 'CONVERSION_FAILED'),
       );
     },

@@ -7,6 +7,7 @@
  */
 import { readFile, stat } from 'node:fs/promises';
 import { FileconvError } from '../../core/errors.js';
+import { assertNotEmpty } from '../../core/file-size.js';
 import { sniffSubRip, sniffSubStation } from '../../core/formats/detect-data-text.js';
 
 export type SubtitleFormat = 'srt' | 'vtt' | 'ass' | 'ssa';
@@ -68,7 +69,7 @@ export async function readSubtitle(
       { details: { maxBytes, size } },
     );
   }
-  if (size === 0) throw new FileconvError('CORRUPT_INPUT', 'The subtitle file is empty');
+  assertNotEmpty(size);
   const bytes = await readFile(path);
   if (bytes.subarray(0, 4096).some((byte) => byte === 0) && bytes[0] !== 0xff && bytes[0] !== 0xfe) {
     throw new FileconvError('CONTENT_MISMATCH', `The file was declared ${declared} but it is not text`, {

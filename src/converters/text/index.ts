@@ -13,8 +13,9 @@ import { statSync } from 'node:fs';
 import { z } from 'zod';
 import { throwIfAborted } from '../../core/abort.js';
 import { FileconvError } from '../../core/errors.js';
+import { parseOptions } from '../../core/options.js';
 import type { Availability, ConvertContext, Converter, ConvertResult } from '../../core/ports/index.js';
-import { edgeGuard, parseOptions, runInProcess, unavailable } from '../../kit/converter-kit.js';
+import { edgeGuard, runInProcess, unavailable } from '../../kit/converter-kit.js';
 import { missingPackages, notInstalled } from '../../kit/engine-packages.js';
 import { loadMarked, loadPdfEngine, loadTurndown, packageVersion } from '../../kit/libraries/documents.js';
 import { mapDocumentError } from '../../kit/text/document-errors.js';
@@ -26,7 +27,7 @@ import { dejaVuFontFiles, type FontFiles } from './fonts.js';
 import { markdownToPdf } from './markdown-pdf.js';
 import { TEXT } from './registration.js';
 import { TEXT_EDGES } from './text-edges.js';
-import { pdfOptionsSchema, pdfSettings, textOptionsSchema } from './text-options.js';
+import { type PdfOptions, pdfSettings } from './text-options.js';
 import { type PdfJob, textToPdf } from './text-pdf.js';
 
 export { TEXT_FACTORY, TEXT_REGISTRATION } from './registration.js';
@@ -89,14 +90,14 @@ function fontFiles(custom: Partial<FontFiles>): FontFiles {
   return { ...dejaVuFontFiles(), ...(bold ? { bold } : {}), ...(mono ? { mono } : {}) };
 }
 
-async function run(ctx: ConvertContext, settings: Settings, options: Record<string, unknown>): Promise<void> {
+async function run(ctx: ConvertContext<PdfOptions>, settings: Settings): Promise<void> {
   const { from, to, inputPath } = ctx;
   if (to === 'pdf') {
     const engine = await loadPdfEngine();
     const job: PdfJob = {
       engine,
       fonts: fontFiles(settings.fonts),
-      settings: pdfSettings(pdfOptionsSchema.parse(options)),
+      settings: pdfSettings(ctx.options),
       signal: ctx.signal,
       onProgress: ctx.onProgress,
     };
@@ -147,20 +148,15 @@ function checkFontFile(option: string, path: string | undefined): void {
 }
 
 /** Creates the text converter. Options are checked here, and a bad one throws INVALID_OPTIONS. */
-export function createTextConverter(options: TextConverterOptions = {}): Converter {
-  const checked = factoryOptionsSchema.safeParse(options);
-  if (!checked.success) {
-    throw new FileconvError('INVALID_OPTIONS', `createTextConverter: ${z.prettifyError(checked.error)}`, {
-      cause: checked.error,
-    });
-  }
-  const fonts = checked.data.fonts ?? {};
+export function createTextConverter(options: TextConverterOptions = {}): Converter<PdfOptions> {
+  const given = parseOptions(factoryOptionsSchema, options, 'createTextConverter');
+  const fonts = given.fonts ?? {};
   for (const role of ['regular', 'bold', 'mono'] as const) checkFontFile(`fonts.${role}`, fonts[role]);
   const settings: Settings = {
-    maxInputBytes: checked.data.maxInputBytes ?? TEXT_DEFAULTS.maxInputBytes,
-    maxMarkupBytes: checked.data.maxMarkupBytes ?? TEXT_DEFAULTS.maxMarkupBytes,
+    maxInputBytes: given.maxInputBytes ?? TEXT_DEFAULTS.maxInputBytes,
+    maxMarkupBytes: given.maxMarkupBytes ?? TEXT_DEFAULTS.maxMarkupBytes,
     fonts,
-    markdownHtml: checked.data.markdownHtml ?? TEXT_DEFAULTS.markdownHtml,
+    markdownHtml: given.markdownHtml ?? TEXT_DEFAULTS.markdownHtml,
   };
   const guard = edgeGuard('text', TEXT_EDGES);
 
@@ -181,12 +177,11 @@ export function createTextConverter(options: TextConverterOptions = {}): Convert
       }
     },
 
-    async convert(ctx: ConvertContext): Promise<ConvertResult> {
+    async convert(ctx): Promise<ConvertResult> {
       guard(ctx.from, ctx.to);
-      const options = parseOptions(textOptionsSchema(ctx.to), ctx.options);
       return runInProcess(
         ctx,
-        () => run(ctx, settings, options),
+        () => run(ctx, settings),
         (error) => mapDocumentError(error, `${ctx.from} to ${ctx.to} conversion`),
       );
     },

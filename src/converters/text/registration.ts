@@ -6,10 +6,10 @@
 import type { ConverterDeclaration, ConverterRegistration } from '../../core/ports/index.js';
 import type { IsolatedFactory } from '../../kit/isolation/process-protocol.js';
 import { TEXT_EDGES } from './text-edges.js';
-import { textOptionsSchema } from './text-options.js';
+import { type PdfOptions, textOptionsSchema } from './text-options.js';
 
 /** What createTextConverter() is. */
-export const TEXT: ConverterDeclaration = {
+export const TEXT: ConverterDeclaration<PdfOptions> = {
   name: 'text',
   edges: TEXT_EDGES,
   optionsSchema: (to) => textOptionsSchema(to),
@@ -21,7 +21,7 @@ export const TEXT_FACTORY: IsolatedFactory = {
   factory: 'createTextConverter',
 };
 
-export const TEXT_REGISTRATION: ConverterRegistration = {
+export const TEXT_REGISTRATION: ConverterRegistration<PdfOptions> = {
   ...TEXT,
   async load() {
     const [{ createTextConverter }, { isolateConverter }] = await Promise.all([

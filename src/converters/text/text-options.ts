@@ -50,7 +50,7 @@ export function pdfSettings(options: PdfOptions): PdfSettings {
 
 const noOptions = z.strictObject({});
 
-/** The options schema for a conversion to `to`. */
-export function textOptionsSchema(to: FormatName): z.ZodType<Record<string, unknown>> {
+/** The options schema for a conversion to `to` (a target other than PDF takes none of them). */
+export function textOptionsSchema(to: FormatName): z.ZodType<PdfOptions> {
   return to === 'pdf' ? pdfOptionsSchema : noOptions;
 }

@@ -12,10 +12,11 @@ import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { throwIfAborted } from '../../core/abort.js';
 import { FileconvError } from '../../core/errors.js';
+import { parseOptions } from '../../core/options.js';
 import type { Availability, ConvertContext, Converter, ConvertResult } from '../../core/ports/index.js';
 import { workBudgetError } from '../../core/work-limits.js';
 import { toolsAvailability } from '../../kit/command-tools.js';
-import { edgeGuard, parseOptions } from '../../kit/converter-kit.js';
+import { edgeGuard } from '../../kit/converter-kit.js';
 import { pixelLimitError } from '../../kit/image/probe.js';
 import { assertImageWork } from '../../kit/image/work-budget.js';
 import { placeFile } from '../../kit/place-file.js';
@@ -29,7 +30,7 @@ import {
 } from './ghostscript-run.js';
 import { GHOSTSCRIPT } from './registration.js';
 import { GHOSTSCRIPT_EDGES } from './vector-edges.js';
-import { type RenderOptions, vectorOptionsSchema } from './vector-options.js';
+import { type RenderOptions, VECTOR_DEFAULTS, type VectorOptions } from './vector-options.js';
 
 export interface GhostscriptConverterOptions {
   /**
@@ -55,7 +56,7 @@ const factoryOptionsSchema = z.strictObject({
 const LABELS: Readonly<Record<string, string>> = { eps: 'EPS file', ps: 'PostScript file', pdf: 'PDF' };
 
 interface Job {
-  ctx: ConvertContext;
+  ctx: ConvertContext<VectorOptions>;
   /** The conversion's options, parsed (defaults filled in); `page` is 1 where the target has none. */
   options: { page: number } & Partial<RenderOptions>;
   run: GhostscriptRun;
@@ -206,8 +207,10 @@ async function convertIn(job: Job, workDir: string): Promise<void> {
 }
 
 /** Creates the Ghostscript converter. Options are checked here, and a bad one throws INVALID_OPTIONS. */
-export function createGhostscriptConverter(options: GhostscriptConverterOptions = {}): Converter {
-  const settings = parseOptions(factoryOptionsSchema, options, 'createGhostscriptConverter options');
+export function createGhostscriptConverter(
+  options: GhostscriptConverterOptions = {},
+): Converter<VectorOptions> {
+  const settings = parseOptions(factoryOptionsSchema, options, 'createGhostscriptConverter');
   const timeoutMs = (settings.timeoutSeconds ?? 300) * 1000;
   const maxPages = settings.maxPages ?? 1000;
   const memoryKiB = (settings.maxMemoryMiB ?? 1024) * 1024;
@@ -217,12 +220,11 @@ export function createGhostscriptConverter(options: GhostscriptConverterOptions 
     ...GHOSTSCRIPT,
     available: (): Promise<Availability> => toolsAvailability(['gs']),
 
-    async convert(ctx: ConvertContext): Promise<ConvertResult> {
+    async convert(ctx): Promise<ConvertResult> {
       guard(ctx.from, ctx.to);
       throwIfAborted(ctx.signal);
       ctx.onProgress(0);
-      const parsed = parseOptions(vectorOptionsSchema(ctx.to), ctx.options, 'options');
-      const options = { page: 1, ...parsed } as Job['options'];
+      const options = { ...ctx.options, page: ctx.options.page ?? VECTOR_DEFAULTS.page };
       const workDir = await mkdtemp(join(ctx.tempDir, 'gs-'));
       const signal = AbortSignal.any([ctx.signal, AbortSignal.timeout(timeoutMs)]);
       const names = { [resolve(ctx.inputPath)]: `input.${ctx.from}`, [workDir]: '<work>' };

@@ -13,14 +13,15 @@ import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { throwIfAborted } from '../../core/abort.js';
 import { type ErrorCode, FileconvError } from '../../core/errors.js';
+import { parseOptions } from '../../core/options.js';
 import type { Availability, ConvertContext, Converter, ConvertResult } from '../../core/ports/index.js';
 import { runTool, type ToolOutcome, toolFailed, toolsAvailability } from '../../kit/command-tools.js';
-import { edgeGuard, parseOptions } from '../../kit/converter-kit.js';
+import { edgeGuard } from '../../kit/converter-kit.js';
 import { placeFile } from '../../kit/place-file.js';
 import { withWorkDir } from '../../kit/work-dir.js';
 import { PDFTOCAIRO } from './registration.js';
 import { PDFTOCAIRO_EDGES } from './vector-edges.js';
-import { vectorOptionsSchema } from './vector-options.js';
+import { VECTOR_DEFAULTS, type VectorOptions } from './vector-options.js';
 
 export interface PdftocairoConverterOptions {
   /**
@@ -48,8 +49,12 @@ function inputFault(outcome: ToolOutcome, page: number): FileconvError {
   return toolFailed('pdftocairo', outcome, 'converting PDF to SVG', code);
 }
 
-async function convertIn(ctx: ConvertContext, workDir: string, timeoutMs: number): Promise<void> {
-  const { page } = parseOptions(vectorOptionsSchema('svg'), ctx.options, 'options') as { page: number };
+async function convertIn(
+  ctx: ConvertContext<VectorOptions>,
+  workDir: string,
+  timeoutMs: number,
+): Promise<void> {
+  const page = ctx.options.page ?? VECTOR_DEFAULTS.page;
   const output = join(workDir, 'output.svg');
   const input = resolve(ctx.inputPath);
   const outcome = await runTool(
@@ -65,14 +70,16 @@ async function convertIn(ctx: ConvertContext, workDir: string, timeoutMs: number
 }
 
 /** Creates the Poppler converter (pdf -> svg). */
-export function createPdftocairoConverter(options: PdftocairoConverterOptions = {}): Converter {
-  const settings = parseOptions(factoryOptionsSchema, options, 'createPdftocairoConverter options');
+export function createPdftocairoConverter(
+  options: PdftocairoConverterOptions = {},
+): Converter<VectorOptions> {
+  const settings = parseOptions(factoryOptionsSchema, options, 'createPdftocairoConverter');
   const timeoutMs = (settings.timeoutSeconds ?? 300) * 1000;
   const guard = edgeGuard('pdftocairo', PDFTOCAIRO_EDGES);
   return {
     ...PDFTOCAIRO,
     available: (): Promise<Availability> => toolsAvailability(['pdftocairo']),
-    async convert(ctx: ConvertContext): Promise<ConvertResult> {
+    async convert(ctx): Promise<ConvertResult> {
       guard(ctx.from, ctx.to);
       throwIfAborted(ctx.signal);
       ctx.onProgress(0);

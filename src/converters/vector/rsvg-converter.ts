@@ -14,16 +14,17 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { throwIfAborted } from '../../core/abort.js';
 import { FileconvError } from '../../core/errors.js';
+import { parseOptions } from '../../core/options.js';
 import type { Availability, ConvertContext, Converter, ConvertResult } from '../../core/ports/index.js';
 import { runTool, toolFailed, toolsAvailability } from '../../kit/command-tools.js';
-import { edgeGuard, parseOptions, unavailable } from '../../kit/converter-kit.js';
+import { edgeGuard, unavailable } from '../../kit/converter-kit.js';
 import { probeImage } from '../../kit/image/probe.js';
 import { loadSharp } from '../../kit/libraries/sharp.js';
 import { placeFile } from '../../kit/place-file.js';
 import { withWorkDir } from '../../kit/work-dir.js';
 import { RSVG } from './registration.js';
 import { RSVG_EDGES } from './vector-edges.js';
-import { vectorOptionsSchema } from './vector-options.js';
+import type { VectorOptions } from './vector-options.js';
 
 export interface RsvgConverterOptions {
   /**
@@ -38,8 +39,7 @@ const factoryOptionsSchema = z.strictObject({ timeoutSeconds: z.number().positiv
 /** rsvg-convert's words for an SVG it cannot parse or render. */
 const BAD_SVG = /Error reading SVG|XML parse error|Error rendering SVG|not a valid|could not|error/i;
 
-async function convertIn(ctx: ConvertContext, workDir: string, timeoutMs: number): Promise<void> {
-  parseOptions(vectorOptionsSchema(ctx.to), ctx.options, 'options');
+async function convertIn(ctx: ConvertContext<unknown>, workDir: string, timeoutMs: number): Promise<void> {
   const sharp = await loadSharp();
   // Vets the SVG (UNSAFE_INPUT on any outside reference) and measures it against the pixel limit:
   // librsvg rasterises what PDF cannot hold (filters) at the drawing's size.
@@ -73,8 +73,8 @@ async function convertIn(ctx: ConvertContext, workDir: string, timeoutMs: number
 }
 
 /** Creates the librsvg converter (svg -> pdf). */
-export function createRsvgConverter(options: RsvgConverterOptions = {}): Converter {
-  const settings = parseOptions(factoryOptionsSchema, options, 'createRsvgConverter options');
+export function createRsvgConverter(options: RsvgConverterOptions = {}): Converter<VectorOptions> {
+  const settings = parseOptions(factoryOptionsSchema, options, 'createRsvgConverter');
   const timeoutMs = (settings.timeoutSeconds ?? 300) * 1000;
   const guard = edgeGuard('rsvg', RSVG_EDGES);
   return {
@@ -89,7 +89,7 @@ export function createRsvgConverter(options: RsvgConverterOptions = {}): Convert
         return unavailable(error);
       }
     },
-    async convert(ctx: ConvertContext): Promise<ConvertResult> {
+    async convert(ctx): Promise<ConvertResult> {
       guard(ctx.from, ctx.to);
       throwIfAborted(ctx.signal);
       ctx.onProgress(0);

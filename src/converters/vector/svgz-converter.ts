@@ -11,12 +11,12 @@ import { promisify } from 'node:util';
 import { gunzip, gzip } from 'node:zlib';
 import { FileconvError } from '../../core/errors.js';
 import { sniffText } from '../../core/formats/detect-text.js';
-import type { Availability, ConvertContext, Converter, ConvertResult } from '../../core/ports/index.js';
-import { edgeGuard, parseOptions, runInProcess } from '../../kit/converter-kit.js';
+import type { Availability, Converter, ConvertResult } from '../../core/ports/index.js';
+import { edgeGuard, runInProcess } from '../../kit/converter-kit.js';
 import { placeFile } from '../../kit/place-file.js';
 import { SVGZ } from './registration.js';
 import { SVGZ_EDGES } from './vector-edges.js';
-import { vectorOptionsSchema } from './vector-options.js';
+import type { VectorOptions } from './vector-options.js';
 
 const gunzipAsync = promisify(gunzip);
 const gzipAsync = promisify(gzip);
@@ -63,14 +63,13 @@ async function pack(input: string): Promise<Buffer> {
 }
 
 /** Creates the svgz converter (svgz <-> svg). */
-export function createSvgzConverter(): Converter {
+export function createSvgzConverter(): Converter<VectorOptions> {
   const guard = edgeGuard('svgz', SVGZ_EDGES);
   return {
     ...SVGZ,
     available: async (): Promise<Availability> => ({ ok: true, version: `zlib ${process.versions.zlib}` }),
-    async convert(ctx: ConvertContext): Promise<ConvertResult> {
+    async convert(ctx): Promise<ConvertResult> {
       guard(ctx.from, ctx.to);
-      parseOptions(vectorOptionsSchema(ctx.to), ctx.options, 'options');
       const scratch = join(ctx.tempDir, `svgz-${randomUUID()}.${ctx.to}`);
       const work = async () => {
         try {

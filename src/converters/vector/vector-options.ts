@@ -7,6 +7,8 @@ import type { FormatName } from '../../core/formats/types.js';
 import { memoizeSchema } from '../../kit/converter-kit.js';
 
 export const VECTOR_DEFAULTS = {
+  /** The page a conversion writes, 1-based. */
+  page: 1,
   /** 144 dpi, twice PostScript's point, as the PDF converter renders pages: sharp on screens. */
   dpi: 144,
   quality: 80,
@@ -16,7 +18,7 @@ export const VECTOR_DPI_RANGE = { min: 36, max: 1200 } as const;
 const page = z
   .int()
   .min(1)
-  .default(1)
+  .default(VECTOR_DEFAULTS.page)
   .describe(
     'The page to write, 1-based (EPS and SVG hold one page; PostScript and PDF may hold many). Default 1.',
   );
@@ -31,7 +33,13 @@ export type RenderOptions = {
   quality: number;
 };
 
-function buildSchema(to: FormatName): z.ZodType<Record<string, unknown>> {
+/**
+ * What a vector conversion takes, over every target: a target's schema fills in its own (png and
+ * jpg all of RenderOptions but the other's background or quality, eps and svg the page, others none).
+ */
+export type VectorOptions = Partial<RenderOptions>;
+
+function buildSchema(to: FormatName): z.ZodType<VectorOptions> {
   switch (to) {
     case 'png':
     case 'jpg':

@@ -11,6 +11,7 @@
  */
 import { z } from 'zod';
 import { FileconvError } from '../errors.js';
+import { fileTooLarge } from '../file-size.js';
 import type { WorkLimits } from '../ports/index.js';
 
 /** One megabyte as the plan table counts it: 2^20 bytes. */
@@ -367,13 +368,21 @@ export function hasPlan(table: PlanTable, name: string): boolean {
 
 /** FILE_TOO_LARGE when `size` bytes is over the plan's limit. */
 export function assertFileSize(plan: Readonly<Plan>, size: number): void {
-  if (size > plan.maxFileBytes) {
-    throw new FileconvError(
-      'FILE_TOO_LARGE',
-      `The file is ${size} bytes; the ${plan.label} plan allows at most ${plan.maxFileBytes} bytes.`,
-      { details: { limit: plan.maxFileBytes, size, plan: plan.name } },
-    );
-  }
+  if (size > plan.maxFileBytes) throw planFileTooLarge(plan, size);
+}
+
+/**
+ * FILE_TOO_LARGE for a file over the plan's limit, naming the plan: `size` when it is known (a
+ * declared size), absent when the bytes were cut off at the limit (`cause`: that refusal).
+ */
+export function planFileTooLarge(plan: Readonly<Plan>, size?: number, cause?: unknown): FileconvError {
+  return fileTooLarge({
+    limit: plan.maxFileBytes,
+    ...(size === undefined ? {} : { size }),
+    setBy: `the ${plan.label} plan`,
+    details: { plan: plan.name },
+    cause,
+  });
 }
 
 /** PLAN_FEATURE_REQUIRED unless the plan may submit a batch of `jobs` jobs. */

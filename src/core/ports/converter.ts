@@ -28,13 +28,21 @@ export interface ConversionEdge {
   finalOnly?: boolean;
 }
 
-export interface ConvertContext {
+/**
+ * A conversion as a converter is asked to make it. `O` is the converter's options type, its
+ * schema's output (`Converter<O>`): a converter reads `options` typed, never parses them again.
+ */
+export interface ConvertContext<O = Record<string, unknown>> {
   inputPath: string;
   outputPath: string;
   from: FormatName;
   to: FormatName;
-  /** Options already validated against the converter's schema. */
-  options: Record<string, unknown>;
+  /**
+   * The options, parsed by the converter's schema for `to` (its defaults filled in): the engine
+   * parses them once, when it plans the conversion. A caller of convert() outside an engine
+   * parses them first too (parseConversionOptions, core/options.ts).
+   */
+  options: O;
   /** A private directory the converter may write scratch files to; removed by the engine. */
   tempDir: string;
   /** Aborted on timeout or cancel: stop work, kill child processes. */
@@ -82,21 +90,25 @@ export interface ConverterStats {
   restarts?: number;
 }
 
-export interface Converter {
+/**
+ * One engine's conversions. `O` is the type of its options, the output of its schemas (one type
+ * for every target: the union of what each takes); a host's converter may leave it out.
+ */
+export interface Converter<O = Record<string, unknown>> {
   /** Unique, short: 'sharp', 'ffmpeg', ... */
   name: string;
   edges: readonly ConversionEdge[];
   /** Whether the engine behind it can run here (library importable, binary on PATH). */
   available(): Promise<Availability>;
   /** Schema for the options of a conversion to `to`. Unknown keys must be rejected. */
-  optionsSchema?(to: FormatName): ZodType<Record<string, unknown>>;
+  optionsSchema?(to: FormatName): ZodType<O>;
   /**
-   * 'zip' when a conversion to `to` with these (validated) options writes a zip archive of
+   * 'zip' when a conversion to `to` with these (parsed) options writes a zip archive of
    * several `to` files instead of one (every page of a PDF as PNG). Only the last step of a
    * chain may package its output; the result is then named and served as a zip.
    */
-  packaging?(to: FormatName, options: Record<string, unknown>): OutputPackaging | undefined;
-  convert(ctx: ConvertContext): Promise<ConvertResult | undefined>;
+  packaging?(to: FormatName, options: O): OutputPackaging | undefined;
+  convert(ctx: ConvertContext<O>): Promise<ConvertResult | undefined>;
   /**
    * Releases what the converter keeps between conversions (worker processes, threads). The
    * engine calls it from its own close(), after running conversions have finished.
@@ -115,7 +127,7 @@ export interface Converter {
  * and packaging: a converter folder writes them once, in its registration module, and the
  * converter it makes spreads them.
  */
-export interface ConverterDeclaration {
+export interface ConverterDeclaration<O = Record<string, unknown>> {
   /** Unique, short: 'sharp', 'ffmpeg', ... */
   readonly name: string;
   /** Declared without loading anything: planning needs no engine installed. */
@@ -124,9 +136,9 @@ export interface ConverterDeclaration {
    * The options schema per target (Converter.optionsSchema), dependency-free (zod only), so an API
    * node validates options without loading the converter. Absent: no options.
    */
-  optionsSchema?(to: FormatName): ZodType<Record<string, unknown>>;
+  optionsSchema?(to: FormatName): ZodType<O>;
   /** Converter.packaging, declared the same way (an API node names a zip result without loading). */
-  packaging?(to: FormatName, options: Record<string, unknown>): OutputPackaging | undefined;
+  packaging?(to: FormatName, options: O): OutputPackaging | undefined;
 }
 
 /**
@@ -136,7 +148,7 @@ export interface ConverterDeclaration {
  * Each converter folder exports its registration(s) from one small dependency-free module
  * (`src/converters/sharp/registration.ts`). An engine also takes a ready Converter object.
  */
-export interface ConverterRegistration extends ConverterDeclaration {
+export interface ConverterRegistration<O = Record<string, unknown>> extends ConverterDeclaration<O> {
   /** Makes the converter (imports its module and engine library); called on first need. */
-  load(): Promise<Converter>;
+  load(): Promise<Converter<O>>;
 }

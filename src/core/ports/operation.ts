@@ -8,12 +8,13 @@ import type { FormatName, OutputPackaging } from '../formats/types.js';
 import type { ConversionLimits } from '../work-limits.js';
 import type { Availability, ConvertResult } from './converter.js';
 
-export interface OperationContext {
+/** An operation's run; `O` is its options type, its schema's output (`DocumentOperation<O>`). */
+export interface OperationContext<O = Record<string, unknown>> {
   /** The job's inputs, in the order given, each already checked to be of the operation's input format. */
   inputPaths: readonly string[];
   outputPath: string;
-  /** Options already validated against optionsSchema. */
-  options: Record<string, unknown>;
+  /** The options, parsed by optionsSchema (defaults filled in): the operation reads them as they are. */
+  options: O;
   /** A private directory for scratch files; removed by the engine. */
   tempDir: string;
   /** Aborted on timeout or cancel: stop work, kill child processes. */
@@ -29,7 +30,7 @@ export interface OperationOutput {
   packaging?: OutputPackaging;
 }
 
-export interface DocumentOperation {
+export interface DocumentOperation<O = Record<string, unknown>> {
   /** Unique, short, as clients name it: 'merge', 'split', 'rotate', ... */
   name: string;
   /** One line for API descriptions and `GET /api/operations`. */
@@ -44,15 +45,15 @@ export interface DocumentOperation {
   /** Whether the engine behind it can run here. */
   available(): Promise<Availability>;
   /** Schema of its options; unknown keys are rejected. */
-  optionsSchema: ZodType<Record<string, unknown>>;
-  /** The result's format for these (validated) options. */
-  output(options: Record<string, unknown>): OperationOutput;
+  optionsSchema: ZodType<O>;
+  /** The result's format for these (parsed) options. */
+  output(options: O): OperationOutput;
   /**
    * Checks what the schema cannot see: the options against the number of inputs (a watermark
    * needs its text or an image file). Throws INVALID_OPTIONS; called when the job is created.
    */
-  checkInputs?(options: Record<string, unknown>, inputCount: number): void;
-  run(ctx: OperationContext): Promise<ConvertResult | undefined>;
+  checkInputs?(options: O, inputCount: number): void;
+  run(ctx: OperationContext<O>): Promise<ConvertResult | undefined>;
   /** Releases what it keeps between runs (worker processes); called by the engine's close(). */
   close?(): Promise<void>;
 }

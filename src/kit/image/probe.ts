@@ -8,6 +8,7 @@ import { open, readFile, stat } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { gunzip } from 'node:zlib';
 import { FileconvError } from '../../core/errors.js';
+import { assertNotEmpty } from '../../core/file-size.js';
 import type { FormatName } from '../../core/formats/types.js';
 import type { SharpFactory } from '../libraries/sharp.js';
 import { mapSharpError } from './sharp-errors.js';
@@ -141,7 +142,7 @@ export async function probeImage(
   const info = await stat(path).catch((error: unknown) => {
     throw new FileconvError('INTERNAL', 'The conversion input file is missing', { cause: error });
   });
-  if (info.size === 0) throw corrupt('The input file is empty');
+  assertNotEmpty(info.size);
 
   const head = await readHead(path, 4096);
   const vetted = from === 'svg' || !hasRasterSignature(head) ? await readSafeSvg(path, info.size) : undefined;

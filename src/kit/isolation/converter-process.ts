@@ -15,9 +15,9 @@ const send = (message: ChildMessage) => process.send?.(message);
 /** The conversion running now, to abort. */
 let controller = new AbortController();
 /** Converters built so far, by module, factory and options. */
-const built = new Map<string, Promise<Converter>>();
+const built = new Map<string, Promise<Converter<unknown>>>();
 
-function converterFor(request: ConversionRequest): Promise<Converter> {
+function converterFor(request: ConversionRequest): Promise<Converter<unknown>> {
   const key = `${request.moduleUrl}#${request.factory}:${JSON.stringify(request.factoryOptions)}`;
   let converter = built.get(key);
   if (!converter) {
@@ -27,15 +27,16 @@ function converterFor(request: ConversionRequest): Promise<Converter> {
   return converter;
 }
 
-async function build(request: ConversionRequest): Promise<Converter> {
+/** The child's copy of the converter: its options type is the parent's business (they come parsed). */
+async function build(request: ConversionRequest): Promise<Converter<unknown>> {
   const module = (await import(request.moduleUrl)) as Record<string, unknown>;
   const make = module[request.factory];
   if (typeof make !== 'function') {
     throw new FileconvError('INTERNAL', `${request.moduleUrl} has no function ${request.factory}.`);
   }
-  return (await (make as (options: Record<string, unknown>) => Converter | Promise<Converter>)(
-    request.factoryOptions,
-  )) as Converter;
+  return (await (
+    make as (options: Record<string, unknown>) => Converter<unknown> | Promise<Converter<unknown>>
+  )(request.factoryOptions)) as Converter<unknown>;
 }
 
 async function run(request: ConversionRequest): Promise<void> {

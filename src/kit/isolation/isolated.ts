@@ -129,7 +129,11 @@ class ProcessPool {
 }
 
 /** Runs one conversion in a process of the pool. */
-function runIsolated(ctx: ConvertContext, settings: Settings, pool: ProcessPool): Promise<ConvertResult> {
+function runIsolated(
+  ctx: ConvertContext<unknown>,
+  settings: Settings,
+  pool: ProcessPool,
+): Promise<ConvertResult> {
   throwIfAborted(ctx.signal);
   const { name } = settings;
   const request: ConversionRequest = {
@@ -224,11 +228,11 @@ function moduleUrlOf(factory: IsolatedFactory): string {
  * importing `factory.module` and calling `factory.factory` with the factory options; the module
  * is looked up here, so a wrong path fails at once rather than at the first conversion.
  */
-export function isolateConverter(
-  converter: Converter,
+export function isolateConverter<O>(
+  converter: Converter<O>,
   factory: IsolatedFactory,
   options: IsolationOptions = {},
-): Converter {
+): Converter<O> {
   const settings: Settings = {
     maxHeapMb: options.maxHeapMb ?? DEFAULT_ISOLATION.maxHeapMb,
     budgetMs: options.budgetMs ?? DEFAULT_ISOLATION.budgetMs,

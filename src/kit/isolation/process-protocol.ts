@@ -26,7 +26,8 @@ export interface ConversionRequest {
     outputPath: string;
     from: string;
     to: string;
-    options: Record<string, unknown>;
+    /** Parsed already (by the engine): handed to the child's converter as they are. */
+    options: unknown;
     tempDir: string;
     limits: ConversionLimits;
   };

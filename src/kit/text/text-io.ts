@@ -38,7 +38,7 @@ export async function readTextInput(path: string, maxBytes: number): Promise<str
  * moves it to ctx.outputPath. On failure or abort, neither the scratch file nor an output remains.
  */
 export async function writeOutput(
-  ctx: ConvertContext,
+  ctx: ConvertContext<unknown>,
   prefix: string,
   produce: () => Promise<string | Uint8Array>,
 ): Promise<void> {

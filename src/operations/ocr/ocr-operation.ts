@@ -20,9 +20,9 @@ import { assertLanguages } from '../../converters/ocr/tesseract.js';
 import { FileconvError } from '../../core/errors.js';
 import { detectFormat } from '../../core/formats/index.js';
 import type { FormatName } from '../../core/formats/types.js';
+import { parseConversionOptions } from '../../core/options.js';
 import type { Availability, DocumentOperation, OperationContext } from '../../core/ports/index.js';
 import { toolsAvailability } from '../../kit/command-tools.js';
-import { parseOptions } from '../../kit/converter-kit.js';
 import { withWorkDir } from '../../kit/work-dir.js';
 
 /** Scans the operation takes besides PDF: those the OCR converter reads (see scan-png.ts). */
@@ -30,29 +30,28 @@ export const OCR_IMAGE_INPUTS: readonly FormatName[] = OCR_SOURCES;
 
 /** The OCR operations: 'ocr' (a searchable PDF). */
 export function ocrOperations(): DocumentOperation[] {
-  return [
-    {
-      name: 'ocr',
-      description:
-        "Makes a scanned PDF or image searchable: tesseract reads each page without text and lays the words, invisible, under the page (languages: ['eng', 'deu', ...]).",
-      input: 'pdf',
-      accepts: () => ['pdf', ...OCR_IMAGE_INPUTS],
-      minInputs: 1,
-      maxInputs: 1,
-      available: (): Promise<Availability> =>
-        toolsAvailability(['tesseract', 'pdftoppm', 'pdfinfo', 'pdftotext', 'qpdf']),
-      optionsSchema: ocrOperationOptionsSchema as unknown as DocumentOperation['optionsSchema'],
-      output: () => ({ format: 'pdf' }),
-      run: async (ctx) => {
-        await makeSearchable(ctx);
-        return undefined;
-      },
+  const ocr: DocumentOperation<OcrOperationOptions> = {
+    name: 'ocr',
+    description:
+      "Makes a scanned PDF or image searchable: tesseract reads each page without text and lays the words, invisible, under the page (languages: ['eng', 'deu', ...]).",
+    input: 'pdf',
+    accepts: () => ['pdf', ...OCR_IMAGE_INPUTS],
+    minInputs: 1,
+    maxInputs: 1,
+    available: (): Promise<Availability> =>
+      toolsAvailability(['tesseract', 'pdftoppm', 'pdfinfo', 'pdftotext', 'qpdf']),
+    optionsSchema: ocrOperationOptionsSchema,
+    output: () => ({ format: 'pdf' }),
+    run: async (ctx) => {
+      await makeSearchable(ctx);
+      return undefined;
     },
-  ];
+  };
+  return [ocr];
 }
 
-async function makeSearchable(ctx: OperationContext): Promise<void> {
-  const options: OcrOperationOptions = parseOptions(ocrOperationOptionsSchema, ctx.options, 'ocr options');
+async function makeSearchable(ctx: OperationContext<OcrOperationOptions>): Promise<void> {
+  const { options } = ctx;
   await assertLanguages(options.languages, ctx.signal);
   const input = ctx.inputPaths[0]!;
   const run: SearchablePdfRun = {
@@ -84,18 +83,19 @@ async function makeSearchable(ctx: OperationContext): Promise<void> {
  * image converter itself (an operation may use a converter; converters may not use each other).
  */
 function decodingWithSharp(
-  ctx: OperationContext,
+  ctx: OperationContext<unknown>,
   workDir: string,
 ): NonNullable<OperationContext['convertTo']> {
   return async (inputPath, from, to) => {
     const { createSharpConverter } = await import('../../converters/sharp/index.js');
     const outputPath = join(workDir, `scan.${to}`);
-    await createSharpConverter().convert({
+    const sharp = createSharpConverter();
+    await sharp.convert({
       inputPath,
       outputPath,
       from,
       to,
-      options: {},
+      options: parseConversionOptions(sharp, to, {}),
       tempDir: workDir,
       signal: ctx.signal,
       onProgress: () => {},

@@ -11,24 +11,24 @@ import type { Converter, DocumentOperation } from '../../core/ports/index.js';
 import { type IsolationOptions, isolateConverter } from '../../kit/isolation/isolated.js';
 
 /** How an operation travels in a conversion request's options. */
-interface OperationCall {
+type OperationCall = {
   operation: string;
   inputPaths: string[];
   options: Record<string, unknown>;
-}
+};
 
 /**
  * The stand-in converter the child builds: its "conversion" runs the operation named in its
  * options over the inputs listed there.
  */
-export function operationsConverter(operations: readonly DocumentOperation[]): Converter {
+export function operationsConverter(operations: readonly DocumentOperation[]): Converter<OperationCall> {
   const byName = new Map(operations.map((operation) => [operation.name, operation]));
   return {
     name: 'pdf-operations',
     edges: [],
     available: async () => ({ ok: true }),
     async convert(ctx) {
-      const call = ctx.options as unknown as OperationCall;
+      const call = ctx.options;
       const operation = byName.get(call.operation);
       if (!operation)
         throw new FileconvError('INTERNAL', `No operation named ${call.operation} in the child.`);
@@ -72,7 +72,7 @@ export function isolateOperations(
         outputPath: ctx.outputPath,
         from: operation.input,
         to: output.format,
-        options: call as unknown as Record<string, unknown>,
+        options: call,
         tempDir: ctx.tempDir,
         signal: ctx.signal,
         limits: ctx.limits,

@@ -1,10 +1,10 @@
 /**
  * Checking an operation's own options against its schema. The options object a function takes
  * also carries what every operation takes (signal, maxInputBytes, tempDir), so only the schema's
- * own keys are checked; a bad value is INVALID_OPTIONS naming the option.
+ * own keys are checked; a bad value is INVALID_OPTIONS naming the option (core/options.ts).
  */
-import { z } from 'zod';
-import { FileconvError } from '../../core/errors.js';
+import type { z } from 'zod';
+import { parseOptions } from '../../core/options.js';
 
 export function parseOperationOptions<Shape extends z.ZodRawShape>(
   operation: string,
@@ -14,11 +14,5 @@ export function parseOperationOptions<Shape extends z.ZodRawShape>(
   const own = Object.fromEntries(
     Object.entries(options).filter(([key, value]) => key in schema.shape && value !== undefined),
   );
-  const parsed = schema.safeParse(own);
-  if (!parsed.success) {
-    throw new FileconvError('INVALID_OPTIONS', `${operation}: ${z.prettifyError(parsed.error)}`, {
-      cause: parsed.error,
-    });
-  }
-  return parsed.data;
+  return parseOptions(schema, own, `the ${operation} operation`);
 }

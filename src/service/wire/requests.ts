@@ -14,6 +14,11 @@ export const MAX_FILE_NAME_LENGTH = 1024;
 const fileName = z.string().min(1).max(MAX_FILE_NAME_LENGTH);
 const formatName = z.string().min(1).max(32);
 const byteSize = z.int().positive().max(Number.MAX_SAFE_INTEGER);
+/**
+ * The size of a file about to be uploaded: 0 is a well-formed request for an empty file, which the
+ * engine refuses as it refuses an empty upload (CORRUPT_INPUT), not a malformed one.
+ */
+const uploadSize = z.int().nonnegative().max(Number.MAX_SAFE_INTEGER);
 // type/subtype with optional parameters: enough to refuse garbage and header injection.
 const mimeType = z
   .string()
@@ -42,7 +47,7 @@ const webhookUrl = z
     }
   });
 
-export const uploadUrlRequest = z.object({ fileName, fileSize: byteSize, contentType: mimeType });
+export const uploadUrlRequest = z.object({ fileName, fileSize: uploadSize, contentType: mimeType });
 
 /** S3's limit on the parts of one upload. */
 const MAX_PARTS = 10_000;
