@@ -4,11 +4,12 @@ import { copyFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Plugin } from 'esbuild';
 import { defineConfig } from 'tsup';
-import pkg from './package.json' with { type: 'json' };
+import { packageEntries } from './scripts/package-entries.js';
 
 /**
- * Build entries are derived from package.json "exports" so the two can never disagree
- * (test/package.test.ts checks that every export has a source file).
+ * Build entries are derived from package.json "exports" (its patterns expanded by
+ * scripts/package-entries.ts) so the two can never disagree (test/package.test.ts checks that
+ * every export has a source file).
  */
 function entriesFromExports(): string[] {
   // Plus files loaded by path at run time rather than imported: the worker threads of the HEIC
@@ -23,10 +24,7 @@ function entriesFromExports(): string[] {
     'src/kit/isolation/converter-process.ts',
     'src/operations/pdf/operations-stand-in.ts',
   ];
-  for (const target of Object.values(pkg.exports)) {
-    if (typeof target === 'string') continue;
-    entries.push(target.import.default.replace(/^\.\/dist\//, '').replace(/\.js$/, '.ts'));
-  }
+  for (const { source } of packageEntries(import.meta.dirname)) entries.push(source);
   return entries;
 }
 

@@ -1,29 +1,18 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
-import pkg from './package.json' with { type: 'json' };
+import { packageEntries } from './scripts/package-entries.js';
 
 /**
  * Code written as a user writes it (the docs example, examples/) imports the package by name:
  * `fileconv`, `fileconv/testing`, `fileconv/http/express`... In this repository that means the
  * sources, not a possibly stale dist/: every subpath export maps to the file it is built from
- * (./dist/X.js -> ./X.ts, as tsup.config.ts derives its entries). Anchored, so 'fileconv' does
+ * (scripts/package-entries.ts, as tsup.config.ts derives its entries). Anchored, so 'fileconv' does
  * not also catch 'fileconv/testing', nor 'fileconv/http' catch 'fileconv/http/node'.
  */
-const sourceAliases = Object.entries(pkg.exports).flatMap(([subpath, target]) =>
-  typeof target === 'string'
-    ? []
-    : [
-        {
-          find: new RegExp(`^fileconv${subpath.slice(1)}$`),
-          replacement: fileURLToPath(
-            new URL(
-              target.import.default.replace(/^\.\/dist\//, './').replace(/\.js$/, '.ts'),
-              import.meta.url,
-            ),
-          ),
-        },
-      ],
-);
+const sourceAliases = packageEntries(import.meta.dirname).map(({ subpath, source }) => ({
+  find: new RegExp(`^fileconv${subpath.slice(1)}$`),
+  replacement: fileURLToPath(new URL(`./${source}`, import.meta.url)),
+}));
 
 export default defineConfig({
   resolve: { alias: sourceAliases },

@@ -11,6 +11,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { packageEntries } from '../scripts/package-entries.js';
 import { ENGINE_PACKAGES } from '../src/kit/engine-packages.js';
 import { assertBuiltPackageFresh, ROOT } from './helpers/built-package.js';
 
@@ -144,9 +145,16 @@ describe('the packed package', () => {
   });
 
   it('has types that resolve under node16 (CommonJS and ESM), nodenext and bundler (attw)', () => {
-    ok(
-      run(join(ROOT, 'node_modules/.bin/attw'), [tarball, '--profile', 'node16', '--format', 'ascii'], work),
+    // attw skips a subpath pattern ('./converters/*'): every entry is named, the pattern expanded.
+    const entrypoints = packageEntries(ROOT).map(({ subpath }) => subpath);
+    const output = ok(
+      run(
+        join(ROOT, 'node_modules/.bin/attw'),
+        [tarball, '--profile', 'node16', '--format', 'ascii', '--entrypoints', ...entrypoints],
+        work,
+      ),
     );
+    expect(output).toContain('"fileconv/converters/sharp"');
   });
 
   it('has a package.json publint finds nothing wrong with', () => {

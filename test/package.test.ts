@@ -4,9 +4,10 @@
  * no adapter or engine library.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { packageEntries } from '../scripts/package-entries.js';
 
 const root = join(import.meta.dirname, '..');
 interface Condition {
@@ -20,9 +21,8 @@ const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
 };
 
 describe('package.json', () => {
-  const entries = Object.entries(pkg.exports)
-    .filter(([, target]) => typeof target !== 'string')
-    .map(([subpath, target]) => [subpath, target as { import: Condition; require: Condition }] as const);
+  // Patterns expanded: './converters/*' is each converter folder (scripts/package-entries.ts).
+  const entries = packageEntries(root).map(({ subpath, target }) => [subpath, target] as const);
 
   for (const [subpath, { import: esm, require: cjs }] of entries) {
     it(`export ${subpath} has a source file, an ESM and a CommonJS build, each with its types`, () => {
@@ -51,6 +51,17 @@ describe('package.json', () => {
       ]);
       expect([...named, renamed[subpath]]).toContain(target.import.default);
     }
+  });
+
+  it('makes every converter folder a subpath through one pattern', () => {
+    expect(Object.keys(pkg.exports)).toContain('./converters/*');
+    const folders = readdirSync(join(root, 'src', 'converters'));
+    const converterSubpaths = entries
+      .map(([subpath]) => subpath)
+      .filter((s) => s.startsWith('./converters/'));
+    expect(converterSubpaths.sort()).toEqual(
+      [...folders.map((folder) => `./converters/${folder}`), './converters/isolation'].sort(),
+    );
   });
 
   it('ships the CLI shim', () => {

@@ -5,9 +5,9 @@
  * every converter the assembly uses is reachable from a `fileconv/converters/*` entry, with its
  * registration and its factory.
  */
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { packageEntries } from '../scripts/package-entries.js';
 import { defaultConverters } from '../src/preset/converters.js';
 
 const ROOT_NAMES = [
@@ -63,15 +63,10 @@ const ROOT_NAMES = [
   'verifyWebhookSignature',
 ];
 
-interface Condition {
-  default: string;
-}
-const pkg = JSON.parse(readFileSync(join(import.meta.dirname, '..', 'package.json'), 'utf8')) as {
-  exports: Record<string, string | { import: Condition; require: Condition }>;
-};
-const subpaths = Object.entries(pkg.exports)
-  .filter(([, target]) => typeof target !== 'string')
-  .map(([subpath]) => `fileconv${subpath.slice(1)}`);
+// Every subpath, the './converters/*' pattern expanded to each converter folder.
+const subpaths = packageEntries(join(import.meta.dirname, '..')).map(
+  ({ subpath }) => `fileconv${subpath.slice(1)}`,
+);
 
 describe('the root entry', () => {
   it('exports exactly the committed runtime names, at most 50', async () => {
