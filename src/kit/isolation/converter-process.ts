@@ -9,7 +9,7 @@
  */
 import { FileconvError, isFileconvError } from '../../core/errors.js';
 import type { Converter } from '../../core/ports/index.js';
-import type { ChildMessage, ConversionRequest, ParentMessage } from './process-protocol.js';
+import type { ChildMessage, ConversionRequest, ConverterRequest, ParentMessage } from './process-protocol.js';
 
 const send = (message: ChildMessage) => process.send?.(message);
 /** The conversion running now, to abort. */
@@ -17,7 +17,7 @@ let controller = new AbortController();
 /** Converters built so far, by module, factory and options. */
 const built = new Map<string, Promise<Converter<unknown>>>();
 
-function converterFor(request: ConversionRequest): Promise<Converter<unknown>> {
+function converterFor(request: ConverterRequest): Promise<Converter<unknown>> {
   const key = `${request.moduleUrl}#${request.factory}:${JSON.stringify(request.factoryOptions)}`;
   let converter = built.get(key);
   if (!converter) {
@@ -28,7 +28,7 @@ function converterFor(request: ConversionRequest): Promise<Converter<unknown>> {
 }
 
 /** The child's copy of the converter: its options type is the parent's business (they come parsed). */
-async function build(request: ConversionRequest): Promise<Converter<unknown>> {
+async function build(request: ConverterRequest): Promise<Converter<unknown>> {
   const module = (await import(request.moduleUrl)) as Record<string, unknown>;
   const make = module[request.factory];
   if (typeof make !== 'function') {
@@ -37,6 +37,17 @@ async function build(request: ConversionRequest): Promise<Converter<unknown>> {
   return (await (
     make as (options: Record<string, unknown>) => Converter<unknown> | Promise<Converter<unknown>>
   )(request.factoryOptions)) as Converter<unknown>;
+}
+
+/** The converter's own answer, from here: its library is loaded in this process, never the service's. */
+async function probe(request: ConverterRequest): Promise<void> {
+  try {
+    const converter = await converterFor(request);
+    send({ type: 'availability', availability: await converter.available() });
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    send({ type: 'availability', availability: { ok: false, reason } });
+  }
 }
 
 async function run(request: ConversionRequest): Promise<void> {
@@ -64,6 +75,7 @@ async function run(request: ConversionRequest): Promise<void> {
 
 process.on('message', (message: ParentMessage) => {
   if (message.type === 'abort') controller.abort(new Error('aborted'));
+  else if (message.type === 'available') void probe(message.request);
   else void run(message.request);
 });
 // The service went away (or let this process go): nothing is waiting for it any more.

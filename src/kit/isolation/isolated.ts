@@ -18,15 +18,24 @@
  * available must not leave four idle processes behind. A process is given back only after a conversion that ended
  * with an answer; one that was killed (memory, budget, cancel) is replaced, and each is
  * replaced after 100 conversions.
- * Availability and options schemas stay in-process (cheap, no file involved).
+ * Options schemas stay in-process (cheap, no library involved). Availability is asked in a child
+ * of its own that ends with the answer: answering it means loading the library, and a library
+ * loaded in the service stays in its heap for good and may change its globals (pdf.js's core-js
+ * replaces JSON.stringify with one 5x slower on Node 20), so the service never imports one.
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { abortError, throwIfAborted } from '../../core/abort.js';
 import { type ErrorCode, FileconvError } from '../../core/errors.js';
-import type { ConvertContext, Converter, ConvertResult } from '../../core/ports/index.js';
+import type { Availability, ConvertContext, Converter, ConvertResult } from '../../core/ports/index.js';
 import { findScript, tsxModuleUrl } from '../script-path.js';
-import type { ChildMessage, ConversionRequest, IsolatedFactory, ParentMessage } from './process-protocol.js';
+import type {
+  ChildMessage,
+  ConversionRequest,
+  ConverterRequest,
+  IsolatedFactory,
+  ParentMessage,
+} from './process-protocol.js';
 
 export type { IsolatedFactory } from './process-protocol.js';
 
@@ -189,6 +198,8 @@ function runIsolated(
       }
       pool.give(child);
       if (message.type === 'done') resolve({ cpuMs: message.cpuMs });
+      else if (message.type === 'availability')
+        reject(new FileconvError('INTERNAL', `The ${name} process answered a conversion with availability.`));
       else {
         const { code, message: text, details } = message.error;
         reject(new FileconvError(code as ErrorCode, text, details ? { details } : {}));
@@ -213,6 +224,54 @@ function runIsolated(
     child.on('message', onMessage);
     child.on('exit', onExit);
     child.send({ type: 'convert', request } satisfies ParentMessage);
+  });
+}
+
+/** How long a child may take to load a library and answer whether it can run. */
+const PROBE_MS = 60_000;
+
+/**
+ * The converter's available(), asked of a process of its own that is let go with the answer
+ * (kept warm, it would be an idle process per converter that a health check left behind).
+ */
+function probeIsolated(settings: Settings): Promise<Availability> {
+  const { name } = settings;
+  const request: ConverterRequest = {
+    moduleUrl: settings.moduleUrl,
+    factory: settings.factory,
+    factoryOptions: settings.factoryOptions,
+  };
+  return new Promise<Availability>((resolve) => {
+    const child = startChild(settings.maxHeapMb);
+    const answer = (availability: Availability) => {
+      clearTimeout(timer);
+      child.off('exit', onExit);
+      resolve(availability);
+    };
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      answer({
+        ok: false,
+        reason: `The ${name} engine did not say within ${PROBE_MS / 1000} s whether it can run.`,
+      });
+    }, PROBE_MS);
+    const onExit = (code: number | null, signal: NodeJS.Signals | null) =>
+      answer({
+        ok: false,
+        reason: `The ${name} engine's process stopped before it could load (${signal ?? `exit code ${code}`}).`,
+      });
+    child.on('error', () => {});
+    child.on('exit', onExit);
+    child.once('message', (message: ChildMessage) => {
+      // The child ends when it is let go (converter-process.ts).
+      child.disconnect();
+      answer(
+        message.type === 'availability'
+          ? message.availability
+          : { ok: false, reason: `The ${name} engine's process answered ${message.type}.` },
+      );
+    });
+    child.send({ type: 'available', request } satisfies ParentMessage);
   });
 }
 
@@ -244,6 +303,7 @@ export function isolateConverter<O>(
   const pool = new ProcessPool(settings);
   return {
     ...converter,
+    available: () => probeIsolated(settings),
     convert: (ctx) => runIsolated(ctx, settings, pool),
     async close() {
       pool.close();

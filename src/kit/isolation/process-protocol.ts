@@ -1,5 +1,5 @@
 /** What the service and an isolated conversion's process tell each other (isolated.ts). */
-import type { ConversionLimits } from '../../core/ports/index.js';
+import type { Availability, ConversionLimits } from '../../core/ports/index.js';
 
 /**
  * Where the child finds the function that makes the converter: the child imports the module and
@@ -15,12 +15,15 @@ export interface IsolatedFactory {
   factory: string;
 }
 
-export interface ConversionRequest {
-  /** The module's file URL, resolved by the service (isolated.ts), and the export to call. */
+/** Which converter the child builds: the module's file URL (resolved by isolated.ts), its export, its options. */
+export interface ConverterRequest {
   moduleUrl: string;
   factory: string;
   /** The converter factory's options; serialisable. */
   factoryOptions: Record<string, unknown>;
+}
+
+export interface ConversionRequest extends ConverterRequest {
   ctx: {
     inputPath: string;
     outputPath: string;
@@ -33,10 +36,15 @@ export interface ConversionRequest {
   };
 }
 
-export type ParentMessage = { type: 'convert'; request: ConversionRequest } | { type: 'abort' };
+export type ParentMessage =
+  | { type: 'convert'; request: ConversionRequest }
+  | { type: 'abort' }
+  /** Asks the converter's available() in the child, where its library is loaded (isolated.ts). */
+  | { type: 'available'; request: ConverterRequest };
 
 export type ChildMessage =
   | { type: 'progress'; fraction: number }
+  | { type: 'availability'; availability: Availability }
   | { type: 'done'; cpuMs: number }
   | {
       type: 'failed';
