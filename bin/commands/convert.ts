@@ -7,7 +7,6 @@
 import { mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
-import cliProgress from 'cli-progress';
 import { urlFileContent } from '../../src/core/formats/index.js';
 import { baseName } from '../../src/core/names.js';
 import {
@@ -164,19 +163,20 @@ function siteName(url: string): string {
   }
 }
 
+/** A progress bar on stderr; its library is loaded only when a terminal shows it (17 modules). */
+async function progressBar(label: string) {
+  const { default: cliProgress } = await import('cli-progress');
+  return new cliProgress.SingleBar(
+    { format: `${label} [{bar}] {percentage}% | {duration_formatted}`, stream: process.stderr },
+    cliProgress.Presets.shades_classic,
+  );
+}
+
 async function convertLocal({ input, shown, output, named, flags, to }: LocalConversion): Promise<void> {
   let outputPath = resolve(output);
   const engine = createConverter({ converters: defaultConverters() });
   const showProgress = !flags.quiet && !flags.json && process.stderr.isTTY;
-  const bar = showProgress
-    ? new cliProgress.SingleBar(
-        {
-          format: `${shown} -> ${basename(outputPath)} [{bar}] {percentage}% | {duration_formatted}`,
-          stream: process.stderr,
-        },
-        cliProgress.Presets.shades_classic,
-      )
-    : undefined;
+  const bar = showProgress ? await progressBar(`${shown} -> ${basename(outputPath)}`) : undefined;
   bar?.start(100, 0);
   const started = performance.now();
   try {

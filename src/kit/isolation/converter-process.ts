@@ -40,13 +40,13 @@ async function build(request: ConverterRequest): Promise<Converter<unknown>> {
 }
 
 /** The converter's own answer, from here: its library is loaded in this process, never the service's. */
-async function probe(request: ConverterRequest): Promise<void> {
+async function probe(id: number, request: ConverterRequest): Promise<void> {
   try {
     const converter = await converterFor(request);
-    send({ type: 'availability', availability: await converter.available() });
+    send({ type: 'availability', id, availability: await converter.available() });
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
-    send({ type: 'availability', availability: { ok: false, reason } });
+    send({ type: 'availability', id, availability: { ok: false, reason } });
   }
 }
 
@@ -75,7 +75,7 @@ async function run(request: ConversionRequest): Promise<void> {
 
 process.on('message', (message: ParentMessage) => {
   if (message.type === 'abort') controller.abort(new Error('aborted'));
-  else if (message.type === 'available') void probe(message.request);
+  else if (message.type === 'available') void probe(message.id, message.request);
   else void run(message.request);
 });
 // The service went away (or let this process go): nothing is waiting for it any more.

@@ -18,24 +18,17 @@
  * available must not leave four idle processes behind. A process is given back only after a conversion that ended
  * with an answer; one that was killed (memory, budget, cancel) is replaced, and each is
  * replaced after 100 conversions.
- * Options schemas stay in-process (cheap, no library involved). Availability is asked in a child
- * of its own that ends with the answer: answering it means loading the library, and a library
- * loaded in the service stays in its heap for good and may change its globals (pdf.js's core-js
- * replaces JSON.stringify with one 5x slower on Node 20), so the service never imports one.
+ * Options schemas stay in-process (cheap, no library involved); availability is asked of a child
+ * too (availability-probe.ts), so the service never loads the library at all.
  */
-import { type ChildProcess, fork } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import type { ChildProcess } from 'node:child_process';
 import { abortError, throwIfAborted } from '../../core/abort.js';
 import { type ErrorCode, FileconvError } from '../../core/errors.js';
-import type { Availability, ConvertContext, Converter, ConvertResult } from '../../core/ports/index.js';
-import { findScript, tsxModuleUrl } from '../script-path.js';
-import type {
-  ChildMessage,
-  ConversionRequest,
-  ConverterRequest,
-  IsolatedFactory,
-  ParentMessage,
-} from './process-protocol.js';
+import type { ConvertContext, Converter, ConvertResult } from '../../core/ports/index.js';
+import { findScript } from '../script-path.js';
+import { askAvailability } from './availability-probe.js';
+import { startChild } from './child-process.js';
+import type { ChildMessage, ConversionRequest, IsolatedFactory, ParentMessage } from './process-protocol.js';
 
 export type { IsolatedFactory } from './process-protocol.js';
 
@@ -49,23 +42,6 @@ export interface IsolationOptions {
 }
 
 export const DEFAULT_ISOLATION = { maxHeapMb: 512, budgetMs: 120_000 } as const;
-
-/** The child's script: beside this file in the sources, or where the build put it. */
-function childScript(): URL {
-  return findScript(import.meta.url, 'src/kit/isolation/converter-process', 'The isolated-conversion script');
-}
-
-function startChild(maxHeapMb: number): ChildProcess {
-  const script = childScript();
-  // From the TypeScript sources (vitest, tsx), the child loads tsx to read .ts.
-  const loader = script.pathname.endsWith('.ts') ? ['--import', tsxModuleUrl('tsx/esm')] : [];
-  return fork(fileURLToPath(script), [], {
-    execArgv: [...loader, `--max-old-space-size=${maxHeapMb}`],
-    // Its output is of no use to anyone (V8's out-of-memory report is recognised by exit code).
-    stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
-    serialization: 'advanced',
-  });
-}
 
 function limitError(what: string, converter: string): FileconvError {
   return new FileconvError('INPUT_LIMIT_EXCEEDED', `The file needs ${what} to convert (${converter}).`);
@@ -227,54 +203,6 @@ function runIsolated(
   });
 }
 
-/** How long a child may take to load a library and answer whether it can run. */
-const PROBE_MS = 60_000;
-
-/**
- * The converter's available(), asked of a process of its own that is let go with the answer
- * (kept warm, it would be an idle process per converter that a health check left behind).
- */
-function probeIsolated(settings: Settings): Promise<Availability> {
-  const { name } = settings;
-  const request: ConverterRequest = {
-    moduleUrl: settings.moduleUrl,
-    factory: settings.factory,
-    factoryOptions: settings.factoryOptions,
-  };
-  return new Promise<Availability>((resolve) => {
-    const child = startChild(settings.maxHeapMb);
-    const answer = (availability: Availability) => {
-      clearTimeout(timer);
-      child.off('exit', onExit);
-      resolve(availability);
-    };
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      answer({
-        ok: false,
-        reason: `The ${name} engine did not say within ${PROBE_MS / 1000} s whether it can run.`,
-      });
-    }, PROBE_MS);
-    const onExit = (code: number | null, signal: NodeJS.Signals | null) =>
-      answer({
-        ok: false,
-        reason: `The ${name} engine's process stopped before it could load (${signal ?? `exit code ${code}`}).`,
-      });
-    child.on('error', () => {});
-    child.on('exit', onExit);
-    child.once('message', (message: ChildMessage) => {
-      // The child ends when it is let go (converter-process.ts).
-      child.disconnect();
-      answer(
-        message.type === 'availability'
-          ? message.availability
-          : { ok: false, reason: `The ${name} engine's process answered ${message.type}.` },
-      );
-    });
-    child.send({ type: 'available', request } satisfies ParentMessage);
-  });
-}
-
 /** The file URL of `factory.module`; INTERNAL when it is not in the installation. */
 function moduleUrlOf(factory: IsolatedFactory): string {
   if (factory.module.startsWith('file:')) return factory.module;
@@ -303,7 +231,12 @@ export function isolateConverter<O>(
   const pool = new ProcessPool(settings);
   return {
     ...converter,
-    available: () => probeIsolated(settings),
+    available: () =>
+      askAvailability({
+        moduleUrl: settings.moduleUrl,
+        factory: settings.factory,
+        factoryOptions: settings.factoryOptions,
+      }),
     convert: (ctx) => runIsolated(ctx, settings, pool),
     async close() {
       pool.close();

@@ -40,11 +40,11 @@ export type ParentMessage =
   | { type: 'convert'; request: ConversionRequest }
   | { type: 'abort' }
   /** Asks the converter's available() in the child, where its library is loaded (isolated.ts). */
-  | { type: 'available'; request: ConverterRequest };
+  | { type: 'available'; id: number; request: ConverterRequest };
 
 export type ChildMessage =
   | { type: 'progress'; fraction: number }
-  | { type: 'availability'; availability: Availability }
+  | { type: 'availability'; id: number; availability: Availability }
   | { type: 'done'; cpuMs: number }
   | {
       type: 'failed';
