@@ -3,19 +3,12 @@
  * the operations of fileconv/pdf on local files. Each prints one line saying what it wrote.
  */
 import { extname } from 'node:path';
-import { compressPdf } from '../../src/operations/pdf/compress.js';
-import {
-  extractPages,
-  mergePdfs,
-  readPdfMetadata,
-  rotatePages,
-  writePdfMetadata,
-} from '../../src/operations/pdf/operations.js';
-import { convertToPdfA, type PdfaLevel } from '../../src/operations/pdf/pdfa.js';
-import { protectPdf, unlockPdf } from '../../src/operations/pdf/protect.js';
-import { splitEveryPage } from '../../src/operations/pdf/split-every-page.js';
-import { pdfThumbnail } from '../../src/operations/pdf/thumbnail.js';
-import { type WatermarkOptions, watermarkPdf } from '../../src/operations/pdf/watermark.js';
+import type { PdfaLevel } from '../../src/operations/pdf/pdfa.js';
+import type { WatermarkOptions } from '../../src/operations/pdf/watermark.js';
+
+// Each command imports only its own operation's module: `fileconv pdf merge` does not load the
+// thumbnail renderer, Ghostscript's or qpdf's drivers, or the watermark's text layout.
+const operations = () => import('../../src/operations/pdf/operations.js');
 
 export interface PdfCommand {
   op: 'merge' | 'split' | 'rotate';
@@ -27,6 +20,7 @@ export interface PdfCommand {
 
 export async function runPdf(command: PdfCommand): Promise<void> {
   const [first = ''] = command.inputs;
+  const { extractPages, mergePdfs, rotatePages } = await operations();
   const result =
     command.op === 'merge'
       ? await mergePdfs(command.inputs, command.output)
@@ -37,6 +31,7 @@ export async function runPdf(command: PdfCommand): Promise<void> {
 }
 
 export async function runPdfInfo(input: string, options: { json?: boolean }): Promise<void> {
+  const { readPdfMetadata } = await operations();
   const metadata = await readPdfMetadata(input);
   if (options.json) {
     process.stdout.write(`${JSON.stringify(metadata, null, 2)}\n`);
@@ -52,6 +47,7 @@ export async function runPdfMeta(
   options: { title?: string; author?: string; subject?: string; keywords?: string; output: string },
 ): Promise<void> {
   const { output, keywords, ...fields } = options;
+  const { writePdfMetadata } = await operations();
   const written = await writePdfMetadata(
     input,
     {
@@ -75,6 +71,7 @@ export async function runPdfSplitEveryPage(
   input: string,
   options: { pages?: string; output: string },
 ): Promise<void> {
+  const { splitEveryPage } = await import('../../src/operations/pdf/split-every-page.js');
   const result = await splitEveryPage(input, options.output, { pages: options.pages });
   say(`pdf split: wrote ${options.output} (${result.pages} PDF(s), one a page)`);
 }
@@ -83,6 +80,7 @@ export async function runPdfCompress(
   input: string,
   options: { quality?: number; resolution?: number; output: string },
 ): Promise<void> {
+  const { compressPdf } = await import('../../src/operations/pdf/compress.js');
   const result = await compressPdf(input, options.output, {
     quality: options.quality,
     resolution: options.resolution,
@@ -94,6 +92,7 @@ export async function runPdfCompress(
 }
 
 export async function runPdfA(input: string, options: { level?: string; output: string }): Promise<void> {
+  const { convertToPdfA } = await import('../../src/operations/pdf/pdfa.js');
   const result = await convertToPdfA(input, options.output, {
     level: options.level as PdfaLevel | undefined,
   });
@@ -105,6 +104,7 @@ export async function runPdfWatermark(
   options: Record<string, unknown> & { output: string },
 ): Promise<void> {
   const { output, ...rest } = options;
+  const { watermarkPdf } = await import('../../src/operations/pdf/watermark.js');
   const result = await watermarkPdf(input, output, rest as WatermarkOptions);
   say(`pdf watermark: wrote ${output} (${result.stamped} of ${result.pages} page(s) stamped)`);
 }
@@ -125,6 +125,7 @@ export async function runPdfProtect(input: string, options: PdfProtectFlags): Pr
     copy: options.copy,
     modify: options.modify,
   };
+  const { protectPdf } = await import('../../src/operations/pdf/protect.js');
   const result = await protectPdf(input, options.output, {
     password: options.password,
     ownerPassword: options.ownerPassword,
@@ -137,6 +138,7 @@ export async function runPdfUnlock(
   input: string,
   options: { password: string; output: string },
 ): Promise<void> {
+  const { unlockPdf } = await import('../../src/operations/pdf/protect.js');
   const result = await unlockPdf(input, options.output, { password: options.password });
   say(
     `pdf unlock: wrote ${options.output} (${result.pages} page(s)${result.wasEncrypted ? '' : '; it was not encrypted'})`,
@@ -148,6 +150,7 @@ export async function runPdfThumbnail(
   options: { width?: number; format?: string; output: string },
 ): Promise<void> {
   const format = options.format ?? (extname(options.output).toLowerCase() === '.webp' ? 'webp' : 'png');
+  const { pdfThumbnail } = await import('../../src/operations/pdf/thumbnail.js');
   const result = await pdfThumbnail(input, options.output, {
     width: options.width,
     format: format as 'png' | 'webp',

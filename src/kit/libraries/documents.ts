@@ -7,11 +7,11 @@
 import { createRequire } from 'node:module';
 import type { FileconvError } from '../../core/errors.js';
 import { packageUnavailable } from '../engine-packages.js';
+import { importPdfLib, type PdfLibModule } from './pdf.js';
 
 export type MammothModule = typeof import('mammoth');
 export type MarkedModule = typeof import('marked');
 export type TurndownClass = typeof import('turndown');
-export type PdfLibModule = typeof import('pdf-lib');
 export type FontkitModule = typeof import('@pdf-lib/fontkit');
 
 export interface PdfEngine {
@@ -81,7 +81,7 @@ export const loadPdfEngine: () => Promise<PdfEngine> = lazy(
     // @ts-expect-error regenerator-runtime ships no types; only its presence as a global matters.
     const runtime: unknown = await import('regenerator-runtime');
     (globalThis as { regeneratorRuntime?: unknown }).regeneratorRuntime ??= commonJs<unknown>(runtime);
-    const [pdfLib, fontkit] = await Promise.all([import('pdf-lib'), import('@pdf-lib/fontkit')]);
+    const [pdfLib, fontkit] = await Promise.all([importPdfLib(), import('@pdf-lib/fontkit')]);
     return { pdfLib, fontkit: commonJs<FontkitModule>(fontkit) };
   },
   'text',

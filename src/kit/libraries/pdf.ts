@@ -16,6 +16,16 @@ export function pdfEngineUnavailable(pkg: string, purpose: string, cause: unknow
   return packageUnavailable('pdf', pkg, purpose, cause);
 }
 
+/**
+ * pdf-lib from its single-file build, for every user of it (the PDF converter, the operations, the
+ * text converter's PDF output). Its CommonJS build ('pdf-lib') is 139 modules and loads tslib,
+ * whose UMD wrapper defines __extends, __awaiter and twenty other helpers as globals; the bundled
+ * build is one file and defines none (load time measured in the commit that chose it).
+ */
+export async function importPdfLib(): Promise<PdfLibModule> {
+  return createRequire(import.meta.url)('pdf-lib/dist/pdf-lib.min.js') as PdfLibModule;
+}
+
 /** Memoises a dynamic import; a failed one is forgotten so a later call can retry (after an install). */
 function lazy<T>(pkg: string, purpose: string, load: () => Promise<T>): () => Promise<T> {
   let promise: Promise<T> | undefined;
@@ -30,7 +40,7 @@ function lazy<T>(pkg: string, purpose: string, load: () => Promise<T>): () => Pr
 
 // The legacy build is the one pdf.js supports in Node (the modern build assumes browser APIs).
 export const loadPdfjs = lazy('pdfjs-dist', 'reading PDF', () => import('pdfjs-dist/legacy/build/pdf.mjs'));
-export const loadPdfLib = lazy('pdf-lib', 'writing PDF', () => import('pdf-lib'));
+export const loadPdfLib = lazy('pdf-lib', 'writing PDF', importPdfLib);
 export const loadYazl = lazy('yazl', 'packaging pages as a zip', () => import('yazl'));
 
 /** Local directories of the data pdf.js loads on demand, each with the trailing separator it expects. */
