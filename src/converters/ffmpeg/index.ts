@@ -48,6 +48,7 @@ import {
   chooseStreams,
   type MediaLimits,
 } from './safety.js';
+import { probeWavHeader } from './wav-header.js';
 
 export { AUDIO_CODECS, VIDEO_CODECS } from './codecs.js';
 export { AUDIO_FORMATS, VIDEO_FORMATS } from './containers.js';
@@ -167,7 +168,10 @@ async function runConversion(
   );
   assertNotEmpty(size);
 
-  const probe = await runner.probe(ctx.inputPath, ctx.signal, { maxPixels: ctx.limits.maxPixels });
+  // A plain WAV says what ffprobe would from its header: one process per job instead of two.
+  const probe =
+    (ctx.from === 'wav' ? await probeWavHeader(ctx.inputPath) : undefined) ??
+    (await runner.probe(ctx.inputPath, ctx.signal, { maxPixels: ctx.limits.maxPixels }));
   assertDeclaredContainer(probe, ctx.from, source);
   const streams = chooseStreams(probe);
   assertStreamsFor(streams, probe, ctx.to, target);

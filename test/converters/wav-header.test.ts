@@ -1,0 +1,121 @@
+/**
+ * A plain WAV is described from its header (src/converters/ffmpeg/wav-header.ts) as ffprobe
+ * describes it, so a wav job starts ffmpeg only; everything else still goes to ffprobe.
+ */
+import { execFileSync } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { expect, it } from 'vitest';
+import { createFfmpegConverter } from '../../src/converters/ffmpeg/index.js';
+import { createNativeFfmpegRunner } from '../../src/converters/ffmpeg/native-runner.js';
+import type { FfmpegRunner } from '../../src/converters/ffmpeg/runner.js';
+import { parseWavHeader, probeWavHeader } from '../../src/converters/ffmpeg/wav-header.js';
+import { describeWithEngine } from '../helpers/engines.js';
+import { withOptionsParsed } from './converter-harness.js';
+import { context, FFMPEG_AVAILABLE, FFMPEG_INSTALL, workspace } from './ffmpeg-helpers.js';
+
+/** ffmpeg arguments making two seconds of tone in each WAV variant. */
+const VARIANTS: Record<string, string[]> = {
+  'u8 mono 8 kHz': ['-ar', '8000', '-ac', '1', '-c:a', 'pcm_u8'],
+  's16 stereo 44.1 kHz': ['-ar', '44100', '-ac', '2', '-c:a', 'pcm_s16le'],
+  's24 mono 48 kHz': ['-ar', '48000', '-ac', '1', '-c:a', 'pcm_s24le'],
+  's32 stereo': ['-ar', '22050', '-ac', '2', '-c:a', 'pcm_s32le'],
+  'f32 stereo': ['-ar', '44100', '-ac', '2', '-c:a', 'pcm_f32le'],
+  'f64 mono': ['-ar', '16000', '-ac', '1', '-c:a', 'pcm_f64le'],
+  'A-law': ['-ar', '8000', '-ac', '1', '-c:a', 'pcm_alaw'],
+  'mu-law': ['-ar', '8000', '-ac', '1', '-c:a', 'pcm_mulaw'],
+  // Six channels: ffmpeg writes WAVE_FORMAT_EXTENSIBLE.
+  'extensible 5.1': ['-ar', '48000', '-ac', '6', '-c:a', 'pcm_s16le'],
+  // A LIST chunk (the title) before the data.
+  'with metadata': ['-ar', '44100', '-ac', '1', '-c:a', 'pcm_s16le', '-metadata', 'title=Tone'],
+};
+
+function makeWav(path: string, args: string[], seconds = 2): void {
+  execFileSync('ffmpeg', [
+    ...['-v', 'error', '-y', '-f', 'lavfi', '-i', `sine=frequency=440:duration=${seconds}`],
+    ...args,
+    path,
+  ]);
+}
+
+interface FfprobeJson {
+  format: { format_name: string; duration: string };
+  streams: { codec_name: string; sample_rate: string; channels: number; codec_type: string }[];
+}
+
+function ffprobe(path: string): FfprobeJson {
+  const args = ['-v', 'error', '-show_format', '-show_streams', '-of', 'json', path];
+  return JSON.parse(execFileSync('ffprobe', args, { encoding: 'utf8' })) as FfprobeJson;
+}
+
+describeWithEngine('ffmpeg', FFMPEG_AVAILABLE, FFMPEG_INSTALL, 'a WAV header', () => {
+  for (const [name, args] of Object.entries(VARIANTS)) {
+    it(`says what ffprobe says of ${name}`, async () => {
+      const ws = await workspace();
+      const path = join(ws.inputs, 'tone.wav');
+      makeWav(path, args);
+      const probe = await probeWavHeader(path);
+      const expected = ffprobe(path);
+      const [stream] = expected.streams;
+      expect(probe).toEqual({
+        formatName: expected.format.format_name,
+        durationSeconds: expect.closeTo(Number(expected.format.duration), 3),
+        streams: [
+          {
+            index: 0,
+            kind: stream?.codec_type,
+            codec: stream?.codec_name,
+            sampleRate: Number(stream?.sample_rate),
+            channels: stream?.channels,
+          },
+        ],
+      });
+    });
+  }
+
+  it('leaves to ffprobe what it is unsure of', async () => {
+    const ws = await workspace();
+    const path = join(ws.inputs, 'tone.wav');
+    makeWav(path, VARIANTS['s16 stereo 44.1 kHz'] ?? []);
+    const bytes = await readFile(path);
+    // Truncated: the data chunk says more than the file holds.
+    expect(parseWavHeader(bytes.subarray(0, 1000), 1000)).toBeUndefined();
+    // Not RIFF/WAVE, or a header cut short.
+    expect(parseWavHeader(Buffer.from('RIFX....WAVE'), 12)).toBeUndefined();
+    expect(parseWavHeader(bytes.subarray(0, 30), bytes.length)).toBeUndefined();
+    // A streamed WAV's data size, and a compressed format (MS ADPCM).
+    const streamed = Buffer.from(bytes);
+    streamed.writeUInt32LE(0xffffffff, streamed.indexOf('data') + 4);
+    expect(parseWavHeader(streamed, streamed.length)).toBeUndefined();
+    const adpcm = join(ws.inputs, 'adpcm.wav');
+    makeWav(adpcm, ['-ar', '8000', '-ac', '1', '-c:a', 'adpcm_ms']);
+    expect(await probeWavHeader(adpcm)).toBeUndefined();
+  });
+
+  it('spares the ffprobe process of a wav job, which still converts', async () => {
+    const native = createNativeFfmpegRunner();
+    const probed: string[] = [];
+    const runner: FfmpegRunner = {
+      kind: native.kind,
+      available: () => native.available(),
+      probe: (path, signal, options) => {
+        probed.push(path);
+        return native.probe(path, signal, options);
+      },
+      run: (input) => native.run(input),
+    };
+    const converter = withOptionsParsed(createFfmpegConverter({ runner }));
+    const ws = await workspace();
+    const ctx = context(ws, 'wav', 'mp3');
+    await converter.convert(ctx);
+    const out = ffprobe(ctx.outputPath);
+    expect(out.streams[0]?.codec_name).toBe('mp3');
+    expect(Number(out.format.duration)).toBeCloseTo(2, 0);
+    expect(probed).toEqual([]);
+    // A WAV it cannot read from the header goes to ffprobe as before.
+    const adpcm = join(ws.inputs, 'adpcm.wav');
+    makeWav(adpcm, ['-ar', '8000', '-ac', '1', '-c:a', 'adpcm_ms']);
+    await converter.convert({ ...ctx, inputPath: adpcm });
+    expect(probed).toEqual([adpcm]);
+  });
+});
