@@ -170,7 +170,7 @@ async function runConversion(
 
   // A plain WAV says what ffprobe would from its header: one process per job instead of two.
   const probe =
-    (ctx.from === 'wav' ? await probeWavHeader(ctx.inputPath) : undefined) ??
+    (ctx.from === 'wav' ? await probeWavHeader(ctx.inputPath, size) : undefined) ??
     (await runner.probe(ctx.inputPath, ctx.signal, { maxPixels: ctx.limits.maxPixels }));
   assertDeclaredContainer(probe, ctx.from, source);
   const streams = chooseStreams(probe);

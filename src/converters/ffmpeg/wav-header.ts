@@ -23,20 +23,19 @@ function codecOf(tag: number, bits: number): string | undefined {
   return undefined;
 }
 
-/** The probe of the WAV file at `path` from its header, or undefined where ffprobe must look. */
-export async function probeWavHeader(path: string): Promise<MediaProbe | undefined> {
+/**
+ * The probe of the WAV file at `path` (`size` bytes, as the caller has just read it) from its
+ * header, or undefined where ffprobe must look.
+ */
+export async function probeWavHeader(path: string, size: number): Promise<MediaProbe | undefined> {
   const file = await open(path, 'r');
-  let head: Buffer;
-  let size: number;
   try {
-    size = (await file.stat()).size;
-    const buffer = Buffer.alloc(Math.min(HEAD_BYTES, size));
-    const { bytesRead } = await file.read(buffer, 0, buffer.length, 0);
-    head = buffer.subarray(0, bytesRead);
+    const head = Buffer.alloc(Math.min(HEAD_BYTES, size));
+    const { bytesRead } = await file.read(head, 0, head.length, 0);
+    return parseWavHeader(head.subarray(0, bytesRead), size);
   } finally {
     await file.close();
   }
-  return parseWavHeader(head, size);
 }
 
 /** The probe from `head` (the file's first bytes) of a file of `size` bytes; undefined when unsure. */

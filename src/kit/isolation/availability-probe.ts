@@ -10,7 +10,7 @@
 import type { ChildProcess } from 'node:child_process';
 import type { Availability } from '../../core/ports/index.js';
 import { startChild } from './child-process.js';
-import type { ChildMessage, ConverterRequest, ParentMessage } from './process-protocol.js';
+import type { AvailabilityMessage, ConverterRequest, ParentMessage } from './process-protocol.js';
 
 /** How long a child may take to load a library and answer whether it can run. */
 const PROBE_MS = 60_000;
@@ -29,8 +29,8 @@ let lastId = 0;
 function startProbe(): Probe {
   const probe: Probe = { process: startChild(PROBE_HEAP_MB), waiting: new Map() };
   probe.process.on('error', () => {});
-  probe.process.on('message', (message: ChildMessage) => {
-    if (message.type === 'availability') probe.waiting.get(message.id)?.(message.availability);
+  probe.process.on('message', (message: AvailabilityMessage) => {
+    probe.waiting.get(message.id)?.(message.availability);
   });
   probe.process.on('exit', (code, signal) => {
     if (current === probe) current = undefined;

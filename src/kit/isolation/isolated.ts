@@ -28,7 +28,12 @@ import type { ConvertContext, Converter, ConvertResult } from '../../core/ports/
 import { findScript } from '../script-path.js';
 import { askAvailability } from './availability-probe.js';
 import { startChild } from './child-process.js';
-import type { ChildMessage, ConversionRequest, IsolatedFactory, ParentMessage } from './process-protocol.js';
+import type {
+  ConversionMessage,
+  ConversionRequest,
+  IsolatedFactory,
+  ParentMessage,
+} from './process-protocol.js';
 
 export type { IsolatedFactory } from './process-protocol.js';
 
@@ -160,7 +165,7 @@ function runIsolated(
       // A library that does not look at the signal is stopped anyway, a moment later.
       killLater = setTimeout(() => stop(abortError(ctx.signal)), 1000);
     };
-    const onMessage = (message: ChildMessage) => {
+    const onMessage = (message: ConversionMessage) => {
       if (message.type === 'progress') {
         ctx.onProgress(message.fraction);
         return;
@@ -174,8 +179,6 @@ function runIsolated(
       }
       pool.give(child);
       if (message.type === 'done') resolve({ cpuMs: message.cpuMs });
-      else if (message.type === 'availability')
-        reject(new FileconvError('INTERNAL', `The ${name} process answered a conversion with availability.`));
       else {
         const { code, message: text, details } = message.error;
         reject(new FileconvError(code as ErrorCode, text, details ? { details } : {}));

@@ -42,11 +42,16 @@ export type ParentMessage =
   /** Asks the converter's available() in the child, where its library is loaded (isolated.ts). */
   | { type: 'available'; id: number; request: ConverterRequest };
 
-export type ChildMessage =
+/** What a child tells about a conversion the pool gave it (isolated.ts). */
+export type ConversionMessage =
   | { type: 'progress'; fraction: number }
-  | { type: 'availability'; id: number; availability: Availability }
   | { type: 'done'; cpuMs: number }
   | {
       type: 'failed';
       error: { code: string; message: string; details?: Record<string, unknown> | undefined };
     };
+
+/** A probe child's answer to 'available' (availability-probe.ts): the pool's children get none. */
+export type AvailabilityMessage = { type: 'availability'; id: number; availability: Availability };
+
+export type ChildMessage = ConversionMessage | AvailabilityMessage;
