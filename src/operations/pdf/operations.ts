@@ -1,6 +1,7 @@
 /**
- * PDF operations on whole documents, on pdf-lib (an optional peer: `npm install pdfjs-dist
- * pdf-lib`): merge several PDFs in order, split out page ranges, rotate pages. Each reads its
+ * PDF operations on whole documents: merge several PDFs in order, split out page ranges, rotate
+ * pages through qpdf when it is installed (qpdf-pages.ts), else on pdf-lib (an optional peer:
+ * `npm install pdfjs-dist pdf-lib`), with the same results; document information on pdf-lib. Each reads its
  * inputs (bounded by `maxInputBytes`), refuses what is not a readable, unencrypted PDF with a
  * stable code, and writes its output through a temp file moved into place only when complete.
  */
@@ -9,16 +10,22 @@ import { workBudgetError } from '../../core/work-limits.js';
 import { loadPdfLib } from '../../kit/libraries/pdf.js';
 import { parsePageRanges } from './page-ranges.js';
 import { openPdf, type PdfOperationOptions, savePdf } from './pdf-document.js';
+import { findPdfTool } from './pdf-tools.js';
+import { type QpdfPageOptions, qpdfExtract, qpdfMerge, qpdfRotate } from './qpdf-pages.js';
 
 export type { PdfOperationOptions };
+
+/** What merge, split and rotate take: the limits, and the signal and work folder qpdf runs with. */
+export type PdfPageOperationOptions = PdfOperationOptions & QpdfPageOptions;
 
 /** Writes `inputs` (in order) into one PDF at `output`; returns its page count. */
 export async function mergePdfs(
   inputs: readonly string[],
   output: string,
-  options: PdfOperationOptions = {},
+  options: PdfPageOperationOptions = {},
 ): Promise<{ pages: number }> {
   if (inputs.length < 2) throw new FileconvError('INVALID_OPTIONS', 'Merging needs at least two PDFs.');
+  if (await findPdfTool('qpdf')) return qpdfMerge(inputs, output, options);
   const { PDFDocument } = await loadPdfLib();
   const merged = await PDFDocument.create();
   for (const input of inputs) {
@@ -40,8 +47,9 @@ export async function extractPages(
   input: string,
   ranges: string,
   output: string,
-  options: PdfOperationOptions = {},
+  options: PdfPageOperationOptions = {},
 ): Promise<{ pages: number }> {
+  if (await findPdfTool('qpdf')) return qpdfExtract(input, ranges, output, options);
   const { PDFDocument } = await loadPdfLib();
   const source = await openPdf(input, options);
   const selected = parsePageRanges(ranges, source.getPageCount());
@@ -56,11 +64,12 @@ export async function rotatePages(
   input: string,
   angle: number,
   output: string,
-  options: PdfOperationOptions & { pages?: string } = {},
+  options: PdfPageOperationOptions & { pages?: string } = {},
 ): Promise<{ pages: number }> {
   if (!Number.isInteger(angle) || angle % 90 !== 0) {
     throw new FileconvError('INVALID_OPTIONS', `A rotation is a multiple of 90 degrees, not ${angle}.`);
   }
+  if (await findPdfTool('qpdf')) return qpdfRotate(input, angle, options.pages ?? 'all', output, options);
   const { degrees } = await loadPdfLib();
   const document = await openPdf(input, options);
   const selected = parsePageRanges(options.pages ?? 'all', document.getPageCount());

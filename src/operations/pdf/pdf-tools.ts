@@ -7,6 +7,7 @@ import {
   COMMAND_TOOLS,
   type CommandToolInfo,
   DEFAULT_TOOL_TIMEOUT_MS,
+  findTool,
   locateTool,
   runTool,
   stderrTail,
@@ -32,3 +33,8 @@ export function locatePdfTool(tool: PdfTool): Promise<string> {
 }
 
 export const runPdfTool = runTool;
+
+/** The tool's executable, or undefined when it is not installed (an operation then takes another way). */
+export function findPdfTool(tool: PdfTool): Promise<string | undefined> {
+  return findTool(tool);
+}
