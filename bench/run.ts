@@ -29,7 +29,9 @@ if (wanted('service')) {
   console.log();
 }
 if (wanted('cli')) {
-  await (await import('./cli-startup.js')).benchCliStartup(rounds);
+  const cli = await import('./cli-startup.js');
+  await cli.benchCliStartup(rounds);
+  await cli.benchCliPdfMerge(rounds);
   console.log();
 }
 if (wanted('images')) await benchImages(rounds);

@@ -6,12 +6,27 @@ import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { booleanWordOf } from '../src/core/boolean-text.js';
 import { FileconvError } from '../src/core/errors.js';
 import { FORMAT_FAMILIES } from '../src/core/formats/types.js';
+import type { SettingCommand } from '../src/preset/settings.js';
 import type { PdfProtectFlags } from './commands/pdf.js';
-import { addSettingOptions, givenSettings, settingsOfCommand } from './support/setting-options.js';
 import { fileconvVersion } from './support/version.js';
 
 // Each command's module (and what it pulls in: Express for serve, BullMQ for worker, the engines)
 // is imported when that command runs, so `convert` and `--help` never pay for the others.
+
+/** The flags of the settings table (with zod, its schemas): what serve, worker, keys and config take. */
+type SettingOptions = typeof import('./support/setting-options.js');
+
+/** The commands whose flags come from the settings table. */
+const SETTING_COMMANDS: ReadonlySet<string> = new Set(['serve', 'worker', 'keys', 'config']);
+
+/**
+ * Whether the command line names a command of the settings table (`fileconv help serve` too). The
+ * table and zod, which its kinds are written in, then load; `convert` and `pdf` start without
+ * them. A file named 'serve' among convert's arguments only loads them for nothing.
+ */
+function needsSettings(argv: readonly string[]): boolean {
+  return argv.slice(2).some((word) => SETTING_COMMANDS.has(word));
+}
 
 function integer(value: string): number {
   const parsed = Number(value);
@@ -25,7 +40,15 @@ function keyValue(value: string, previous: Record<string, string> = {}): Record<
   return { ...previous, [value.slice(0, eq)]: value.slice(eq + 1) };
 }
 
-export function buildProgram(): Command {
+/**
+ * The program; `settings` adds the flags of serve, worker, keys and config check (without it they
+ * are listed, and `main` gives it whenever the command line names one of them).
+ */
+export function buildProgram(settings?: SettingOptions): Command {
+  const withSettings = (command: Command, of: SettingCommand): Command =>
+    settings ? settings.addSettingOptions(command, settings.settingsOfCommand(of)) : command;
+  const given = async (command: Command) =>
+    (settings ?? (await import('./support/setting-options.js'))).givenSettings(command);
   const program = new Command('fileconv')
     .description(
       'Convert files between 120+ formats: images, video, audio, documents, spreadsheets, presentations, e-books, subtitles, data, fonts, archives.',
@@ -67,24 +90,24 @@ export function buildProgram(): Command {
       await runConvert(input, output, options);
     });
 
-  addSettingOptions(
+  withSettings(
     program.command('serve').description('run the conversion service (HTTP API and workers) on this machine'),
-    settingsOfCommand('serve'),
+    'serve',
   ).action(async (_options, command: Command) => {
     const { runServe } = await import('./commands/serve.js');
-    await runServe(givenSettings(command));
+    await runServe(await given(command));
   });
 
-  addSettingOptions(
+  withSettings(
     program
       .command('worker')
       .description(
         "run conversion workers only, on the shared queue (Redis) and storage (S3); the settings are serve's",
       ),
-    settingsOfCommand('worker'),
+    'worker',
   ).action(async (_options, command: Command) => {
     const { runWorker } = await import('./commands/worker.js');
-    await runWorker(givenSettings(command));
+    await runWorker(await given(command));
   });
 
   const config = program
@@ -97,22 +120,21 @@ export function buildProgram(): Command {
       const { runConfigSchema } = await import('./commands/config.js');
       runConfigSchema();
     });
-  addSettingOptions(
+  withSettings(
     config
       .command('check')
       .description(
         "print the effective settings of `fileconv serve` (serve's flags, environment, config file, defaults) as JSON, each with its source, secrets masked; exit 1 when they are invalid",
       ),
-    settingsOfCommand('serve'),
+    'serve',
   ).action(async (_options, command: Command) => {
     const { runConfigCheck } = await import('./commands/config.js');
-    await runConfigCheck(givenSettings(command));
+    await runConfigCheck(await given(command));
   });
 
   const keys = program.command('keys').description('manage API keys (stored hashed in the data dir)');
   // The data dir, Redis and config file are serve's settings, found as serve finds them.
-  const keySettings = settingsOfCommand('keys');
-  addSettingOptions(
+  withSettings(
     keys
       .command('create')
       .description('create a key and print it once')
@@ -120,28 +142,28 @@ export function buildProgram(): Command {
       .requiredOption('--account <id>', 'the account the key belongs to')
       .option('--label <text>', 'a note to recognise the key by')
       .option('--json', 'print JSON'),
-    keySettings,
+    'keys',
   ).action(async (options) => {
     const { runKeysCreate } = await import('./commands/keys.js');
     await runKeysCreate(options);
   });
-  addSettingOptions(
+  withSettings(
     keys
       .command('list')
       .description('list keys (never the secrets)')
       .option('--account <id>', 'only this account')
       .option('--json', 'print JSON'),
-    keySettings,
+    'keys',
   ).action(async (options) => {
     const { runKeysList } = await import('./commands/keys.js');
     await runKeysList(options);
   });
-  addSettingOptions(
+  withSettings(
     keys
       .command('revoke')
       .description('revoke a key: requests with it answer 401 from now on')
       .argument('<id>', 'the key id (from keys list)'),
-    keySettings,
+    'keys',
   ).action(async (id: string, options) => {
     const { runKeysRevoke } = await import('./commands/keys.js');
     await runKeysRevoke(id, options);
@@ -330,7 +352,9 @@ function debugWanted(): boolean {
 
 /** Runs the CLI; returns the exit code. */
 export async function main(argv: readonly string[]): Promise<number> {
-  const program = buildProgram();
+  const program = buildProgram(
+    needsSettings(argv) ? await import('./support/setting-options.js') : undefined,
+  );
   try {
     await program.parseAsync([...argv]);
     return typeof process.exitCode === 'number' ? process.exitCode : 0;

@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildProgram, main } from '../bin/cli.js';
+import * as settingOptions from '../bin/support/setting-options.js';
 import {
   envNamesOf,
   envOf,
@@ -332,7 +333,7 @@ describe('secrets', () => {
 describe('the command line', () => {
   /** A command's long flags as commander has them (help aside). */
   function flagsOf(path: readonly string[]): string[] {
-    let command = buildProgram();
+    let command = buildProgram(settingOptions);
     for (const name of path) command = command.commands.find((child) => child.name() === name) ?? command;
     return command.options.map((option) => option.long ?? '').filter((flag) => flag !== '--help');
   }

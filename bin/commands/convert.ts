@@ -7,17 +7,19 @@
 import { mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
-import { urlFileContent } from '../../src/core/formats/index.js';
-import { baseName } from '../../src/core/names.js';
+// From the modules themselves, not the package root: `import 'fileconv'` loads the job engine,
+// the service's schemas and every port too, which one conversion has no use for.
+import { FileconvError } from '../../src/core/errors.js';
 import {
-  createConverter,
   extensionOf,
-  FileconvError,
   formatFromExtension,
   requireFormat,
-} from '../../src/index.js';
+  urlFileContent,
+} from '../../src/core/formats/index.js';
+import { baseName } from '../../src/core/names.js';
+import { createConverter } from '../../src/engine/file-converter.js';
 import { outputFileError } from '../../src/kit/local-files.js';
-import { defaultConverters } from '../../src/preset/converters.js';
+import { lazyDefaultConverters } from '../../src/preset/converter-index.js';
 
 export interface ConvertFlags {
   to?: string;
@@ -174,7 +176,8 @@ async function progressBar(label: string) {
 
 async function convertLocal({ input, shown, output, named, flags, to }: LocalConversion): Promise<void> {
   let outputPath = resolve(output);
-  const engine = createConverter({ converters: defaultConverters() });
+  // defaultConverters(), each converter imported only when this conversion needs it.
+  const engine = createConverter({ converters: lazyDefaultConverters() });
   const showProgress = !flags.quiet && !flags.json && process.stderr.isTTY;
   const bar = showProgress ? await progressBar(`${shown} -> ${basename(outputPath)}`) : undefined;
   bar?.start(100, 0);
