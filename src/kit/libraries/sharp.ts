@@ -30,11 +30,21 @@ export function engineUnavailable(pkg: string, purpose: string, cause: unknown):
 
 let sharpPromise: Promise<SharpFactory> | undefined;
 
+/**
+ * sharp from its CommonJS build, which `require('sharp')` loads: its ESM build (what `import`
+ * picks) is the same code as nine more modules through the ESM loader, and made a one-file
+ * `fileconv convert` slower than `node -e "require('sharp')..."` by more than the whole CLI's own
+ * start (the commit that chose it has the measurement). Both builds export the same function.
+ */
+async function importSharp(): Promise<SharpFactory> {
+  return createRequire(import.meta.url)('sharp') as SharpFactory;
+}
+
 /** sharp's default export; ENGINE_UNAVAILABLE when it is missing or its native part fails to load. */
 export function loadSharp(): Promise<SharpFactory> {
   if (sharpPromise) return sharpPromise;
-  sharpPromise = import('sharp').then(
-    (module) => module.default,
+  sharpPromise = importSharp().then(
+    (sharp) => sharp,
     (error: unknown) => {
       sharpPromise = undefined; // let a later call retry, e.g. after an install
       if (isModuleNotFound(error)) throw engineUnavailable('sharp', 'image conversion', error);
