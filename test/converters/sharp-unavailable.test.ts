@@ -8,7 +8,6 @@ import { withOptionsParsed } from './converter-harness.js';
 import { context, workspace } from './sharp-helpers.js';
 
 afterEach(() => {
-  vi.doUnmock('sharp');
   vi.doUnmock('heic-decode');
   vi.doUnmock('node:module');
 });
@@ -21,12 +20,31 @@ async function rejection(promise: Promise<unknown>): Promise<{ code?: string; me
   );
 }
 
+/**
+ * sharp is loaded with require (kit/libraries/sharp.ts), which vi.doMock does not reach: its
+ * failure is simulated where the require is made.
+ */
+function failRequire(id: string, error: () => Error): void {
+  vi.doMock('node:module', async (importOriginal) => {
+    const real = await importOriginal<typeof import('node:module')>();
+    const createRequire = (from: string | URL) => {
+      const require = real.createRequire(from);
+      const failing = (request: string) => {
+        if (request === id) throw error();
+        return require(request);
+      };
+      return Object.assign(failing, require);
+    };
+    return { ...real, default: { ...real, createRequire }, createRequire };
+  });
+}
+
 describe('missing engines', () => {
   it('reports sharp as missing, with the install command', async () => {
     vi.resetModules();
-    vi.doMock('sharp', () => {
-      throw Object.assign(new Error("Cannot find package 'sharp'"), { code: 'ERR_MODULE_NOT_FOUND' });
-    });
+    failRequire('sharp', () =>
+      Object.assign(new Error("Cannot find module 'sharp'"), { code: 'MODULE_NOT_FOUND' }),
+    );
     const { createSharpConverter } = await import('../../src/converters/sharp/index.js');
     const converter = withOptionsParsed(createSharpConverter());
     expect(converter.edges.length).toBeGreaterThan(0); // declaring edges needs no engine
@@ -41,9 +59,7 @@ describe('missing engines', () => {
 
   it('reports an installed sharp whose platform binary is missing, with the command that brings it', async () => {
     vi.resetModules();
-    vi.doMock('sharp', () => {
-      throw new Error('Could not load the "sharp" module using the linux-x64 runtime');
-    });
+    failRequire('sharp', () => new Error('Could not load the "sharp" module using the linux-x64 runtime'));
     const { createSharpConverter } = await import('../../src/converters/sharp/index.js');
     const availability = await createSharpConverter().available();
     expect(availability).toMatchObject({ ok: false, install: 'npm install --include=optional sharp' });
