@@ -35,6 +35,7 @@ import { placeFile } from '../../kit/place-file.js';
 import { containerOf } from './containers.js';
 import { type FfmpegEngine, runnerSelector, WASM_INSTALL_HINT } from './engine-select.js';
 import { buildFfmpegArgs, type FfmpegPlan } from './ffmpeg-args.js';
+import { probeFromHeader } from './header-probe.js';
 import { mapRunnerError } from './media-errors.js';
 import { DEFAULT_MAX_DIMENSION, type MediaOptions, mediaOptionsSchema } from './media-options.js';
 import { FFMPEG } from './registration.js';
@@ -48,7 +49,6 @@ import {
   chooseStreams,
   type MediaLimits,
 } from './safety.js';
-import { probeWavHeader } from './wav-header.js';
 
 export { AUDIO_CODECS, VIDEO_CODECS } from './codecs.js';
 export { AUDIO_FORMATS, VIDEO_FORMATS } from './containers.js';
@@ -168,9 +168,9 @@ async function runConversion(
   );
   assertNotEmpty(size);
 
-  // A plain WAV says what ffprobe would from its header: one process per job instead of two.
+  // A common container says what ffprobe would from its header: one process per job, not two.
   const probe =
-    (ctx.from === 'wav' ? await probeWavHeader(ctx.inputPath, size) : undefined) ??
+    (await probeFromHeader(ctx.inputPath, ctx.from, size)) ??
     (await runner.probe(ctx.inputPath, ctx.signal, { maxPixels: ctx.limits.maxPixels }));
   assertDeclaredContainer(probe, ctx.from, source);
   const streams = chooseStreams(probe);
