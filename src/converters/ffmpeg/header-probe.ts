@@ -24,7 +24,10 @@ import { parseWavHeader } from './wav-header.js';
 
 type HeaderReader = (file: HeaderFile) => Promise<MediaProbe | undefined>;
 
-const isoReader = (quicktime: boolean): HeaderReader => (file) => probeMp4Header(file, quicktime);
+const isoReader =
+  (quicktime: boolean): HeaderReader =>
+  (file) =>
+    probeMp4Header(file, quicktime);
 
 /** The reader of each declared format; the ones absent are always probed by ffprobe. */
 const READERS: Readonly<Partial<Record<FormatName, HeaderReader>>> = {

@@ -60,7 +60,7 @@ const CODECS: Record<string, { kind: MediaStream['kind']; codec: string }> = {
   'S_TEXT/WEBVTT': { kind: 'subtitle', codec: 'webvtt' },
 };
 /** TrackType values ffprobe lists under these kinds. */
-const TRACK_KINDS: Record<number, MediaStream['kind']> = { 1: 'video', 2: 'audio', 0x11: 'subtitle' };
+const TRACK_KINDS: Record<number, MediaStream['kind']> = { 1: 'video', 2: 'audio', 17: 'subtitle' };
 
 interface Element {
   id: number;
@@ -75,7 +75,7 @@ function vint(bytes: Buffer, at: number, keepMarker: boolean): { value: number; 
   const length = Math.clz32(first) - 23;
   if (at + length > bytes.length || (keepMarker && length > 4)) return undefined;
   let value = keepMarker ? first : first & (0xff >> length);
-  let allOnes = value === (0xff >> length);
+  let allOnes = value === 0xff >> length;
   for (let i = 1; i < length; i++) {
     value = value * 256 + bytes[at + i]!;
     if (bytes[at + i] !== 0xff) allOnes = false;
@@ -85,15 +85,22 @@ function vint(bytes: Buffer, at: number, keepMarker: boolean): { value: number; 
   return { value, length };
 }
 
-/** The elements from `start` to `end`; stops at one whose size is unknown or passes `end`. */
-function elements(bytes: Buffer, start: number, end: number): Element[] {
+/**
+ * The elements from `start` to `end`. Strict (the default), the list must fill its parent
+ * exactly: a lying size, an unknown one or too many children throws, and the caller falls back
+ * to ffprobe rather than answer with a track missing. Loose (the Segment's children in the
+ * head, which ends inside some element), it stops at the first element that does not fit.
+ */
+function elements(bytes: Buffer, start: number, end: number, strict = true): Element[] {
   const found: Element[] = [];
-  for (let at = start; at < end && found.length < MAX_CHILDREN; ) {
+  for (let at = start; at < end; ) {
     const id = vint(bytes, at, true);
     const size = id && vint(bytes, at + id.length, false);
-    if (!id || !size) return found;
-    const body = at + id.length + size.length;
-    if (body + size.value > end) return found;
+    const body = id && size ? at + id.length + size.length : end;
+    if (!id || !size || body + size.value > end || found.length >= MAX_CHILDREN) {
+      if (strict) throw new RangeError('An element does not fit its parent');
+      return found;
+    }
     found.push({ id: id.value, body, end: body + size.value });
     at = body + size.value;
   }
@@ -158,7 +165,7 @@ function track(bytes: Buffer, entry: Element, index: number): MediaStream | unde
 export async function probeMatroskaHeader(file: HeaderFile): Promise<MediaProbe | undefined> {
   const { head } = file;
   if (head.includes(ATTACHMENTS)) return undefined;
-  const [ebml] = elements(head, 0, head.length);
+  const [ebml] = elements(head, 0, head.length, false);
   if (!ebml || ebml.id !== ID.ebml) return undefined;
   const docType = find(elements(head, ebml.body, ebml.end), ID.docType);
   const doc = docType && head.toString('latin1', docType.body, docType.end).replace(/\0+$/, '');
@@ -169,7 +176,7 @@ export async function probeMatroskaHeader(file: HeaderFile): Promise<MediaProbe 
   const sizeByte = head[ebml.end + id.length];
   if (!sizeByte) return undefined;
   const sizeLength = Math.clz32(sizeByte) - 23;
-  const children = elements(head, ebml.end + id.length + sizeLength, head.length);
+  const children = elements(head, ebml.end + id.length + sizeLength, head.length, false);
   const clusterAt = children.findIndex((element) => element.id === ID.cluster);
   const before = clusterAt === -1 ? children : children.slice(0, clusterAt);
   const info = find(before, ID.info);

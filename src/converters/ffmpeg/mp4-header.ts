@@ -7,7 +7,8 @@
  *
  * Left to ffprobe: fragmented files (moof, mvex), cover art (covr: ffprobe shows it as a video
  * stream), tracks other than video and sound (chapters, timecode), several sample entries in a
- * track, QuickTime v2 sound entries, PCM, HE-AAC, and any codec not in the tables below.
+ * track, QuickTime v2 sound entries, PCM, HE-AAC, mp3, AC-3, Opus and FLAC in MP4 (see
+ * AUDIO_CODECS), and any codec not in the tables below.
  */
 import { aacFacts } from './aac-config.js';
 import type { HeaderFile } from './header-file.js';
@@ -16,6 +17,8 @@ import type { MediaProbe, MediaStream } from './runner.js';
 export const MOV_FORMAT_NAME = 'mov,mp4,m4a,3gp,3g2,mj2';
 /** More top-level boxes than a well-made file has before its moov. */
 const MAX_TOP_BOXES = 64;
+/** More boxes in one parent than a well-made file has (its tracks, a track's boxes). */
+const MAX_BOXES = 1024;
 /** Top-level boxes a QuickTime file may open with instead of ftyp. */
 const MOV_OPENERS = new Set(['ftyp', 'moov', 'mdat', 'free', 'skip', 'wide', 'pnot']);
 
@@ -34,17 +37,14 @@ const VIDEO_CODECS: Record<string, string> = {
   ap4h: 'prores',
   s263: 'h263',
 };
-const AUDIO_CODECS: Record<string, string> = { 'ac-3': 'ac3', 'ec-3': 'eac3', alac: 'alac', fLaC: 'flac' };
-/** esds object types: MPEG-4 Visual, AAC (MPEG-4 and the three MPEG-2 profiles), MP3. */
-const OBJECT_TYPES: Record<number, string> = {
-  0x20: 'mpeg4',
-  0x40: 'aac',
-  0x66: 'aac',
-  0x67: 'aac',
-  0x68: 'aac',
-  0x69: 'mp3',
-  0x6b: 'mp3',
-};
+/**
+ * Sound entries whose channel count ffprobe reports as the entry states. Not mp3, AC-3, Opus or
+ * FLAC: ffmpeg's muxer writes 2 channels in the entry of a mono mp3, and ffprobe takes those
+ * codecs' channels from the stream itself.
+ */
+const AUDIO_CODECS: Record<string, string> = { alac: 'alac' };
+/** esds object types: MPEG-4 Visual, AAC (MPEG-4 and the three MPEG-2 profiles). */
+const OBJECT_TYPES: Record<number, string> = { 32: 'mpeg4', 64: 'aac', 102: 'aac', 103: 'aac', 104: 'aac' };
 
 interface Box {
   type: string;
@@ -53,21 +53,32 @@ interface Box {
   end: number;
 }
 
-/** The boxes in `bytes` from `start` to `end`; stops (returning what it has) at a lying size. */
-function boxes(bytes: Buffer, start: number, end: number): Box[] {
+/**
+ * The boxes in `bytes` from `start` to `end`. Strict (the default), a box list must fill its
+ * parent exactly: a lying size or too many boxes throws, and the caller falls back to ffprobe
+ * rather than answer with a stream missing. Loose, it stops at the first box that does not fit
+ * (a QuickTime sample entry may end in a 4-byte terminator).
+ */
+function boxes(bytes: Buffer, start: number, end: number, strict = true): Box[] {
   const found: Box[] = [];
-  for (let at = start; at + 8 <= end; ) {
+  for (let at = start; at < end; ) {
+    if (at + 8 > end || found.length >= MAX_BOXES) return fail(strict, found);
     let size = bytes.readUInt32BE(at);
     let body = at + 8;
     if (size === 1) {
-      if (at + 16 > end) return found;
+      if (at + 16 > end) return fail(strict, found);
       size = Number(bytes.readBigUInt64BE(at + 8));
       body = at + 16;
     } else if (size === 0) size = end - at;
-    if (size < body - at || at + size > end) return found;
+    if (size < body - at || at + size > end) return fail(strict, found);
     found.push({ type: bytes.toString('latin1', at + 4, at + 8), body, end: at + size });
     at += size;
   }
+  return found;
+}
+
+function fail(strict: boolean, found: Box[]): Box[] {
+  if (strict) throw new RangeError('A box does not fit its parent');
   return found;
 }
 
@@ -107,14 +118,14 @@ function descriptor(bytes: Buffer, at: number, end: number) {
 /** The object type and decoder config from an esds box (ES -> DecoderConfig -> DecSpecificInfo). */
 function esdsConfig(bytes: Buffer, esds: Box): { objectType: number; config: Buffer } | undefined {
   const es = descriptor(bytes, esds.body + 4, esds.end);
-  if (!es || es.tag !== 0x03) return undefined;
+  if (es?.tag !== 0x03) return undefined;
   const flags = bytes[es.body + 2]!;
   let at = es.body + 3;
   if (flags & 0x80) at += 2;
   if (flags & 0x40) at += 1 + bytes[at]!;
   if (flags & 0x20) at += 2;
   const decoder = descriptor(bytes, at, es.end);
-  if (!decoder || decoder.tag !== 0x04) return undefined;
+  if (decoder?.tag !== 0x04) return undefined;
   const specific = descriptor(bytes, decoder.body + 13, decoder.end);
   const config = specific?.tag === 0x05 ? bytes.subarray(specific.body, specific.end) : Buffer.alloc(0);
   return { objectType: bytes[decoder.body]!, config };
@@ -129,16 +140,16 @@ function track(bytes: Buffer, trak: Box, index: number): MediaStream | undefined
   const stsd = child(bytes, stbl, 'stsd');
   if (!handler || !mdhd || !stbl || !stsd || stsd.body + 8 > stsd.end) return undefined;
   if (bytes.readUInt32BE(stsd.body + 4) !== 1) return undefined;
-  const [entry] = boxes(bytes, stsd.body + 8, stsd.end);
+  const [entry] = boxes(bytes, stsd.body + 8, stsd.end, false);
   if (!entry) return undefined;
   const kind = bytes.toString('latin1', handler.body + 8, handler.body + 12);
   // A sample entry's child boxes follow its fixed fields: 78 bytes for video, 28 (v0) or 44 (v1) for sound.
   const fixed = kind === 'vide' ? 78 : bytes.readUInt16BE(entry.body + 8) === 1 ? 44 : 28;
   // QuickTime puts an mp4a entry's esds inside a 'wave' box.
   const esds = () => {
-    const children = boxes(bytes, entry.body + fixed, entry.end);
+    const children = boxes(bytes, entry.body + fixed, entry.end, false);
     const wave = children.find((found) => found.type === 'wave');
-    const all = wave ? [...children, ...boxes(bytes, wave.body, wave.end)] : children;
+    const all = wave ? [...children, ...boxes(bytes, wave.body, wave.end, false)] : children;
     const box = all.find((found) => found.type === 'esds');
     return box && esdsConfig(bytes, box);
   };
@@ -167,10 +178,8 @@ function track(bytes: Buffer, trak: Box, index: number): MediaStream | undefined
         if (!facts) return undefined;
         ({ channels, sampleRate } = facts);
       }
-      if (codec !== 'aac' && codec !== 'mp3') return undefined;
+      if (codec !== 'aac') return undefined;
     }
-    // Opus decodes at 48 kHz whatever the entry says; ffprobe reports that.
-    if (entry.type === 'Opus') [codec, sampleRate] = ['opus', 48000];
     if (!codec || !channels || !sampleRate) return undefined;
     return { index, kind: 'audio', codec, sampleRate, channels };
   }
@@ -198,7 +207,8 @@ async function findMoov(file: HeaderFile, quicktime: boolean): Promise<Buffer | 
   const { head, size } = file;
   let at = 0;
   for (let count = 0; count < MAX_TOP_BOXES && at + 8 <= size; count++) {
-    const header = at + 16 <= head.length ? head.subarray(at, at + 16) : await file.read(at, Math.min(16, size - at));
+    const header =
+      at + 16 <= head.length ? head.subarray(at, at + 16) : await file.read(at, Math.min(16, size - at));
     if (!header || header.length < 8) return undefined;
     const type = header.toString('latin1', 4, 8);
     if (count === 0 && type !== 'ftyp' && !(quicktime && MOV_OPENERS.has(type))) return undefined;
