@@ -3,8 +3,9 @@
  * audio formats, video to audio (the soundtrack), video to GIF and GIF to video, on ffmpeg.
  *
  * ffmpeg runs natively (a child process) when the binary is found, else as WebAssembly
- * (@ffmpeg/core, loaded only then); see media/engine-select.ts. Every input is probed first and
- * must really be the declared container, hold the stream the target needs and stay within the
+ * (@ffmpeg/core, loaded only then); see media/engine-select.ts. Every input is probed first (from
+ * its container's header in JS for WAV, FLAC, MP3, Ogg, MP4/MOV and Matroska/WebM where the header
+ * says enough: header-probe.ts; by ffprobe otherwise) and must really be the declared container, hold the stream the target needs and stay within the
  * duration and resolution limits (media/safety.ts); ffmpeg only ever reads local files with the
  * declared format's demuxer. Streams already in a codec the target takes are copied, not
  * re-encoded (media/ffmpeg-args.ts). The output appears at `outputPath` only when complete.
