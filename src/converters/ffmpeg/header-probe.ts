@@ -7,9 +7,10 @@
  * Each reader answers only what it is sure of and returns undefined otherwise; then, and on any
  * exception a hostile header provokes, ffprobe decides as before (with its CORRUPT_INPUT for what
  * it cannot read). Reads are bounded (header-file.ts) and every loop is bounded by the bytes read.
- * Why hand-written readers rather than music-metadata: loading it costs ~300 ms, a file 4-77 ms
- * (it reads whole MP4 and Matroska files), and it gives no frame size for MP4 nor frame rates;
- * these readers take well under a millisecond a file.
+ * Why hand-written readers rather than music-metadata 11 (measured side by side on the same files,
+ * medians on a loaded 2-core machine): importing it took 220-900 ms and a file 5-92 ms (it walks
+ * whole MP4 and Matroska files), it names codecs its own way ('MPEG-4/AAC', '<avc1>'), and it gives
+ * no frame size for MP4/MOV and no frame rate at all; these readers take 0.16-2.2 ms a file.
  */
 import { open } from 'node:fs/promises';
 import type { FormatName } from '../../core/formats/types.js';
@@ -44,9 +45,6 @@ const READERS: Readonly<Partial<Record<FormatName, HeaderReader>>> = {
   mkv: probeMatroskaHeader,
   webm: probeMatroskaHeader,
 };
-
-/** Whether a format has a header reader (the others always go to ffprobe). */
-export const hasHeaderReader = (format: FormatName): boolean => READERS[format] !== undefined;
 
 /**
  * The probe of the file at `path` (`size` bytes, as the caller has just read it), declared
