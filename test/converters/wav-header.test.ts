@@ -6,10 +6,11 @@ import { execFileSync } from 'node:child_process';
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
+import { probeFromHeader } from '../../src/converters/ffmpeg/header-probe.js';
 import { createFfmpegConverter } from '../../src/converters/ffmpeg/index.js';
 import { createNativeFfmpegRunner } from '../../src/converters/ffmpeg/native-runner.js';
 import type { FfmpegRunner } from '../../src/converters/ffmpeg/runner.js';
-import { parseWavHeader, probeWavHeader } from '../../src/converters/ffmpeg/wav-header.js';
+import { parseWavHeader } from '../../src/converters/ffmpeg/wav-header.js';
 import { describeWithEngine } from '../helpers/engines.js';
 import { withOptionsParsed } from './converter-harness.js';
 import { context, FFMPEG_AVAILABLE, FFMPEG_INSTALL, workspace } from './ffmpeg-helpers.js';
@@ -54,7 +55,7 @@ describeWithEngine('ffmpeg', FFMPEG_AVAILABLE, FFMPEG_INSTALL, 'a WAV header', (
       const ws = await workspace();
       const path = join(ws.inputs, 'tone.wav');
       makeWav(path, args);
-      const probe = await probeWavHeader(path, (await stat(path)).size);
+      const probe = await probeFromHeader(path, 'wav', (await stat(path)).size);
       const expected = ffprobe(path);
       const [stream] = expected.streams;
       expect(probe).toEqual({
@@ -89,7 +90,7 @@ describeWithEngine('ffmpeg', FFMPEG_AVAILABLE, FFMPEG_INSTALL, 'a WAV header', (
     expect(parseWavHeader(streamed, streamed.length)).toBeUndefined();
     const adpcm = join(ws.inputs, 'adpcm.wav');
     makeWav(adpcm, ['-ar', '8000', '-ac', '1', '-c:a', 'adpcm_ms']);
-    expect(await probeWavHeader(adpcm, (await stat(adpcm)).size)).toBeUndefined();
+    expect(await probeFromHeader(adpcm, 'wav', (await stat(adpcm)).size)).toBeUndefined();
   });
 
   it('spares the ffprobe process of a wav job, which still converts', async () => {

@@ -3,8 +3,9 @@
  * audio formats, video to audio (the soundtrack), video to GIF and GIF to video, on ffmpeg.
  *
  * ffmpeg runs natively (a child process) when the binary is found, else as WebAssembly
- * (@ffmpeg/core, loaded only then); see media/engine-select.ts. Every input is probed first and
- * must really be the declared container, hold the stream the target needs and stay within the
+ * (@ffmpeg/core, loaded only then); see media/engine-select.ts. Every input is probed first (from
+ * its container's header in JS for WAV, FLAC, MP3, Ogg, MP4/MOV and Matroska/WebM where the header
+ * says enough: header-probe.ts; by ffprobe otherwise) and must really be the declared container, hold the stream the target needs and stay within the
  * duration and resolution limits (media/safety.ts); ffmpeg only ever reads local files with the
  * declared format's demuxer. Streams already in a codec the target takes are copied, not
  * re-encoded (media/ffmpeg-args.ts). The output appears at `outputPath` only when complete.
@@ -35,6 +36,7 @@ import { placeFile } from '../../kit/place-file.js';
 import { containerOf } from './containers.js';
 import { type FfmpegEngine, runnerSelector, WASM_INSTALL_HINT } from './engine-select.js';
 import { buildFfmpegArgs, type FfmpegPlan } from './ffmpeg-args.js';
+import { probeFromHeader } from './header-probe.js';
 import { mapRunnerError } from './media-errors.js';
 import { DEFAULT_MAX_DIMENSION, type MediaOptions, mediaOptionsSchema } from './media-options.js';
 import { FFMPEG } from './registration.js';
@@ -48,7 +50,6 @@ import {
   chooseStreams,
   type MediaLimits,
 } from './safety.js';
-import { probeWavHeader } from './wav-header.js';
 
 export { AUDIO_CODECS, VIDEO_CODECS } from './codecs.js';
 export { AUDIO_FORMATS, VIDEO_FORMATS } from './containers.js';
@@ -168,9 +169,9 @@ async function runConversion(
   );
   assertNotEmpty(size);
 
-  // A plain WAV says what ffprobe would from its header: one process per job instead of two.
+  // A common container says what ffprobe would from its header: one process per job, not two.
   const probe =
-    (ctx.from === 'wav' ? await probeWavHeader(ctx.inputPath, size) : undefined) ??
+    (await probeFromHeader(ctx.inputPath, ctx.from, size)) ??
     (await runner.probe(ctx.inputPath, ctx.signal, { maxPixels: ctx.limits.maxPixels }));
   assertDeclaredContainer(probe, ctx.from, source);
   const streams = chooseStreams(probe);

@@ -5,14 +5,11 @@
  * ~0.07 s of CPU, more than a short wav -> mp3 conversion spends in node.
  *
  * Only the plain case is answered: RIFF/WAVE with a `fmt ` chunk of a PCM, float, A-law or
- * mu-law format and a `data` chunk with its size, both within the first 64 KiB. Anything else
- * (RF64, a streamed size, a compressed format, a broken header) gives undefined, and ffprobe
- * decides as before, with its CORRUPT_INPUT for what it cannot read.
+ * mu-law format and a `data` chunk with its size, both within the head header-probe.ts reads.
+ * Anything else (RF64, a streamed size, a compressed format, a broken header) gives undefined,
+ * and ffprobe decides as before, with its CORRUPT_INPUT for what it cannot read.
  */
-import { open } from 'node:fs/promises';
 import type { MediaProbe } from './runner.js';
-
-const HEAD_BYTES = 64 * 1024;
 
 /** The WAVE format tags ffmpeg decodes as these codecs, by bits per sample. */
 function codecOf(tag: number, bits: number): string | undefined {
@@ -21,21 +18,6 @@ function codecOf(tag: number, bits: number): string | undefined {
   if (tag === 6 && bits === 8) return 'pcm_alaw';
   if (tag === 7 && bits === 8) return 'pcm_mulaw';
   return undefined;
-}
-
-/**
- * The probe of the WAV file at `path` (`size` bytes, as the caller has just read it) from its
- * header, or undefined where ffprobe must look.
- */
-export async function probeWavHeader(path: string, size: number): Promise<MediaProbe | undefined> {
-  const file = await open(path, 'r');
-  try {
-    const head = Buffer.alloc(Math.min(HEAD_BYTES, size));
-    const { bytesRead } = await file.read(head, 0, head.length, 0);
-    return parseWavHeader(head.subarray(0, bytesRead), size);
-  } finally {
-    await file.close();
-  }
 }
 
 /** The probe from `head` (the file's first bytes) of a file of `size` bytes; undefined when unsure. */
