@@ -6,12 +6,14 @@
  *     browser against (1) a fresh `chromium --headless --print-to-pdf` process per document, the
  *     way a script without a browser library does it (goal: fileconv >= 3x faster), and (2) a
  *     bare playwright-core script holding one warm page (launch once, newPage once, then
- *     setContent + pdf per document), the least any library can do (goal: throughput ratio >=
- *     0.9). Contenders alternate; each round converts BENCH_CHROMIUM_DOCUMENTS (default 5)
- *     documents in a row, and the median round is reported per document. fileconv does more per
- *     document by design: request interception (every request answered by the job's source),
- *     print media emulation, cookies cleared between jobs, its work dir, and the PDF through a
- *     temp file; a job without scripts reuses a warm tab, one with scripts gets a fresh
+ *     setContent + pdf per document), the least any library can do (goal, issue 28: throughput
+ *     ratio >= 0.85; the last line states it for the README). Contenders alternate; each round
+ *     converts BENCH_CHROMIUM_DOCUMENTS (default 5) documents in a row, and the median round is
+ *     reported per document; BENCH_CHROMIUM_FRESH=0 leaves out the fresh process (quicker runs).
+ *     fileconv does more per document by design: request interception (every request answered
+ *     by the job's source), cookies cleared between jobs, its work dir, and the PDF through a
+ *     temp file; a job without scripts reuses a warm tab (its uploaded page written in with
+ *     setContent, its media emulated once per tab), one with scripts gets a fresh
  *     BrowserContext. A third line, for scale: the bare script with a fresh context per
  *     document, what full context isolation costs apart from the rest of the converter.
  * (b) memory: BENCH_CHROMIUM_RENDERS (default 500; 0 skips it) renders through one warm converter, printing
@@ -37,6 +39,8 @@ import { alternate } from './stats.js';
 
 const run = promisify(execFile);
 const DOCUMENTS = Number(process.env.BENCH_CHROMIUM_DOCUMENTS ?? 5);
+/** BENCH_CHROMIUM_FRESH=0 leaves out the fresh-process contender, by far the slowest. */
+const FRESH = process.env.BENCH_CHROMIUM_FRESH !== '0';
 const RENDERS = Number(process.env.BENCH_CHROMIUM_RENDERS ?? 500);
 const SAMPLE_EVERY = 50;
 const MB = 1024 * 1024;
@@ -103,10 +107,14 @@ async function latency(dir: string, chromiumPath: string, rounds: number): Promi
     const engine = createEngine({ converters: [converter], tempDir: dir });
     const viaFileconv = () => engine.convertFile(input, outputs.fileconv);
 
-    const [freshMs, bareMs, bareContextMs, fileconvMs] = (
-      await alternate(rounds, [batch(fresh), batch(bare), batch(bareContext), batch(viaFileconv)])
+    const contenders = [batch(bare), batch(bareContext), batch(viaFileconv)];
+    const [bareMs, bareContextMs, fileconvMs, freshMs] = (
+      await alternate(rounds, FRESH ? [...contenders, batch(fresh)] : contenders)
     ).map((ms) => ms / DOCUMENTS);
-    const shapes = await Promise.all(Object.values(outputs).map(pdfShape));
+    const made = FRESH
+      ? Object.values(outputs)
+      : Object.values(outputs).filter((path) => path !== outputs.fresh);
+    const shapes = await Promise.all(made.map(pdfShape));
     if (new Set(shapes).size !== 1) {
       throw new Error(
         `benchmark outputs differ, not the same work: ${Object.keys(outputs).join(', ')}: ${shapes.join('; ')}`,
@@ -117,14 +125,20 @@ async function latency(dir: string, chromiumPath: string, rounds: number): Promi
     console.log(
       `chromium: invoice html -> pdf (${shapes[0]}), ${version}; ${rounds} rounds of ${DOCUMENTS} documents in a row, median per document`,
     );
+    if (freshMs !== undefined) {
+      console.log(
+        `  fresh chromium --print-to-pdf: ${ms(freshMs)}   fileconv (warm): ${ms(fileconvMs!)}   fresh/fileconv time: ${(freshMs / fileconvMs!).toFixed(2)}x (goal >= 3)`,
+      );
+    }
     console.log(
-      `  fresh chromium --print-to-pdf: ${ms(freshMs!)}   fileconv (warm): ${ms(fileconvMs!)}   fresh/fileconv time: ${(freshMs! / fileconvMs!).toFixed(2)}x (goal >= 3)`,
-    );
-    console.log(
-      `  bare playwright, warm page:    ${ms(bareMs!)}   fileconv (warm): ${ms(fileconvMs!)}   throughput ratio: ${(bareMs! / fileconvMs!).toFixed(3)} (goal >= 0.9)`,
+      `  bare playwright, warm page:    ${ms(bareMs!)}   fileconv (warm): ${ms(fileconvMs!)}   throughput ratio: ${(bareMs! / fileconvMs!).toFixed(3)} (goal >= 0.85)`,
     );
     console.log(
       `  bare playwright, context/doc:  ${ms(bareContextMs!)}   fileconv (warm): ${ms(fileconvMs!)}   throughput ratio: ${(bareContextMs! / fileconvMs!).toFixed(3)} (for scale: isolation alone)`,
+    );
+    // The one line the README quotes: issue 28's html -> pdf row.
+    console.log(
+      `html -> pdf vs playwright-core (warm page, same Chromium): fileconv ${ms(fileconvMs!).trim()}, playwright-core ${ms(bareMs!).trim()} per document, throughput ratio ${(bareMs! / fileconvMs!).toFixed(2)} (goal >= 0.85; medians of ${rounds} rounds)`,
     );
   } finally {
     await converter.close();

@@ -3,7 +3,8 @@
  * reach the next. Two zipped pages with the same asset path each print their own stylesheet; a
  * cookie a captured site set is not sent with the next capture; a job that failed (a page that
  * navigates itself away) leaves a tab the next job does not inherit; a job with scripts still
- * gets a fresh context. Read back with pdftotext.
+ * gets a fresh context. An uploaded page written into a warm tab (setContent) decodes as it would
+ * served, and its navigations are refused as a served page's are. Read back with pdftotext.
  */
 import { writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
@@ -109,6 +110,85 @@ describeWithEngine('chromium', AVAILABLE, CHROMIUM_INSTALL, 'chromium converter:
     const text = await pdfText(next.outputPath);
     expect(text).toContain('after-failure');
     expect(text).not.toContain('Leaving');
+  });
+
+  async function htmlPage(ws: Workspace, name: string, bytes: Buffer) {
+    const inputPath = join(ws.inputs, `${name}.html`);
+    await writeFile(inputPath, bytes);
+    return context(ws, 'html', 'pdf', { inputPath, outputPath: join(ws.outputs, `${name}.pdf`) });
+  }
+
+  it('an uploaded page written into the warm tab reads as served: UTF-8, a declared charset, a BOM', async () => {
+    const ws = await workspace();
+    // The first page puts the tab at the uploaded page's address; the next are written into it.
+    const pages: [string, Buffer, string][] = [
+      ['plain', Buffer.from('<p>Grüße plain €</p>'), 'Grüße plain €'],
+      ['declared', Buffer.from('<meta charset="UTF-8"><p>naïve declared ✓</p>'), 'naïve declared ✓'],
+      // Only the browser decodes these right: the page is served, not written in.
+      [
+        'latin',
+        Buffer.concat([
+          Buffer.from('<meta charset="windows-1252"><p>caf'),
+          Buffer.from([0xe9]),
+          Buffer.from(' latin</p>'),
+        ]),
+        'café latin',
+      ],
+      [
+        'commented',
+        Buffer.concat([
+          Buffer.from('<!-- <meta charset="utf-8"> --><meta charset="iso-8859-1"><p>r'),
+          Buffer.from([0xe9]),
+          Buffer.from('sum</p>'),
+        ]),
+        'résum',
+      ],
+      [
+        'marked',
+        Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('<p>Ünïcode marked</p>')]),
+        'Ünïcode marked',
+      ],
+      [
+        'utf16',
+        Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('<p>wide Ωmega</p>', 'utf16le')]),
+        'wide Ωmega',
+      ],
+      ['again', Buffer.from('<p>Grüße again €</p>'), 'Grüße again €'],
+    ];
+    for (const [name, bytes, text] of pages) {
+      const ctx = await htmlPage(ws, name, bytes);
+      await converter.convert(ctx);
+      const printed = await pdfText(ctx.outputPath);
+      expect(printed).toContain(text);
+      for (const [other, , otherText] of pages) if (other !== name) expect(printed).not.toContain(otherText);
+    }
+  });
+
+  it('a page written into the warm tab that navigates itself away fails, and reloading itself gets nothing', async () => {
+    const ws = await workspace();
+    await converter.convert(await htmlPage(ws, 'first', Buffer.from('<p>First</p>')));
+    const connectionsBefore = cookiesSeen.length;
+    const away = await htmlPage(
+      ws,
+      'away',
+      Buffer.from(`<meta http-equiv="refresh" content="0; url=${origin}/away.css"><p>Leaving</p>`),
+    );
+    const error = await expectCode(converter.convert(away), 'UNSAFE_INPUT');
+    expect(error.message).toContain(`${origin}/away.css`);
+    expect(cookiesSeen.length).toBe(connectionsBefore); // the listener was never asked
+    // The failed job's tab was closed: this one opens a fresh tab at the page's address.
+    await converter.convert(await htmlPage(ws, 'second', Buffer.from('<p>Second</p>')));
+    const reload = await htmlPage(
+      ws,
+      'reload',
+      Buffer.from('<meta http-equiv="refresh" content="0; url=index.html"><p>Reloading</p>'),
+    );
+    await expectCode(converter.convert(reload), 'UNSAFE_INPUT');
+    const next = await htmlPage(ws, 'next', Buffer.from('<p>Next page</p>'));
+    await converter.convert(next);
+    const text = await pdfText(next.outputPath);
+    expect(text).toContain('Next page');
+    expect(text).not.toContain('Reloading');
   });
 
   it('a job with scripts gets a context of its own: its storage is not seen by a scriptless job', async () => {
