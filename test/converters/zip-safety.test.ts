@@ -68,6 +68,16 @@ describe('assertSafeZip', () => {
     expect(error.message).toMatch(/declared size/);
   });
 
+  it('calls an entry that inflates to fewer bytes than its header declares corrupt', async () => {
+    const ws = await workspace();
+    const honest = join(ws.inputs, 'honest-small.zip');
+    await writeZip(honest, { 'word/document.xml': Buffer.alloc(1000) });
+    const path = join(ws.inputs, 'short.docx');
+    await writeFile(path, lieAboutSizes(await readFile(honest), 2000));
+    const error = await expectCode(assertSafeZip(path), 'CORRUPT_INPUT');
+    expect(error.message).toMatch(/not enough bytes/);
+  });
+
   it('calls a truncated package corrupt', async () => {
     const ws = await workspace();
     const path = join(ws.inputs, 'truncated.xlsx');
