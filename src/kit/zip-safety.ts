@@ -238,18 +238,21 @@ async function inflateEntryAtOnce(zip: ZipFile, entry: Entry): Promise<void> {
  * Checks that `path` is a zip package within `limits`: INPUT_LIMIT_EXCEEDED (details.reason
  * 'zip-bomb') for too many entries or too many inflated bytes, CORRUPT_INPUT for a broken or
  * truncated zip, PASSWORD_PROTECTED for an encrypted Office document or entry, CANCELED on abort.
+ * Resolves with the entries' names, for a caller that needs the package's parts without reading
+ * its directory again.
  */
 export async function assertSafeZip(
   path: string,
   limits: Partial<ZipLimits> = {},
   signal?: AbortSignal,
-): Promise<void> {
+): Promise<string[]> {
   const bounds: ZipLimits = { ...DEFAULT_ZIP_LIMITS, ...limits };
   if (signal) throwIfAborted(signal);
   const start = await readStart(path);
   refuseCompoundFile(start.bytes);
   const zip = await openZip(path, start.whole ? start.bytes : undefined);
   let inflatedAtOnce = 0;
+  const names: string[] = [];
   try {
     if (zip.entryCount > bounds.maxEntries) {
       throw zipBombError(`more than ${bounds.maxEntries} entries`, { maxEntries: bounds.maxEntries });
@@ -260,6 +263,7 @@ export async function assertSafeZip(
       zip.on('error', (error: unknown) => reject(corruptZipError(error)));
       zip.on('end', () => resolve());
       zip.on('entry', (entry: Entry) => {
+        names.push(entry.fileName);
         count += 1;
         declaredTotal += entry.uncompressedSize;
         const next = async () => {
@@ -284,6 +288,7 @@ export async function assertSafeZip(
       });
       zip.readEntry();
     });
+    return names;
   } finally {
     // autoClose has already closed a file after the last entry; close() again would throw.
     if (zip.isOpen) zip.close();
