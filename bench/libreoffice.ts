@@ -8,8 +8,11 @@
  * (b) throughput: 12 documents at once (BENCH_OFFICE_DOCUMENTS) through warm pools of size 1 and
  *     2, alternating, in documents/s. On a 2-core machine the ceiling is 2x, less whatever else runs.
  *
+ * (c) against one warm soffice over bare UNO, at 1 and 2 clients (bench/libreoffice-uno.ts).
+ *
  * Prints medians and ratios (cold/pool time: how many times faster the pool is; size 2/size 1
- * throughput). The aim is a pool at least 2.5x faster than cold.
+ * throughput; fileconv/bare UNO throughput). The aims: a pool at least 2.5x faster than cold,
+ * >= 0.85 of bare UNO at 1 client and >= 1.3x at 2 (issue 28).
  */
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -19,6 +22,7 @@ import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { createLibreOfficeConverter } from '../src/converters/libreoffice/index.js';
 import { createEngine } from '../src/index.js';
+import { benchAgainstBareUno } from './libreoffice-uno.js';
 import { alternate } from './stats.js';
 
 const run = promisify(execFile);
@@ -95,6 +99,7 @@ export async function benchLibreOffice(rounds: number): Promise<void> {
     console.log(
       `  pool size 1: ${one.toFixed(2)} docs/s   pool size 2: ${two.toFixed(2)} docs/s   size 2/size 1: ${(two / one).toFixed(2)}x`,
     );
+    await benchAgainstBareUno(dir, rounds);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

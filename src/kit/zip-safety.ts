@@ -7,10 +7,16 @@
  * then inflates every entry into a counting sink, so a header that lies about its size is caught
  * too (yauzl's validateEntrySizes fails the stream once more bytes come out than declared).
  * Nothing is stored; the cost is one inflate pass, a fraction of what the converters spend.
+ *
+ * A small package (most office documents) is read whole and its small entries inflated in one
+ * synchronous call each, bounded by the declared size: a zlib stream and a file read per entry
+ * cost ~20 ms of CPU for a 5 KB docx with ten parts, the one-call path ~1.5 ms (measured over
+ * 200 checks; the LibreOffice pool converts that docx in ~150 ms, so it showed per document).
  */
-import { open as openFile } from 'node:fs/promises';
+import { open as openFile, readFile } from 'node:fs/promises';
 import { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { inflateRawSync } from 'node:zlib';
 import yauzl, { type Entry, type ZipFile } from 'yauzl';
 import { z } from 'zod';
 import { abortError, throwIfAborted } from '../core/abort.js';
@@ -57,6 +63,15 @@ export const zipLimitsSchema = z.strictObject({
 
 const CFB_SIGNATURE = Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]);
 const HEAD_BYTES = 64 * 1024;
+/** Packages up to this size are read into memory whole: no file read per entry. */
+const IN_MEMORY_BYTES = 8 * 1024 * 1024;
+/**
+ * A deflated entry declaring at most this many bytes is inflated in one synchronous call, which
+ * holds the event loop for about a millisecond per MiB; larger entries, and everything after
+ * `SYNC_TOTAL_BYTES` of one package, inflate through a stream on zlib's thread pool as before.
+ */
+const SYNC_ENTRY_BYTES = 1024 * 1024;
+const SYNC_TOTAL_BYTES = 8 * 1024 * 1024;
 
 /** INPUT_LIMIT_EXCEEDED with details.reason 'zip-bomb' (also for the Chromium converter's zipped pages). */
 export function zipBombError(message: string, details: Record<string, unknown>): FileconvError {
@@ -79,34 +94,40 @@ export function corruptZipError(cause: unknown): FileconvError {
 }
 
 /** An encrypted OOXML file is a compound file, not a zip: PASSWORD_PROTECTED, not "corrupt". */
-async function refuseCompoundFile(path: string): Promise<void> {
+function refuseCompoundFile(bytes: Buffer): void {
+  if (!bytes.subarray(0, CFB_SIGNATURE.length).equals(CFB_SIGNATURE)) return;
+  if (isEncryptedOoxml(bytes)) {
+    throw new FileconvError(
+      'PASSWORD_PROTECTED',
+      'The file is password-protected (an encrypted Office document).',
+    );
+  }
+  throw new FileconvError('CORRUPT_INPUT', 'The file is an OLE compound file, not a zip package.', {
+    details: { reason: 'zip' },
+  });
+}
+
+/** The file whole when it is small, else its first HEAD_BYTES (enough to tell a compound file). */
+async function readStart(path: string): Promise<{ bytes: Buffer; whole: boolean }> {
   const handle = await openFile(path, 'r');
   try {
+    const { size } = await handle.stat();
+    if (size <= IN_MEMORY_BYTES) return { bytes: await readFile(handle), whole: true };
     const head = Buffer.alloc(HEAD_BYTES);
     const { bytesRead } = await handle.read(head, 0, HEAD_BYTES, 0);
-    const bytes = head.subarray(0, bytesRead);
-    if (!bytes.subarray(0, CFB_SIGNATURE.length).equals(CFB_SIGNATURE)) return;
-    if (isEncryptedOoxml(bytes)) {
-      throw new FileconvError(
-        'PASSWORD_PROTECTED',
-        'The file is password-protected (an encrypted Office document).',
-      );
-    }
-    throw new FileconvError('CORRUPT_INPUT', 'The file is an OLE compound file, not a zip package.', {
-      details: { reason: 'zip' },
-    });
+    return { bytes: head.subarray(0, bytesRead), whole: false };
   } finally {
     await handle.close();
   }
 }
 
-function openZip(path: string): Promise<ZipFile> {
+function openZip(path: string, whole: Buffer | undefined): Promise<ZipFile> {
+  const options = { lazyEntries: true, autoClose: true, validateEntrySizes: true, strictFileNames: false };
   return new Promise((resolve, reject) => {
-    yauzl.open(
-      path,
-      { lazyEntries: true, autoClose: true, validateEntrySizes: true, strictFileNames: false },
-      (error, zip) => (error ? reject(corruptZipError(error)) : resolve(zip)),
-    );
+    const opened = (error: Error | null, zip: ZipFile) =>
+      error ? reject(corruptZipError(error)) : resolve(zip);
+    if (whole) yauzl.fromBuffer(whole, options, opened);
+    else yauzl.open(path, options, opened);
   });
 }
 
@@ -173,20 +194,65 @@ async function inflateEntry(zip: ZipFile, entry: Entry, signal: AbortSignal | un
   }
 }
 
+function openRawEntry(zip: ZipFile, entry: Entry): Promise<NodeJS.ReadableStream> {
+  return new Promise((resolve, reject) => {
+    zip.openReadStream(entry, { decodeFileData: false }, (error, stream) =>
+      error ? reject(corruptZipError(error)) : resolve(stream),
+    );
+  });
+}
+
+/**
+ * Inflates one small deflated entry in one call, stopping one byte past its declared size: the
+ * same verdicts as inflateEntry (more bytes than declared: a bomb; fewer, or a broken stream:
+ * corrupt), without a zlib stream of its own.
+ */
+async function inflateEntryAtOnce(zip: ZipFile, entry: Entry): Promise<void> {
+  const chunks: Buffer[] = [];
+  try {
+    for await (const chunk of await openRawEntry(zip, entry)) chunks.push(chunk as Buffer);
+  } catch (error) {
+    throw error instanceof FileconvError ? error : corruptZipError(error);
+  }
+  let inflated: Buffer;
+  try {
+    inflated = inflateRawSync(Buffer.concat(chunks), { maxOutputLength: entry.uncompressedSize + 1 });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ERR_BUFFER_TOO_LARGE') throw corruptZipError(error);
+    inflated = Buffer.alloc(entry.uncompressedSize + 1);
+  }
+  if (inflated.length > entry.uncompressedSize)
+    throw zipBombError(`entry '${entry.fileName}' inflates beyond its declared size`, {
+      entry: entry.fileName,
+    });
+  if (inflated.length < entry.uncompressedSize) {
+    throw corruptZipError(
+      new Error(
+        `not enough bytes in the stream. expected ${entry.uncompressedSize}. got only ${inflated.length}`,
+      ),
+    );
+  }
+}
+
 /**
  * Checks that `path` is a zip package within `limits`: INPUT_LIMIT_EXCEEDED (details.reason
  * 'zip-bomb') for too many entries or too many inflated bytes, CORRUPT_INPUT for a broken or
  * truncated zip, PASSWORD_PROTECTED for an encrypted Office document or entry, CANCELED on abort.
+ * Resolves with the entries' names, for a caller that needs the package's parts without reading
+ * its directory again.
  */
 export async function assertSafeZip(
   path: string,
   limits: Partial<ZipLimits> = {},
   signal?: AbortSignal,
-): Promise<void> {
+): Promise<string[]> {
   const bounds: ZipLimits = { ...DEFAULT_ZIP_LIMITS, ...limits };
   if (signal) throwIfAborted(signal);
-  await refuseCompoundFile(path);
-  const zip = await openZip(path);
+  const start = await readStart(path);
+  refuseCompoundFile(start.bytes);
+  const zip = await openZip(path, start.whole ? start.bytes : undefined);
+  let inflatedAtOnce = 0;
+  const names: string[] = [];
   try {
     if (zip.entryCount > bounds.maxEntries) {
       throw zipBombError(`more than ${bounds.maxEntries} entries`, { maxEntries: bounds.maxEntries });
@@ -197,21 +263,34 @@ export async function assertSafeZip(
       zip.on('error', (error: unknown) => reject(corruptZipError(error)));
       zip.on('end', () => resolve());
       zip.on('entry', (entry: Entry) => {
+        names.push(entry.fileName);
         count += 1;
         declaredTotal += entry.uncompressedSize;
         const next = async () => {
           if (signal) throwIfAborted(signal);
           checkDeclared(entry, count, declaredTotal, bounds);
-          // Directories have no data; everything else is inflated and counted.
-          if (!entry.fileName.endsWith('/')) await inflateEntry(zip, entry, signal);
+          // Directories have no data; everything else is inflated and counted, a small deflated
+          // entry of a package read whole in one call.
+          const atOnce =
+            start.whole &&
+            entry.compressionMethod === 8 &&
+            entry.uncompressedSize <= SYNC_ENTRY_BYTES &&
+            inflatedAtOnce + entry.uncompressedSize <= SYNC_TOTAL_BYTES;
+          if (entry.fileName.endsWith('/')) {
+            // A directory: nothing to inflate.
+          } else if (atOnce) {
+            inflatedAtOnce += entry.uncompressedSize;
+            await inflateEntryAtOnce(zip, entry);
+          } else await inflateEntry(zip, entry, signal);
           zip.readEntry();
         };
         next().catch(reject);
       });
       zip.readEntry();
     });
+    return names;
   } finally {
-    // autoClose has already closed it after the last entry; close() again would throw.
+    // autoClose has already closed a file after the last entry; close() again would throw.
     if (zip.isOpen) zip.close();
   }
 }

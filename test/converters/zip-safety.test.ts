@@ -27,9 +27,13 @@ function lieAboutSizes(zip: Buffer, declared: number): Buffer {
 }
 
 describe('assertSafeZip', () => {
-  it.each(['docx', 'xlsx', 'pptx', 'odt', 'ods', 'odp', 'epub'])('accepts fixture.%s', async (ext) => {
-    await expect(assertSafeZip(join(FIXTURES, `fixture.${ext}`))).resolves.toBeUndefined();
-  });
+  it.each(['docx', 'xlsx', 'pptx', 'odt', 'ods', 'odp', 'epub'])(
+    'accepts fixture.%s and lists its parts',
+    async (ext) => {
+      const parts = await assertSafeZip(join(FIXTURES, `fixture.${ext}`));
+      expect(parts).toContain(ext.startsWith('o') || ext === 'epub' ? 'mimetype' : '[Content_Types].xml');
+    },
+  );
 
   it('refuses an entry that inflates far beyond its compressed size (a zip bomb named .docx)', async () => {
     const ws = await workspace();
@@ -47,7 +51,7 @@ describe('assertSafeZip', () => {
     const path = join(ws.inputs, 'big.xlsx');
     await writeZip(path, { a: Buffer.alloc(600_000, 1), b: Buffer.alloc(600_000, 2) });
     await expectCode(assertSafeZip(path, { maxUncompressedBytes: 1_000_000 }), 'INPUT_LIMIT_EXCEEDED');
-    await expect(assertSafeZip(path, { maxUncompressedBytes: 1_300_000 })).resolves.toBeUndefined();
+    await expect(assertSafeZip(path, { maxUncompressedBytes: 1_300_000 })).resolves.toEqual(['a', 'b']);
   });
 
   it('refuses too many entries', async () => {
@@ -66,6 +70,16 @@ describe('assertSafeZip', () => {
     await writeFile(path, lieAboutSizes(await readFile(honest), 1000));
     const error = await expectCode(assertSafeZip(path), 'INPUT_LIMIT_EXCEEDED');
     expect(error.message).toMatch(/declared size/);
+  });
+
+  it('calls an entry that inflates to fewer bytes than its header declares corrupt', async () => {
+    const ws = await workspace();
+    const honest = join(ws.inputs, 'honest-small.zip');
+    await writeZip(honest, { 'word/document.xml': Buffer.alloc(1000) });
+    const path = join(ws.inputs, 'short.docx');
+    await writeFile(path, lieAboutSizes(await readFile(honest), 2000));
+    const error = await expectCode(assertSafeZip(path), 'CORRUPT_INPUT');
+    expect(error.message).toMatch(/not enough bytes/);
   });
 
   it('calls a truncated package corrupt', async () => {

@@ -142,7 +142,7 @@ export function createLibreOfficeConverter(options: LibreOfficeConverterOptions 
         `LibreOffice cannot convert ${ctx.from} to ${ctx.to}`,
       );
     }
-    await checkInput(ctx, settings.zipLimits);
+    const parts = await checkInput(ctx, settings.zipLimits);
     ctx.onProgress(0.05);
     const chosen = await select();
     if (chosen.kind === 'unavailable') {
@@ -151,7 +151,7 @@ export function createLibreOfficeConverter(options: LibreOfficeConverterOptions 
       });
     }
     throwIfAborted(ctx.signal);
-    const input = await stageInput(ctx.inputPath, scratch, ctx.from);
+    const input = await stageInput(ctx.inputPath, scratch, ctx.from, parts);
     const request = { ...choice, input, output: join(scratch, `result.${ctx.to}`) };
     let produced = request.output;
     let cpuMs: number | undefined;

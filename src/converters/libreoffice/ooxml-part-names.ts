@@ -67,6 +67,11 @@ async function findMisnamed(path: string): Promise<Misnamed | undefined> {
   }
 }
 
+/** Whether one of a package's part names (as assertSafeZip lists them) is a misspelt content-types name. */
+export function namesMisnamedContentTypes(names: readonly string[]): boolean {
+  return names.some(misnamed);
+}
+
 /** Whether the OOXML package at `path` names its content-types part in another case. */
 export async function hasMisnamedContentTypes(path: string): Promise<boolean> {
   return (await findMisnamed(path)) !== undefined;
