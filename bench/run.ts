@@ -18,6 +18,7 @@ import { benchHttpImages } from './http-images.js';
 import { benchHttpJobs } from './http-jobs.js';
 import { benchHttpUpload } from './http-upload.js';
 import { benchImages } from './images.js';
+import { printTargets } from './stats.js';
 
 const rounds = Number(process.env.BENCH_ROUNDS ?? 7);
 const only = process.env.BENCH_ONLY?.split(',').map((name) => name.trim());
@@ -67,3 +68,4 @@ if (wanted('chromium')) {
   console.log();
   await (await import('./chromium.js')).benchChromium(rounds);
 }
+printTargets();
