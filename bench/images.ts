@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import sharp from 'sharp';
 import { createSharpConverter, IMAGE_DEFAULTS } from '../src/converters/sharp/index.js';
 import { createEngine } from '../src/index.js';
-import { compare, report } from './stats.js';
+import { compare, recordTarget, report } from './stats.js';
 
 /**
  * A photo-like image (default 4000 x 3000): smooth blobs of colour with fine grain, not pure
@@ -59,6 +59,7 @@ export async function benchImages(rounds: number): Promise<void> {
 
     const result = await compare(rounds, direct, viaEngine);
     report('12 MP JPEG -> WebP (q80, effort 4)', result, 'sharp');
+    recordTarget('convertFile 12 MP JPEG -> WebP vs sharp', result.ratio, 0.95);
     const [a, b] = await Promise.all([
       sharp(join(dir, 'direct.webp')).metadata(),
       sharp(join(dir, 'engine.webp')).metadata(),

@@ -60,3 +60,21 @@ export function report(
       .padStart(6)} ms   throughput ratio: ${result.ratio.toFixed(3)}`,
   );
 }
+
+/** Ratios measured in this run against a target of issue 28, printed together at the end. */
+const targets: { name: string; ratio: number; target: number }[] = [];
+
+/** Records `ratio` for the summary `printTargets` prints, beside the `target` it is held to. */
+export function recordTarget(name: string, ratio: number, target: number): void {
+  targets.push({ name, ratio, target });
+}
+
+/** One line per target ratio measured in this run: the ratio, the target, whether it holds. */
+export function printTargets(): void {
+  if (targets.length === 0) return;
+  console.log('\nTarget ratios (fileconv throughput / the alternative, medians of alternating rounds):');
+  for (const { name, ratio, target } of targets)
+    console.log(
+      `  ${name.padEnd(58)} ratio ${ratio.toFixed(3)}  target >= ${target.toFixed(2)}  ${ratio >= target ? 'met' : 'NOT met'}`,
+    );
+}

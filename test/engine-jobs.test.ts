@@ -1,4 +1,5 @@
-import { copyFile, readFile, rm } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { copyFile, lstat, readFile, realpath, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import sharp from 'sharp';
@@ -69,6 +70,57 @@ describe('jobs', () => {
     expect([meta.format, meta.width, meta.height]).toEqual(['webp', 64, 48]);
     expect(await leftovers(engineTemp)).toEqual([]);
     await engine.close();
+  });
+
+  it('on the fs store, converts the upload where it is stored and keeps no meta file beside the result', async () => {
+    const dataDir = await tempDir();
+    const engineTemp = await tempDir();
+    const storage = createFsStorage({ dir: join(dataDir, 'files') });
+    // What the converter was handed: a link to the stored upload, not a copy of it.
+    const seen: { symlink: boolean; target: string }[] = [];
+    const sharpConverter = createSharpConverter();
+    const engine = createEngine({
+      storage,
+      jobs: createMemoryJobStore(),
+      queue: createMemoryQueue(),
+      converters: [
+        {
+          ...sharpConverter,
+          async convert(ctx) {
+            seen.push({
+              symlink: (await lstat(ctx.inputPath)).isSymbolicLink(),
+              target: await realpath(ctx.inputPath),
+            });
+            return sharpConverter.convert(ctx);
+          },
+        },
+      ],
+      tempDir: engineTemp,
+      sweepIntervalMs: 0,
+    });
+    await engine.start();
+    try {
+      const file = await engine.uploadFile({
+        owner: OWNER,
+        fileName: 'photo.png',
+        body: await readFile(fixture('fixture.png')),
+      });
+      const job = await engine.createJob({ owner: OWNER, fileId: file.id, targetFormat: 'webp' });
+      const done = await engine.waitForJob(job.id);
+      expect(done.status, JSON.stringify(done.error)).toBe('completed');
+      expect(seen).toEqual([{ symlink: true, target: await realpath((await storage.localPath(file.key))!) }]);
+      // The upload is untouched, the result decodes, and the download is typed from the job.
+      expect(await readFile((await storage.localPath(file.key))!)).toEqual(
+        await readFile(fixture('fixture.png')),
+      );
+      const result = await engine.openResult(job.id, OWNER);
+      expect(result.contentType).toBe('image/webp');
+      expect((await sharp(await readAll(result.stream)).metadata()).format).toBe('webp');
+      expect(existsSync(join(dataDir, 'files', '.fileconv-meta', 'results'))).toBe(false);
+      expect(await leftovers(engineTemp)).toEqual([]);
+    } finally {
+      await engine.close();
+    }
   });
 
   it('refuses bad requests before queueing', async () => {

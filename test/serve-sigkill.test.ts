@@ -1,7 +1,7 @@
 /**
  * Nothing `fileconv serve` acknowledged is lost when the process is SIGKILLed and started again
- * on the same data dir: the Free plan's daily quota, a revoked API key, a webhook delivery whose
- * receiver was down. And one data dir has one server: a second one refuses to start while the
+ * on the same data dir: an upload and a job the moment their ids were answered, the Free plan's
+ * daily quota, a revoked API key, a webhook delivery whose receiver was down. And one data dir has one server: a second one refuses to start while the
  * first runs, and the lock dies with a killed process.
  */
 import { type ChildProcess, execFile } from 'node:child_process';
@@ -90,6 +90,70 @@ interface ErrorBody {
 }
 
 describe('fileconv serve after a SIGKILL', () => {
+  it('keeps an upload and a job killed the moment their ids were answered, and converts the job', async () => {
+    const data = await tempDir();
+    const first = await serve(data);
+    const image = await png();
+    // Flow B's upload: the file id is answered.
+    const form = new FormData();
+    form.set('file', new Blob([image], { type: 'image/png' }), 'dot.png');
+    const upload = (await (
+      await fetch(`${first.url}/api/upload`, { method: 'POST', body: form })
+    ).json()) as {
+      fileId: string;
+      fileName: string;
+    };
+    // Flow A's job: answered with its id, then killed at once (it may not have started).
+    const post = (path: string, body: unknown) =>
+      fetch(`${first.url}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    const grant = (await (
+      await post('/api/files/get-upload-url', {
+        fileName: 'dot.png',
+        fileSize: image.length,
+        contentType: 'image/png',
+      })
+    ).json()) as { uploadUrl: string; fileKey: string };
+    const put = await fetch(grant.uploadUrl, {
+      method: 'PUT',
+      headers: { 'content-type': 'image/png' },
+      body: image,
+    });
+    expect(put.status).toBe(200);
+    const created = await post('/api/jobs/create', {
+      fileKey: grant.fileKey,
+      sourceFormat: 'png',
+      targetFormat: 'webp',
+      fileSize: image.length,
+    });
+    expect(created.status).toBe(200);
+    const { jobId } = (await created.json()) as { jobId: string };
+    await kill9(first);
+
+    const second = await serve(data);
+    // The job is there and runs to its end after the restart; its result decodes as the WebP of the PNG.
+    await expect
+      .poll(
+        async () =>
+          ((await (await fetch(`${second.url}/api/jobs/${jobId}`)).json()) as { status: string }).status,
+        { timeout: 30_000 },
+      )
+      .toBe('completed');
+    const view = (await (await fetch(`${second.url}/api/jobs/${jobId}`)).json()) as { downloadUrl: string };
+    const result = Buffer.from(await (await fetch(view.downloadUrl)).arrayBuffer());
+    expect(await sharp(result).metadata()).toMatchObject({ format: 'webp', width: 16, height: 16 });
+    // The upload is there too: it converts.
+    const converted = await fetch(`${second.url}/api/convert`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ fileId: upload.fileId, fileName: upload.fileName, targetFormat: 'jpg' }),
+    });
+    expect(converted.status).toBe(200);
+  });
+
   it('still refuses the 6th Free conversion of the day', async () => {
     const data = await tempDir();
     const first = await serve(data);

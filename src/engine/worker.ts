@@ -26,7 +26,7 @@
  * own writes wait for room within the budget, so a job is never left neither failed nor done.
  */
 import { createReadStream, createWriteStream } from 'node:fs';
-import { copyFile, mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { abortError } from '../core/abort.js';
@@ -38,6 +38,7 @@ import type { QueueDelivery, Storage } from '../core/ports/index.js';
 import { createOutageBudget } from '../core/retry.js';
 import { withWorkLimits } from '../core/work-limits.js';
 import { noSpaceError } from '../kit/local-files.js';
+import { linkInto } from '../kit/place-file.js';
 import { conversionSignal, resultMimeType, runChain } from './conversion.js';
 import { conversionFailure, failureOf } from './conversion-failure.js';
 import type { JobContext } from './engine-context.js';
@@ -116,9 +117,7 @@ export async function processJob(
     cpuMs = (cpuMs ?? 0) + ms;
   };
   try {
-    // The temp parent may have been cleaned away under a long-running worker: make it again.
-    await mkdir(context.conversion.tempDir, { recursive: true });
-    workDir = await mkdtemp(join(context.conversion.tempDir, 'fileconv-'));
+    workDir = await makeWorkDir(context.conversion.tempDir);
     converted = await convertJob(
       context,
       { job, workDir, cancel: controller.signal, onCpuSpent },
@@ -175,11 +174,15 @@ async function finishJob(context: JobContext, finish: Finish): Promise<void> {
     const outputKey = `results/${job.id}/${job.attempts}`;
     const contentType = resultMimeType(context.conversion.formats, job.targetFormat, job.packaging);
     // Moved in where the storage can (a rename on the same disk), streamed in where it cannot
-    // (a fresh stream per try: a failed put has consumed and destroyed the last one).
+    // (a fresh stream per try: a failed put has consumed and destroyed the last one). The type
+    // is stored with the object only where the storage itself serves downloads (presignGet):
+    // fileconv serves a result with the type its job names (openResult), and on the fs store a
+    // type kept is a meta file beside every result, written and renamed into place for nothing.
+    const stored = storage.presignGet ? { contentType } : {};
     const { size } = await converting(() =>
       storage.putFile
-        ? storage.putFile(outputKey, converted.outputPath, { contentType })
-        : storage.put(outputKey, createReadStream(converted.outputPath), { contentType }),
+        ? storage.putFile(outputKey, converted.outputPath, stored)
+        : storage.put(outputKey, createReadStream(converted.outputPath), stored),
     );
     outcome = { ok: true, outputKey, outputSize: size, cpuMs: converted.cpuMs };
   } catch (error) {
@@ -237,6 +240,21 @@ function jobErrorOf(error: FileconvError): JobError {
   const recorded: JobError = { code: error.code, message: error.message };
   if (error.details?.fault === 'service') recorded.details = { fault: 'service' };
   return recorded;
+}
+
+/**
+ * The job's one work dir, made with one call. Only when the temp parent has been cleaned away
+ * under a long-running worker is the parent made again first.
+ */
+async function makeWorkDir(tempDir: string): Promise<string> {
+  const prefix = join(tempDir, 'fileconv-');
+  try {
+    return await mkdtemp(prefix);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    await mkdir(tempDir, { recursive: true });
+    return mkdtemp(prefix);
+  }
 }
 
 /** One run of a job: its record, its private work dir, the signal that cancels it, and where its CPU time is told. */
@@ -348,8 +366,10 @@ function throttledProgress(context: JobContext, job: Job): (fraction: number) =>
 }
 
 /**
- * Copies the stored input into the work dir: a kernel-side file copy when the storage keeps it
- * as a local file, else a stream from storage. The converter gets a private file either way.
+ * Puts the stored input in the work dir under `inputPath`: where the storage keeps it as a local
+ * file, a symlink to it (the converter reads the upload in place, as convertFile reads a caller's
+ * file; an engine that writes beside its input stages a copy of its own), else a stream from
+ * storage. Copying a small upload cost more CPU than converting some of them (issue 28).
  * Only a missing object means the upload is gone; any other failure keeps its own code (an
  * unreachable storage is UNAVAILABLE and waited out, never taken for a deleted file).
  */
@@ -360,12 +380,12 @@ async function stageInput(storage: Storage, key: string, inputPath: string): Pro
     });
   const local = await storage.localPath?.(key);
   if (local) {
-    await copyFile(local, inputPath).catch((error: unknown) => {
-      // Deleted between localPath and the copy.
+    await linkInto(local, inputPath).catch((error: unknown) => {
+      // Deleted between localPath and the copy a file system without symlinks makes.
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw gone(error);
       throw (
-        noSpaceError(error, 'Copying the uploaded file into the work folder failed') ??
-        toFileconvError(error, 'INTERNAL', `Copying the uploaded file failed: ${String(error)}`)
+        noSpaceError(error, 'Linking the uploaded file into the work folder failed') ??
+        toFileconvError(error, 'INTERNAL', `Linking the uploaded file failed: ${String(error)}`)
       );
     });
     return;

@@ -5,9 +5,10 @@
  * refused with a message naming it, with nothing written to it.
  */
 import { randomBytes } from 'node:crypto';
-import { readFile, stat, writeFile } from 'node:fs/promises';
+import { open, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import Database from 'better-sqlite3';
+import { describe, expect, it, vi } from 'vitest';
 import { createSqliteCounterStore } from '../../src/adapters/counters/sqlite.js';
 import { createSqliteJobStore } from '../../src/adapters/jobs/sqlite.js';
 import { createSqliteKeyStore } from '../../src/adapters/keys/sqlite.js';
@@ -54,6 +55,47 @@ describe('the stores sharing one database', () => {
         await remove();
       },
     };
+  });
+});
+
+describe('group commit of job and upload creations', () => {
+  it('answers each creation once on disk, with one WAL sync for all the creations waiting together', async () => {
+    const { dir, remove } = await makeTempDir('sqlite-group-commit');
+    const file = path.join(dir, 'fileconv.db');
+    const database = await openSqliteDatabase(file);
+    const jobs = createSqliteJobStore({ database });
+    // The class of the descriptors fs/promises hands out, whose datasync the group commit calls.
+    const probe = await open(file, 'r');
+    const handleClass = Object.getPrototypeOf(probe) as { datasync(): Promise<void> };
+    await probe.close();
+    const datasync = vi.spyOn(handleClass, 'datasync');
+    try {
+      const created = Array.from({ length: 20 }, () => sampleJob());
+      await Promise.all([
+        ...created.map((job) => jobs.createJob(job)),
+        ...created.map(() => jobs.createFile(sampleFile())),
+      ]);
+      // 40 creations, not 40 fsyncs: the first sync, and the one after it that the others share.
+      expect(datasync.mock.calls.length).toBeGreaterThan(0);
+      expect(datasync.mock.calls.length).toBeLessThanOrEqual(2);
+      // Committed: another connection (another process, after a crash) reads every one.
+      const reader = new Database(file, { readonly: true });
+      try {
+        expect(reader.prepare('SELECT count(*) FROM jobs').pluck().get()).toBe(20);
+        expect(reader.prepare('SELECT count(*) FROM files').pluck().get()).toBe(20);
+      } finally {
+        reader.close();
+      }
+      // A creation after the others waits for a sync of its own.
+      await jobs.createJob(sampleJob());
+      expect(datasync.mock.calls.length).toBeLessThanOrEqual(3);
+    } finally {
+      datasync.mockRestore();
+      await jobs.close();
+      database.close();
+      await remove();
+    }
+    await expect(database.synced()).rejects.toMatchObject({ code: 'INVALID_STATE' });
   });
 });
 

@@ -11,12 +11,17 @@
  *   process being killed (it is in the OS's page cache); a power cut may lose the last ones,
  *   which only ever gives a client back a few requests. Measured here: FULL ~0.25 ms a write,
  *   NORMAL ~0.03 ms.
+ * - `synced()`, for the records written on every job (an upload, a job): committed on `fast`,
+ *   then made durable by one fdatasync of the WAL file on libuv's thread pool, shared by every
+ *   caller waiting at that moment (group commit, as a database server does it). The event loop
+ *   never waits on the disk for them, and the caller's promise resolves only once they are on
+ *   disk, power cut included: what FULL gives, without blocking every other request for it.
  *
  * A file that is not a database, or a database from a newer fileconv, is refused before anything
  * is written to it, with a message that names the file and what to do.
  */
 import { existsSync } from 'node:fs';
-import { mkdir, open, rm, stat } from 'node:fs/promises';
+import { type FileHandle, mkdir, open, rm, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import { FileconvError } from '../../core/errors.js';
@@ -32,6 +37,11 @@ export interface SqliteDatabase {
   readonly durable: SqliteConnection;
   /** For counters: each commit survives a crash of this process, not a power cut. */
   readonly fast: SqliteConnection;
+  /**
+   * Resolves once every commit made so far, on either connection, is on disk (power cut
+   * included): one fdatasync of the WAL off the event loop for all the callers waiting at once.
+   */
+  synced(): Promise<void>;
   /** Closes both connections (idempotent). */
   close(): void;
 }
@@ -111,15 +121,70 @@ export async function openSqliteDatabase(
     throw error;
   }
   let closed = false;
+  const wal = groupCommit(`${path}-wal`);
   return {
     path,
     durable,
     fast,
+    synced: () =>
+      closed
+        ? Promise.reject(new FileconvError('INVALID_STATE', `The database ${path} is closed.`))
+        : wal.sync(),
     close() {
       if (closed) return;
       closed = true;
+      wal.close();
       fast?.close();
       durable.close();
+    },
+  };
+}
+
+/**
+ * Group commit over a WAL file: `sync()` resolves once an fdatasync of the file that began after
+ * the call has ended. In WAL mode a commit is the frames appended to that file, so its data on
+ * disk is the commit on disk (what synchronous=FULL does inside the commit, on the event loop).
+ * One sync runs at a time; the callers that arrive meanwhile share the next one.
+ */
+function groupCommit(walPath: string): { sync(): Promise<void>; close(): void } {
+  // Opened once, on the first sync (the WAL exists from the first commit on). A read-only
+  // descriptor may be synced: the kernel flushes the file's pages, whoever wrote them.
+  let file: Promise<FileHandle> | undefined;
+  let running: Promise<void> | undefined;
+  let next: Promise<void> | undefined;
+  const flush = async () => {
+    file ??= open(walPath, 'r');
+    file.catch(() => {
+      file = undefined;
+    });
+    await (await file).datasync();
+  };
+  const sync = (): Promise<void> => {
+    if (!running) {
+      running = flush().finally(() => {
+        running = undefined;
+      });
+      return running;
+    }
+    // The sync under way may have begun before this caller's commit: it waits for the one after.
+    next ??= running
+      .catch(() => {})
+      .then(() => {
+        next = undefined;
+        return sync();
+      });
+    return next;
+  };
+  return {
+    sync,
+    close() {
+      const closing = file;
+      file = undefined;
+      // After the sync under way, whose callers are owed its answer.
+      void Promise.resolve(running)
+        .catch(() => {})
+        .then(() => closing?.then((handle) => handle.close()))
+        .catch(() => {});
     },
   };
 }

@@ -65,18 +65,22 @@ export function sqliteHandle(adapter: string, options: SqliteStoreOptions | unde
  * A store's way to run its queries: `prepare` makes its statements once, on the connection named
  * (`durable` for records a client is told about, `fast` for counters), and each `run(work)` uses
  * them; SQLite's complaints about the file itself become the operator's message naming it.
+ * `synced` is for the records written on every job: the work runs on the fast connection and the
+ * promise resolves once it is on disk (SqliteDatabase.synced, a group commit off the event loop).
  */
 export function preparedRunner<S>(
   handle: SqliteHandle,
-  connection: 'durable' | 'fast',
+  connection: 'durable' | 'fast' | 'synced',
   prepare: (db: SqliteConnection) => S,
 ): <R>(work: (statements: S) => R) => Promise<R> {
   let prepared: S | undefined;
-  return async (work) => {
+  return async <R>(work: (statements: S) => R): Promise<R> => {
     const database = await handle.get();
     try {
-      prepared ??= prepare(database[connection]);
-      return work(prepared);
+      prepared ??= prepare(database[connection === 'durable' ? 'durable' : 'fast']);
+      const result = work(prepared);
+      if (connection === 'synced') await database.synced();
+      return result;
     } catch (error) {
       throw databaseError(database.path, error);
     }
