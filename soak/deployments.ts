@@ -11,6 +11,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { MALLOC_SETTINGS } from '../src/kit/malloc-settings.js';
 import { runCli } from '../test/helpers/cli-process.js';
 import { type RedisServer, startRedisServer } from '../test/helpers/redis-process.js';
 import { s3rverEnv } from '../test/helpers/s3rver.js';
@@ -112,6 +113,8 @@ async function stopNodes(nodes: readonly ServiceNode[]): Promise<void> {
   await Promise.all(nodes.map((node) => exited(node.child)));
 }
 
+// Every node runs with the allocator settings `npm start` and the container give it (an
+// operator's own value in the environment wins): src/kit/malloc-settings.ts says why.
 export async function startEmbedded(options: DeploymentOptions): Promise<Deployment> {
   const root = await prepareRoot(options);
   try {
@@ -120,7 +123,7 @@ export async function startEmbedded(options: DeploymentOptions): Promise<Deploym
     const keys = await createKeys(options, env, ['--data', dataDir]);
     const serve = await startServeProcess(
       ['--data', dataDir, '--no-log', '--trust-proxy', 'loopback'],
-      { ...process.env, ...env },
+      { ...MALLOC_SETTINGS, ...process.env, ...env },
       options.cli,
     );
     const nodes: ServiceNode[] = [
@@ -204,7 +207,7 @@ export async function startScaled(options: DeploymentOptions): Promise<Deploymen
       const { dataDir, tempDir } = await root.dirs(name);
       const api = await startServeProcess(
         ['--no-worker', '--data', dataDir, '--no-log', '--trust-proxy', 'loopback'],
-        { ...process.env, ...env, TMPDIR: tempDir },
+        { ...MALLOC_SETTINGS, ...process.env, ...env, TMPDIR: tempDir },
         options.cli,
       );
       urls.push(api.url);
@@ -218,7 +221,7 @@ export async function startScaled(options: DeploymentOptions): Promise<Deploymen
       const { dataDir, tempDir } = dirs ?? (await root.dirs(name));
       const child = startCliProcess(
         ['worker', '--concurrency', String(options.workerConcurrency), '--data', dataDir],
-        { ...process.env, ...env, TMPDIR: tempDir },
+        { ...MALLOC_SETTINGS, ...process.env, ...env, TMPDIR: tempDir },
         'ignore',
         options.cli,
       );

@@ -2,6 +2,7 @@
 
 import { type ConverterStatus, createConverter } from '../../src/index.js';
 import { type EngineGroup, installLine, missingPackages } from '../../src/kit/engine-packages.js';
+import { mallocAdvice } from '../../src/kit/malloc-settings.js';
 import { ocrOperations } from '../../src/operations/ocr/ocr-operation.js';
 import { pdfOperations } from '../../src/operations/pdf/pdf-operations.js';
 import { subtitleOperations } from '../../src/operations/subtitles/subtitle-operations.js';
@@ -20,9 +21,11 @@ export async function runDoctor(flags: { json?: boolean }): Promise<number> {
   // The schemas are for API descriptions; the doctor tells what runs and what installs the rest.
   const operations = (await engine.operations()).map(({ optionsSchema: _schema, ...status }) => status);
   const missing = [...converters, database].filter((entry) => !entry.ok);
+  // Advice, never a failure: the allocator matters to a long-running server, not to a conversion.
+  const memory = mallocAdvice();
   if (flags.json) {
     process.stdout.write(
-      `${JSON.stringify({ node: process.version, converters, database, operations }, null, 2)}\n`,
+      `${JSON.stringify({ node: process.version, converters, database, operations, ...(memory ? { memory } : {}) }, null, 2)}\n`,
     );
     return missing.length === 0 ? 0 : 1;
   }
@@ -67,6 +70,7 @@ export async function runDoctor(flags: { json?: boolean }): Promise<number> {
       ]),
     ),
   );
+  if (memory) process.stdout.write(`\nMemory: ${memory}\n`);
   return missing.length === 0 ? 0 : 1;
 }
 
