@@ -16,7 +16,7 @@ import sharp from 'sharp';
 import { IMAGE_DEFAULTS } from '../src/converters/sharp/index.js';
 import { importPdfLib } from '../src/kit/libraries/pdf.js';
 import { makePhoto } from './images.js';
-import { median } from './stats.js';
+import { median, recordTarget } from './stats.js';
 
 const CLI = fileURLToPath(new URL('../bin/fileconv.js', import.meta.url));
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -96,6 +96,11 @@ export async function benchCliStartup(rounds: number): Promise<void> {
       `${'fileconv convert 640x480 JPEG -> WebP'.padEnd(40)} node+sharp: ${wall(directRuns).toFixed(0)} ms, ${peak(directPeaks).toFixed(0)} MiB   ` +
         `fileconv: ${wall(cliRuns).toFixed(0)} ms, ${peak(cliPeaks).toFixed(0)} MiB   ratio: ${(wall(directRuns) / wall(cliRuns)).toFixed(2)} (goal >= 0.80)`,
     );
+    recordTarget(
+      'fileconv convert small.jpg x.webp vs node -e + sharp (time)',
+      wall(directRuns) / wall(cliRuns),
+      0.8,
+    );
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
@@ -145,6 +150,7 @@ export async function benchCliPdfMerge(rounds: number): Promise<void> {
       `${'fileconv pdf merge 10 x 14 pages'.padEnd(40)} qpdf: ${wall(directRuns).toFixed(0)} ms   ` +
         `fileconv: ${wall(cliRuns).toFixed(0)} ms   ratio: ${(wall(directRuns) / wall(cliRuns)).toFixed(2)} (goal >= 0.67)`,
     );
+    recordTarget('fileconv pdf merge 10 x 14 pages vs qpdf (time)', wall(directRuns) / wall(cliRuns), 0.67);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

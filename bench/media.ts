@@ -26,7 +26,7 @@ import { promisify } from 'node:util';
 import { createFfmpegConverter, type FfmpegPlan } from '../src/converters/ffmpeg/index.js';
 import { PROBE_ENTRIES } from '../src/converters/ffmpeg/probe-json.js';
 import { createEngine } from '../src/index.js';
-import { median, timed } from './stats.js';
+import { median, recordTarget, timed } from './stats.js';
 
 const run = promisify(execFile);
 const FFMPEG = process.env.FFMPEG_PATH ?? 'ffmpeg';
@@ -98,8 +98,8 @@ export async function benchMedia(rounds: number): Promise<void> {
     const wasmAvailability = await wasmConverter.available();
     const wasm = createEngine({ converters: [wasmConverter], tempDir: dir });
     const pairs = [
-      { name: 'mp4 -> webm', row: 'video (mp4 -> webm)', input: clip, to: 'webm' },
-      { name: 'wav -> mp3', row: `wav -> mp3 (${WAV_SECONDS} s)`, input: wav, to: 'mp3' },
+      { name: 'mp4 -> webm', row: 'video (mp4 -> webm)', input: clip, to: 'webm', target: 0.95 },
+      { name: 'wav -> mp3', row: `wav -> mp3 (${WAV_SECONDS} s)`, input: wav, to: 'mp3', target: 0.9 },
     ] as const;
 
     console.log(`media: ${SECONDS} s 640x360 H.264/AAC mp4, ${WAV_SECONDS} s stereo wav`);
@@ -141,6 +141,7 @@ export async function benchMedia(rounds: number): Promise<void> {
       console.log(
         `  ${pair.row} throughput ratio (ffmpeg CLI time / fileconv time): ${(cliMs! / engineMs!).toFixed(3)}`,
       );
+      recordTarget(`${pair.row} vs the same ffmpeg argv`, cliMs! / engineMs!, pair.target);
     }
 
     console.log(`(b) wasm engine vs native engine, both convertFile, same settings, ${wasmRounds} rounds`);

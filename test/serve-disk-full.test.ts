@@ -91,7 +91,7 @@ function expectRefusal(answer: Answer, status: number, code: string): void {
 function expectNoSpace(answer: Answer): void {
   expectRefusal(answer, 507, 'NO_SPACE');
   expect(Number(answer.retryAfter)).toBeGreaterThan(0);
-  expect(answer.body.error?.message).toMatch(/no space left|free on the disk/);
+  expect(answer.body.error?.message).toMatch(/no space left|free on the disk|disk is full/);
 }
 
 describeWithEngine(

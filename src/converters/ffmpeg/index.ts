@@ -196,6 +196,9 @@ async function runConversion(
     engine: runner.kind,
   });
   settings.onPlan?.(plan);
+  // How far ffmpeg got through the media: an empty result after some of it went through the
+  // encoder was lost on the way to the disk, not undecodable.
+  let encoded = 0;
   try {
     const { cpuMs } = await runner.run({
       args: plan.args,
@@ -203,13 +206,26 @@ async function runConversion(
       outputPath: scratch,
       signal: ctx.signal,
       ...(plan.durationSeconds === undefined ? {} : { durationSeconds: plan.durationSeconds }),
-      onProgress: (fraction) => ctx.onProgress(0.05 + 0.94 * fraction),
+      onProgress: (fraction) => {
+        encoded = Math.max(encoded, fraction);
+        ctx.onProgress(0.05 + 0.94 * fraction);
+      },
     });
     if (ctx.signal.aborted) throw abortError(ctx.signal);
     const written = await stat(scratch).catch(() => undefined);
     // ffmpeg exits 0 when nothing in a damaged input could be decoded; an empty result is not a
-    // result. It does the same when it could not write on a full disk: the worker tells the two
-    // apart by the free space (reason 'empty-result', see blameFullDisk in src/worker.ts).
+    // result. It does the same when it could not write on a full disk: the engine tells the two
+    // apart by the free space (reason 'empty-result', see blameFullDisk in
+    // src/engine/conversion-failure.ts). The free space is read after the run, so a disk full
+    // during the run and freed by its end would pass for a damaged input (the soak saw a good WAV
+    // refused so): media that reached the encoder says it was the writing that failed.
+    if ((!written || written.size === 0) && encoded > 0) {
+      throw new FileconvError(
+        'CONVERSION_FAILED',
+        'ffmpeg encoded the media but its result is empty: the work folder could not be written',
+        { details: { engine: 'ffmpeg', reason: 'lost-result' } },
+      );
+    }
     if (!written || written.size === 0) {
       throw new FileconvError('CORRUPT_INPUT', 'Nothing in the input could be decoded', {
         details: { engine: 'ffmpeg', reason: 'empty-result' },
