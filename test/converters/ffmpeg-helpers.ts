@@ -4,6 +4,8 @@
  */
 
 import { execFileSync, spawnSync } from 'node:child_process';
+import { createNativeFfmpegRunner } from '../../src/converters/ffmpeg/native-runner.js';
+import type { FfmpegRunner } from '../../src/converters/ffmpeg/runner.js';
 import { workspace as sharedWorkspace } from './converter-harness.js';
 
 /** Every audio and video fixture is this long (scripts/make-media-fixtures.sh); fixture.gif is 3 frames. */
@@ -137,4 +139,21 @@ export function audioTolerance(...streams: (ProbedStream | undefined)[]): number
     tolerance += (2 * samples) / Number(stream.sample_rate ?? 8000);
   }
   return tolerance;
+}
+
+/**
+ * The native runner, noting every input it is asked to probe with ffprobe: what the header
+ * readers' tests check is left out.
+ */
+export function probeCountingRunner(probed: string[]): FfmpegRunner {
+  const native = createNativeFfmpegRunner();
+  return {
+    kind: native.kind,
+    available: () => native.available(),
+    probe: (path, signal, options) => {
+      probed.push(path);
+      return native.probe(path, signal, options);
+    },
+    run: (input) => native.run(input),
+  };
 }

@@ -12,7 +12,7 @@ import { expect, it } from 'vitest';
 import { probeFromHeader } from '../../src/converters/ffmpeg/header-probe.js';
 import { createFfmpegConverter } from '../../src/converters/ffmpeg/index.js';
 import { createNativeFfmpegRunner } from '../../src/converters/ffmpeg/native-runner.js';
-import type { FfmpegRunner, MediaProbe } from '../../src/converters/ffmpeg/runner.js';
+import type { MediaProbe } from '../../src/converters/ffmpeg/runner.js';
 import { FileconvError } from '../../src/core/errors.js';
 import { describeWithEngine } from '../helpers/engines.js';
 import { withOptionsParsed } from './converter-harness.js';
@@ -21,6 +21,7 @@ import {
   FFMPEG_AVAILABLE,
   FFMPEG_INSTALL,
   fixture,
+  probeCountingRunner,
   probeFile,
   workspace,
 } from './ffmpeg-helpers.js';
@@ -230,15 +231,7 @@ describeWithEngine('ffmpeg', FFMPEG_AVAILABLE, FFMPEG_INSTALL, 'a media header',
 
   it('spares the ffprobe process of covered jobs, which convert; a truncated file fails with a stable code', async () => {
     const probed: string[] = [];
-    const runner: FfmpegRunner = {
-      kind: native.kind,
-      available: () => native.available(),
-      probe: (path, signal, options) => {
-        probed.push(path);
-        return native.probe(path, signal, options);
-      },
-      run: (input) => native.run(input),
-    };
+    const runner = probeCountingRunner(probed);
     const converter = withOptionsParsed(createFfmpegConverter({ runner }));
     const ws = await workspace();
     const jobs: [string, string][] = [

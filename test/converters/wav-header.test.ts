@@ -8,12 +8,16 @@ import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { probeFromHeader } from '../../src/converters/ffmpeg/header-probe.js';
 import { createFfmpegConverter } from '../../src/converters/ffmpeg/index.js';
-import { createNativeFfmpegRunner } from '../../src/converters/ffmpeg/native-runner.js';
-import type { FfmpegRunner } from '../../src/converters/ffmpeg/runner.js';
 import { parseWavHeader } from '../../src/converters/ffmpeg/wav-header.js';
 import { describeWithEngine } from '../helpers/engines.js';
 import { withOptionsParsed } from './converter-harness.js';
-import { context, FFMPEG_AVAILABLE, FFMPEG_INSTALL, workspace } from './ffmpeg-helpers.js';
+import {
+  context,
+  FFMPEG_AVAILABLE,
+  FFMPEG_INSTALL,
+  probeCountingRunner,
+  workspace,
+} from './ffmpeg-helpers.js';
 
 /** ffmpeg arguments making two seconds of tone in each WAV variant. */
 const VARIANTS: Record<string, string[]> = {
@@ -94,17 +98,8 @@ describeWithEngine('ffmpeg', FFMPEG_AVAILABLE, FFMPEG_INSTALL, 'a WAV header', (
   });
 
   it('spares the ffprobe process of a wav job, which still converts', async () => {
-    const native = createNativeFfmpegRunner();
     const probed: string[] = [];
-    const runner: FfmpegRunner = {
-      kind: native.kind,
-      available: () => native.available(),
-      probe: (path, signal, options) => {
-        probed.push(path);
-        return native.probe(path, signal, options);
-      },
-      run: (input) => native.run(input),
-    };
+    const runner = probeCountingRunner(probed);
     const converter = withOptionsParsed(createFfmpegConverter({ runner }));
     const ws = await workspace();
     const ctx = context(ws, 'wav', 'mp3');
