@@ -3,11 +3,12 @@
  * describes it, so a wav job starts ffmpeg only; everything else still goes to ffprobe.
  */
 import { execFileSync } from 'node:child_process';
-import { readFile, stat } from 'node:fs/promises';
+import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { probeFromHeader } from '../../src/converters/ffmpeg/header-probe.js';
 import { createFfmpegConverter } from '../../src/converters/ffmpeg/index.js';
+import type { FfmpegRunner } from '../../src/converters/ffmpeg/runner.js';
 import { parseWavHeader } from '../../src/converters/ffmpeg/wav-header.js';
 import { describeWithEngine } from '../helpers/engines.js';
 import { withOptionsParsed } from './converter-harness.js';
@@ -113,5 +114,31 @@ describeWithEngine('ffmpeg', FFMPEG_AVAILABLE, FFMPEG_INSTALL, 'a WAV header', (
     makeWav(adpcm, ['-ar', '8000', '-ac', '1', '-c:a', 'adpcm_ms']);
     await converter.convert({ ...ctx, inputPath: adpcm });
     expect(probed).toEqual([adpcm]);
+  });
+});
+
+describeWithEngine('ffmpeg', FFMPEG_AVAILABLE, FFMPEG_INSTALL, 'an empty ffmpeg result', () => {
+  /** A runner that exits as ffmpeg does on a full disk or a damaged input: 0, an empty file. */
+  const emptyResult = (encoded: boolean): FfmpegRunner => ({
+    ...probeCountingRunner([]),
+    run: async (input) => {
+      if (encoded) input.onProgress?.(0.5);
+      await writeFile(input.outputPath, '');
+      return { cpuMs: 0 };
+    },
+  });
+
+  it('is a lost write when media reached the encoder, a damaged input when none did', async () => {
+    const ws = await workspace();
+    const wav = join(ws.inputs, 'tone.wav');
+    makeWav(wav, VARIANTS['s16 stereo 44.1 kHz'] ?? []);
+    for (const [encoded, code] of [
+      [true, 'CONVERSION_FAILED'],
+      [false, 'CORRUPT_INPUT'],
+    ] as const) {
+      const converter = withOptionsParsed(createFfmpegConverter({ runner: emptyResult(encoded) }));
+      const ctx = { ...context(ws, 'wav', 'mp3'), inputPath: wav };
+      await expect(converter.convert(ctx)).rejects.toMatchObject({ code });
+    }
   });
 });
