@@ -214,17 +214,17 @@ async function inflateEntryAtOnce(zip: ZipFile, entry: Entry): Promise<void> {
   } catch (error) {
     throw error instanceof FileconvError ? error : corruptZipError(error);
   }
+  const bomb = () =>
+    zipBombError(`entry '${entry.fileName}' inflates beyond its declared size`, { entry: entry.fileName });
   let inflated: Buffer;
   try {
     inflated = inflateRawSync(Buffer.concat(chunks), { maxOutputLength: entry.uncompressedSize + 1 });
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ERR_BUFFER_TOO_LARGE') throw corruptZipError(error);
-    inflated = Buffer.alloc(entry.uncompressedSize + 1);
+    // zlib stopped at maxOutputLength: more bytes than declared.
+    if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') throw bomb();
+    throw corruptZipError(error);
   }
-  if (inflated.length > entry.uncompressedSize)
-    throw zipBombError(`entry '${entry.fileName}' inflates beyond its declared size`, {
-      entry: entry.fileName,
-    });
+  if (inflated.length > entry.uncompressedSize) throw bomb();
   if (inflated.length < entry.uncompressedSize) {
     throw corruptZipError(
       new Error(

@@ -88,6 +88,12 @@ async function pageCount(
   return pages;
 }
 
+/** An input checked as pdf-lib would check it (checkInput), and its page count within the budget. */
+async function checkedPageCount(path: string, qpdf: QpdfRun, options: QpdfPageOptions): Promise<number> {
+  await checkInput(path, qpdf, options);
+  return pageCount(path, qpdf, options);
+}
+
 /** 0-based page indexes as a qpdf page range, in order: [0, 1, 2, 6, 4] -> '1-3,7,5'. */
 export function qpdfRange(indexes: readonly number[]): string {
   const parts: string[] = [];
@@ -127,8 +133,7 @@ export async function qpdfExtract(
   options: QpdfPageOptions,
 ): Promise<{ pages: number }> {
   return withQpdf([input], options, async (qpdf) => {
-    await checkInput(input, qpdf, options);
-    const selected = parsePageRanges(ranges, await pageCount(input, qpdf, options));
+    const selected = parsePageRanges(ranges, await checkedPageCount(input, qpdf, options));
     const extracted = join(qpdf.dir, 'extracted.pdf');
     const pages = [{ file: resolve(input), range: qpdfRange(selected) }];
     await qpdf.run({ empty: '', outputFile: extracted, pages }, 'extracting pages');
@@ -146,8 +151,7 @@ export async function qpdfRotate(
   options: QpdfPageOptions,
 ): Promise<{ pages: number }> {
   return withQpdf([input], options, async (qpdf) => {
-    await checkInput(input, qpdf, options);
-    const count = await pageCount(input, qpdf, options);
+    const count = await checkedPageCount(input, qpdf, options);
     const selected = parsePageRanges(ranges, count);
     const turn = ((angle % 360) + 360) % 360;
     const rotated = join(qpdf.dir, 'rotated.pdf');
