@@ -1,6 +1,6 @@
 /**
  * The client side of the service benchmark: one conversion through Flow B (multipart upload,
- * convert, download) or Flow A (upload grant, PUT, job, polling every 50 ms, signed download),
+ * convert, download) or Flow A (upload grant, PUT, job, a long poll (`?wait=`), signed download),
  * the way an API client does it, over plain node:http.
  *
  * Every conversion comes from its own loopback address (127.x.y.z): the service counts rate
@@ -9,7 +9,6 @@
  * thousands of files would be refused by the specification's per-IP limits, as it should be.
  */
 import { readFile } from 'node:fs/promises';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { multipartBody, send, sendJson } from './http-client.js';
 
 export type Flow = 'A' | 'B';
@@ -93,8 +92,9 @@ async function flowA(url: string, input: FlowInput, bytes: Buffer, output: strin
     localAddress,
   });
   for (;;) {
+    // A long poll, as fileconv/client's waitForJob: answered when the job settles.
     const status = await sendJson<{ status: string; downloadUrl: string | null; error: unknown }>(
-      `${url}/api/jobs/${job.jobId}`,
+      `${url}/api/jobs/${job.jobId}?wait=25`,
       { localAddress },
     );
     if (status.status === 'completed' && status.downloadUrl) {
@@ -103,7 +103,6 @@ async function flowA(url: string, input: FlowInput, bytes: Buffer, output: strin
     }
     if (status.status !== 'queued' && status.status !== 'processing')
       throw new Error(`job ${job.jobId}: ${status.status} ${JSON.stringify(status.error)}`);
-    await sleep(50);
   }
 }
 

@@ -48,6 +48,12 @@ export type * from './types.js';
 
 const TERMINAL = new Set<JobView['status']>(['completed', 'failed', 'canceled', 'expired']);
 
+/**
+ * How long one GET of a job may be held by the server (`?wait=`) before it answers with the job
+ * as it is: under the 60 s the server allows and the idle timeout of most proxies.
+ */
+const LONG_POLL_SECONDS = 25;
+
 function sizeOrThrow(body: UploadBody, given: number | undefined): number {
   const size = sizeOf(body) ?? given;
   if (size === undefined) throw new TypeError('fileSize is required to upload a ReadableStream body.');
@@ -155,18 +161,24 @@ export function createClient(clientOptions: ClientOptions) {
     },
 
     /**
-     * Polls until the job is completed, failed, canceled or expired, and returns that state (a
-     * failed job is returned, not thrown). Polls slow down from intervalMs to maxIntervalMs; a 429
-     * or 503 while polling waits its Retry-After (up to retry.maxWaitMs) and polls on.
+     * Waits until the job is completed, failed, canceled or expired, and returns that state (a
+     * failed job is returned, not thrown). Without onProgress, each request is a long poll
+     * (`?wait=`): the server answers when the job settles. With onProgress, or from a server that
+     * answers at once, polls slow down from intervalMs to maxIntervalMs. A 429 or 503 while
+     * waiting waits its Retry-After (up to retry.maxWaitMs) and goes on.
      */
     async waitForJob(jobId: string, options: WaitOptions = {}): Promise<JobView> {
       const { signal, onProgress } = options;
       let interval = options.intervalMs ?? 250;
       const maxInterval = options.maxIntervalMs ?? 5_000;
+      // Progress is seen only between answers, so a caller who wants it gets short polls.
+      const holdSeconds = onProgress ? 0 : LONG_POLL_SECONDS;
+      const query = holdSeconds > 0 ? { wait: String(holdSeconds) } : undefined;
       for (;;) {
         let job: JobView | undefined;
+        const asked = Date.now();
         try {
-          job = await client.getJob(jobId, { signal });
+          job = await callJson<JobView>(t, { method: 'GET', path: jobPath(jobId), query, signal });
         } catch (error) {
           const busy = error instanceof FileconvApiError && (error.status === 429 || error.status === 503);
           const waitMs = busy ? (error.retryAfterSeconds ?? 1) * 1000 : Number.POSITIVE_INFINITY;
@@ -176,6 +188,8 @@ export function createClient(clientOptions: ClientOptions) {
         }
         onProgress?.(job);
         if (TERMINAL.has(job.status)) return job;
+        // Held for the whole wait: the server long-polls, so ask again at once.
+        if (holdSeconds > 0 && Date.now() - asked >= holdSeconds * 900) continue;
         await sleep(interval, signal);
         interval = Math.min(maxInterval, Math.round(interval * 1.5));
       }

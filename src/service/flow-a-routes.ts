@@ -4,7 +4,8 @@
  */
 import { z } from 'zod';
 import { FileconvError } from '../core/errors.js';
-import type { FileRecord } from '../core/jobs/types.js';
+import { isTerminal } from '../core/jobs/state.js';
+import type { FileRecord, Job } from '../core/jobs/types.js';
 import {
   assertBatchAllowed,
   assertFileSize,
@@ -15,7 +16,7 @@ import type { CreateJobInput } from '../engine/job-operations.js';
 import type { CreateOperationJobInput } from '../engine/operation-jobs.js';
 import { fileIdFromKey } from '../engine/upload-operations.js';
 import { type Call, chargeSignedRequest } from './access.js';
-import { emptyAnswer, jsonAnswer } from './exchange.js';
+import { emptyAnswer, jsonAnswer, singleQueryValue } from './exchange.js';
 import { readJsonBody } from './json-body.js';
 import { downloadUrlFor, uploadUrlFor, verifyDownloadUrl, verifyUploadUrl } from './links.js';
 import {
@@ -35,6 +36,7 @@ import type { BatchResult, CreateJobResult, UploadGrant } from './wire/index.js'
 import {
   type CreateJobBody,
   createJobRequest,
+  jobWaitQuery,
   namesOperation,
   type OperationJobBody,
   operationJobRequest,
@@ -54,6 +56,21 @@ function parseJobBody(value: unknown, what?: string): JobBody {
 
 /** The batch's list, each job then read by its kind (parseJobBody), so a problem names its own fields. */
 const batchEnvelope = z.object({ jobs: z.array(z.unknown()).min(1).max(1000) });
+
+/** The job once it settles, or as it is when `seconds` pass or the client leaves. */
+async function waitAtMost(ctx: RouteContext, job: Job, seconds: number, signal: AbortSignal): Promise<Job> {
+  const settled = await ctx.engine
+    .waitForJob(job.id, { timeoutMs: seconds * 1000, signal, pollMs: JOB_WAIT_POLL_MS })
+    .catch(() => null);
+  // Not settled in time (or the store away for a moment): the job as it is now, as a plain GET.
+  return settled ?? ctx.engine.getJob(job.id, job.owner);
+}
+
+/**
+ * How often a long poll re-reads the store for a job another process runs (its worker's events
+ * reach this process only through the store); jobs run here are seen at once.
+ */
+const JOB_WAIT_POLL_MS = 250;
 
 /** What POST /api/jobs/batch reads: 1000 jobs of up to ~1 KB each. */
 const BATCH_BODY_LIMIT = 1024 * 1024;
@@ -212,9 +229,12 @@ export function flowARoutes(ctx: RouteContext): Route[] {
       method: 'GET',
       path: '/api/jobs/:jobId',
       async handle(call, params) {
-        const { client, baseUrl } = call;
-        const job = await ctx.engine.getJob(parse(jobIdParam, params.jobId, 'job id'), client.owner);
+        const { client, baseUrl, exchange } = call;
+        const waitSeconds = parse(jobWaitQuery, singleQueryValue(exchange.query, 'wait') ?? '0', 'wait');
+        let job = await ctx.engine.getJob(parse(jobIdParam, params.jobId, 'job id'), client.owner);
         call.jobIds = [job.id];
+        if (waitSeconds > 0 && !isTerminal(job.status))
+          job = await waitAtMost(ctx, job, waitSeconds, exchange.signal);
         return jsonAnswer(200, jobView(job, await downloadUrlFor(ctx.links, baseUrl, job)), {
           'cache-control': 'no-store',
         });

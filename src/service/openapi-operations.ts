@@ -6,6 +6,7 @@
  */
 import type { ErrorCode } from '../core/errors.js';
 import type { ApiOperation, ParameterSpec } from './openapi-types.js';
+import { MAX_JOB_WAIT_SECONDS } from './wire/requests.js';
 
 const jobId: ParameterSpec = {
   name: 'jobId',
@@ -182,8 +183,17 @@ export const OPERATIONS: readonly ApiOperation[] = [
     operationId: 'getJob',
     tag: 'Flow A',
     summary: 'Poll a job',
-    description: 'When `status` is "completed", GET `downloadUrl` for the result.',
-    parameters: [jobId],
+    description:
+      'When `status` is "completed", GET `downloadUrl` for the result. With `wait`, the answer is held until the job is completed, failed or canceled, or until that many seconds pass (then the job as it is): one request instead of a polling loop.',
+    parameters: [
+      jobId,
+      {
+        name: 'wait',
+        in: 'query',
+        description: `Seconds to wait for the job to settle before answering, 0-${MAX_JOB_WAIT_SECONDS} (default 0: answer at once).`,
+        schema: { type: 'integer', minimum: 0, maximum: MAX_JOB_WAIT_SECONDS },
+      },
+    ],
     ok: { description: 'The job.', content: { schema: 'Job' } },
     errors: ['INVALID_REQUEST', 'NOT_FOUND'],
     rateLimit: 'default',

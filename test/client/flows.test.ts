@@ -133,6 +133,37 @@ describe('fileconv/client: Flow A', () => {
       code: 'CANCELED',
     });
   });
+
+  it('waitForJob without onProgress is one long poll: one GET, answered when the job completes', async () => {
+    const server = await startServer({ start: false });
+    const gets: string[] = [];
+    const counting: typeof fetch = (input, init) => {
+      const url = String(input instanceof Request ? input.url : input);
+      if ((init?.method ?? 'GET') === 'GET' && url.includes('/api/jobs/')) gets.push(url);
+      return fetch(input, init);
+    };
+    const client = createClient({ baseUrl: server.url, fetch: counting });
+    const png = await fixture('fixture.png');
+    const grant = await client.getUploadUrl({
+      fileName: 'a.png',
+      fileSize: png.length,
+      contentType: 'image/png',
+    });
+    await client.uploadContent(grant, new Uint8Array(png));
+    const { jobId } = await client.createJob({
+      fileKey: grant.fileKey,
+      sourceFormat: 'png',
+      targetFormat: 'webp',
+      fileSize: png.length,
+    });
+    const waiting = client.waitForJob(jobId, { intervalMs: 20 });
+    // The job is queued with nobody to run it for a while: a polling client would ask ~25 times.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    await server.engine.start();
+    expect((await waiting).status).toBe('completed');
+    expect(gets).toHaveLength(1);
+    expect(gets[0]).toMatch(/\?wait=\d+$/);
+  });
 });
 
 describe('fileconv/client: Flow B', () => {

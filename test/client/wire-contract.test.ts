@@ -147,6 +147,8 @@ describe('every answer the client receives is its wire schema, exactly', () => {
       ...conversion,
       webhookUrl: 'https://hooks.example.com/fileconv',
     });
+    // Asked at once, the job is still queued or processing (a wait is held until it settles).
+    await api.getJob(jobId);
     expect((await api.waitForJob(jobId, { intervalMs: 20 })).webhook).toMatchObject({ status: 'pending' });
 
     const { jobIds } = await api.createJobs([conversion, conversion]);

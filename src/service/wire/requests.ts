@@ -80,6 +80,15 @@ export const createJobRequest = z.object({
 export type CreateJobBody = z.infer<typeof createJobRequest>;
 
 /** Most files one operation job names (merge's maximum). */
+/**
+ * GET /api/jobs/{id}?wait=N: hold the answer up to N seconds until the job settles (a long poll,
+ * as CloudConvert's sync endpoint), so a client learns of the result when it happens, not a poll
+ * interval later, with one request instead of many. 60 s at most: the idle timeout of most
+ * proxies and load balancers.
+ */
+export const MAX_JOB_WAIT_SECONDS = 60;
+export const jobWaitQuery = z.coerce.number().int().min(0).max(MAX_JOB_WAIT_SECONDS);
+
 export const MAX_OPERATION_FILES = 50;
 const operationName = z.string().min(1).max(32).meta({
   description:
