@@ -101,6 +101,9 @@ describe('fileconv serve', () => {
         const meta = await sharp(bytes).metadata();
         expect([meta.format, meta.compression, meta.width]).toEqual(['heif', 'av1', 800]);
       }
+      // The serve process is fileconv's own: libvips keeps no operations or pixels for reuse
+      // (releaseSharpCache; libvips' settings are process-wide, as this test's sharp shows).
+      expect(sharp.cache()).toMatchObject({ memory: { max: 0 }, items: { max: 0 }, files: { max: 0 } });
     } finally {
       await second.stop();
     }

@@ -11,6 +11,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createNodeHandler } from '../../src/adapters/http/node.js';
 import { FileconvError, type JobEngine } from '../../src/index.js';
+import { releaseSharpCache } from '../../src/kit/libraries/sharp.js';
 import {
   type ConfigFlags,
   type EffectiveConfig,
@@ -49,6 +50,8 @@ export async function startService(flags: ServeFlags): Promise<RunningService> {
   // Every setting, from flags, environment, config file or default; a bad one fails here, before
   // anything is opened.
   const config = await resolveConfig(flags);
+  // This process is fileconv's: libvips' reuse cache would only hold memory (releaseSharpCache).
+  releaseSharpCache();
   // The same assembly a host gets from fileconv/preset: every converter, the embedded stores (or
   // Redis + S3), counters, keys, the signing secret, refunds and webhooks.
   const fileconv = await createFileconv(fileconvOptionsOf(config, { worker: config.workers.enabled }));

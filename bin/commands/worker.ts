@@ -6,6 +6,7 @@
  */
 
 import { FileconvError, type JobEngine } from '../../src/index.js';
+import { releaseSharpCache } from '../../src/kit/libraries/sharp.js';
 import {
   type ConfigFlags,
   type EffectiveConfig,
@@ -37,6 +38,7 @@ export async function startWorker(flags: WorkerFlags): Promise<RunningWorker> {
       'fileconv worker needs a queue shared with the other processes: set FILECONV_REDIS_URL (and FILECONV_S3_BUCKET for files), --redis-url, or redis.url in the config file.',
     );
   }
+  releaseSharpCache(); // this process is fileconv's (releaseSharpCache)
   const fileconv = await createFileconv(
     fileconvOptionsOf(config, {
       onError: (error, context) => console.error(`fileconv worker: ${context}:`, error),
