@@ -100,12 +100,16 @@ async function convertPngToWebp(app: HostApp) {
   const png = await readFile(join(FIXTURES, 'fixture.png'));
   const uploaded = await post(`${app.url}/api/upload`, pngForm(png));
   expect(uploaded.status, uploaded.text).toBe(200);
-  const converted = await post(
-    `${app.url}/api/convert`,
-    JSON.stringify({ fileId: uploaded.body.fileId, fileName: 'picture.png', targetFormat: 'webp' }),
-    { 'content-type': 'application/json' },
-  );
+  const convert = () =>
+    post(
+      `${app.url}/api/convert`,
+      JSON.stringify({ fileId: uploaded.body.fileId, fileName: 'picture.png', targetFormat: 'webp' }),
+      { 'content-type': 'application/json', 'idempotency-key': 'host-parsed-convert' },
+    );
+  const converted = await convert();
   expect(converted.status, converted.text).toBe(200);
+  // The retry's body, read back from what the parser kept, is the same request: the first answer again.
+  expect((await convert()).body).toEqual(converted.body);
   const download = await fetch(`${app.url}/api/download?id=${converted.body.downloadId as string}`);
   expect(download.status).toBe(200);
   const meta = await sharp(Buffer.from(await download.arrayBuffer())).metadata();
