@@ -39,7 +39,7 @@ export function sharedAddressWarning(options: {
   trustProxy: unknown;
 }): string | undefined {
   if (!options.limits || options.trustProxy !== undefined || isLoopback(options.host)) return undefined;
-  return `fileconv: warning: limits are per IP address and no --trust-proxy is set: behind a reverse proxy, or for a server-side caller, every user shares one address and one Free quota; set --trust-proxy (a hop count or the proxy's addresses) when a proxy sends X-Forwarded-For, or --trust-proxy false to say there is none`;
+  return `fileconv: warning: limits are per IP address and no --trust-proxy is set: behind a reverse proxy every user shares one address (the proxy's) and one Free quota; set --trust-proxy (a hop count or the proxy's addresses) when a proxy sends X-Forwarded-For, or --trust-proxy false when there is none. A server-side caller acting for many users needs an API key (fileconv keys create)`;
 }
 
 /**
