@@ -1,6 +1,6 @@
 /**
  * Embedding behind a host's body parsers (issue 29, scope 3), through the Express adapter (the
- * Node adapters share its reading of the request) and the fetch handler. Most Express apps run
+ * Node adapters share its reading of the request), the Fastify plugin and the fetch handler. Most Express apps run
  * `app.use(express.json())` before anything else; that reads every JSON body to its end, and
  * POST /api/convert then waited forever for bytes that never came. Now what a parser kept is used
  * where it still says what the client sent (express.json's object, express.raw's Buffer), and a
@@ -13,10 +13,13 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
 import express, { type RequestHandler } from 'express';
+import Fastify from 'fastify';
 import sharp from 'sharp';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createHttpRouter } from '../src/adapters/http/express.js';
+import { createFastifyPlugin } from '../src/adapters/http/fastify.js';
 import { createFetchHandler } from '../src/adapters/http/fetch.js';
 import { createMemoryJobStore } from '../src/adapters/jobs/memory.js';
 import { createMemoryQueue } from '../src/adapters/queue/memory.js';
@@ -172,6 +175,38 @@ describe('fileconv mounted after the host app body parsers', () => {
     const formats = await fetch(`${app.url}/api/formats`, { signal: AbortSignal.timeout(HANG_GUARD_MS) });
     expect(formats.status).toBe(200);
     expect(((await formats.json()) as { formats: unknown[] }).formats.length).toBeGreaterThan(0);
+  });
+});
+
+describe('the Fastify plugin', () => {
+  it("keeps the host's body parsers out of its scope, and answers CONFIG for a body a host hook read", async () => {
+    const engine = await startedEngine();
+    const logged: unknown[] = [];
+    const app = Fastify();
+    // A host-wide hook that reads every body itself (as a decompressing or logging hook would).
+    app.addHook('preParsing', async (request, _reply, payload) => {
+      if (request.url.includes('/hooked/')) {
+        for await (const _chunk of payload);
+        return Readable.from([]);
+      }
+      return payload;
+    });
+    const options = { signingSecret: SECRET, onError: (error: unknown) => logged.push(error) };
+    app.register(createFastifyPlugin(engine, options), { prefix: '/files' });
+    app.register(createFastifyPlugin(engine, options), { prefix: '/hooked' });
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    cleanups.push(() => app.close());
+    const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+    const json = { 'content-type': 'application/json' };
+    const body = JSON.stringify({ fileId: 'no-such-file', fileName: 'a.png', targetFormat: 'webp' });
+
+    // Fastify's own JSON parser (the host's) is not applied inside the plugin: the service reads it.
+    const unknownFile = await post(`${base}/files/api/convert`, body, json);
+    expect(unknownFile.status, unknownFile.text).toBe(404);
+    const hooked = await post(`${base}/hooked/api/convert`, body, json);
+    expect(hooked.status, hooked.text).toBe(500);
+    expect((hooked.body.error as { code: string }).code).toBe('CONFIG');
+    expect(logged).toEqual([expect.objectContaining({ code: 'CONFIG' })]);
   });
 });
 
