@@ -1,6 +1,8 @@
 /**
  * Limits as an operator sets them on a real `fileconv serve` process: --no-limits turns rate
- * limits and quotas off (and says so at start), --plans raises the Free plan's daily conversions,
+ * limits and quotas off (and says so at start), --plans raises the Free plan's daily conversions
+ * (the start-up line names the numbers in force; the first refusal tells the operator's log how
+ * to lift them, never the client),
  * a broken plans file stops the start with a message naming the file and the field, health and
  * readiness answer every probe, and `fileconv formats` lists no audio target for an image.
  */
@@ -60,8 +62,9 @@ describe('fileconv serve limits', () => {
     // Printed right after the line the helper waits for.
     for (let waited = 0; !/limits off/.test(service.stdout()) && waited < 5000; waited += 50) await sleep(50);
     expect(service.stdout()).toMatch(
-      /fileconv: limits off \(flag --no-limits\): no rate limits and no quotas/,
+      /fileconv: limits off \(flag --no-limits\): no limits: no rate limits and no quotas/,
     );
+    expect(service.stdout()).not.toMatch(/fileconv: limits: /);
     for (let conversion = 1; conversion <= 6; conversion++) {
       const converted = await convertOnce(service.url);
       expect(converted.status, `conversion ${conversion}: ${await converted.clone().text()}`).toBe(200);
@@ -75,11 +78,31 @@ describe('fileconv serve limits', () => {
     expect(usage.rateLimits).toEqual([]);
   });
 
-  it('--plans raising Free to 7 conversions a day: the 8th is QUOTA_EXCEEDED; health and readiness are never limited', async () => {
+  it('--plans raising Free to 7 conversions a day: the start says so, the 8th is QUOTA_EXCEEDED (the operator hears how to lift it, the client does not); health and readiness are never limited', async () => {
     const plans = join(root, 'plans.json');
-    await writeFile(plans, JSON.stringify({ free: { conversionsPerDay: 7 } }));
+    await writeFile(
+      plans,
+      JSON.stringify({
+        free: { conversionsPerDay: 7, uploadRequestsPerMinute: 30 },
+        plus: { conversionsPerDay: 250 },
+      }),
+    );
     const service = await serve('plans', ['--plans', plans]);
+    for (let waited = 0; !/fileconv: limits: /.test(service.stdout()) && waited < 5000; waited += 50)
+      await sleep(50);
     expect(service.stdout()).not.toMatch(/limits off/);
+    // The numbers are those of the plans in force (the file merged into the defaults), with the ways to change them.
+    const line = /fileconv: limits: .*/.exec(service.stdout())?.[0];
+    expect(line).toContain(
+      'Free (no API key, per IP address) 7 conversions/day, 30 uploads/min, 60 other requests/min',
+    );
+    expect(line).toContain('files up to 25 MB');
+    expect(line).toContain('with an API key: Plus 250 conversions/day, Pro unlimited conversions');
+    expect(line).toContain('change with --plans <file>');
+    expect(line).toContain('fileconv keys create');
+    expect(line).toContain('turn off with --no-limits');
+    // Listening on loopback only: no proxy can stand between, nothing to warn about.
+    expect(service.stdout()).not.toContain('--trust-proxy');
     for (let conversion = 1; conversion <= 7; conversion++) {
       const converted = await convertOnce(service.url);
       expect(converted.status, `conversion ${conversion}: ${await converted.clone().text()}`).toBe(200);
@@ -89,6 +112,17 @@ describe('fileconv serve limits', () => {
     const body = (await eighth.json()) as { error: { code: string; message: string } };
     expect(body.error.code).toBe('QUOTA_EXCEEDED');
     expect(body.error.message).toContain('7 conversions per day');
+    // The client's message stays the client's: how to lift limits is the operator's business.
+    expect(body.error.message).not.toMatch(/--plans|--no-limits|keys create/);
+    const notice = /a client reached a quota/;
+    for (let waited = 0; !notice.test(service.stdout()) && waited < 5000; waited += 50) await sleep(50);
+    const said = service
+      .stdout()
+      .split('\n')
+      .filter((text) => notice.test(text));
+    expect(said).toHaveLength(1);
+    expect(said[0]).toContain('QUOTA_EXCEEDED, POST /api/convert');
+    expect(said[0]).toContain('change with --plans <file>');
 
     // 100 probes each from this one address: far past the 60 a minute of every other endpoint.
     for (let probe = 1; probe <= 100; probe++) {

@@ -10,7 +10,7 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createNodeHandler } from '../../src/adapters/http/node.js';
-import { FileconvError, type JobEngine } from '../../src/index.js';
+import { DEFAULT_PLANS, FileconvError, type JobEngine, type PlanTable } from '../../src/index.js';
 import { releaseSharpCache } from '../../src/kit/libraries/sharp.js';
 import {
   type ConfigFlags,
@@ -19,6 +19,7 @@ import {
   resolveConfig,
 } from '../../src/preset/effective-config.js';
 import { createFileconv } from '../../src/preset/index.js';
+import { firstLimitTrips, limitsLine, sharedAddressWarning } from '../support/limits-notice.js';
 import { createServiceLog, logFormatOf } from '../support/logging.js';
 import { startMetricsEndpoint } from '../support/metrics-flag.js';
 
@@ -42,6 +43,8 @@ export interface RunningService {
   metricsUrl: string | undefined;
   /** Whether rate limits and quotas apply. */
   limits: boolean;
+  /** The plans in force (a plans file merged into the defaults, or the defaults). */
+  plans: PlanTable;
   /** The settings it runs with (flags, environment, config file, defaults). */
   config: EffectiveConfig;
 }
@@ -79,12 +82,15 @@ export async function startService(flags: ServeFlags): Promise<RunningService> {
     },
   );
   // The node:http adapter: of the adapters that pass the HTTP suite, the fastest (npm run bench).
+  const limitTrip = firstLimitTrips();
   const handler = createNodeHandler(engine, {
     ...fileconv.http,
     onRequest: (event) => {
       fileconv.http.onRequest?.(event); // OpenTelemetry spans, when @opentelemetry/api is installed
       log.request(event);
       metrics.recordRequest(event);
+      const tripped = limitTrip(event);
+      if (tripped) log.notice(tripped);
     },
     onError: (error) => log.error('request failed', error),
   });
@@ -147,6 +153,7 @@ export async function startService(flags: ServeFlags): Promise<RunningService> {
     description: fileconv.backends.description,
     metricsUrl: metrics.url,
     limits: fileconv.limits,
+    plans: fileconv.http.plans ?? DEFAULT_PLANS,
     config,
   };
 }
@@ -192,11 +199,13 @@ export async function runServe(flags: ServeFlags): Promise<void> {
     const origins = config.cors.origins === '*' ? 'any origin' : config.cors.origins.join(', ');
     console.log(`fileconv: CORS: browser apps on ${origins} may call the API`);
   }
-  if (!service.limits) {
-    console.log(
-      `fileconv: limits off (${config.sources.limits}): no rate limits and no quotas; keep this service behind your own access control`,
-    );
-  }
+  console.log(limitsLine(service.plans, { on: service.limits, source: config.sources.limits ?? 'default' }));
+  const shared = sharedAddressWarning({
+    limits: service.limits,
+    host: config.server.host,
+    trustProxy: config.server.trustProxy,
+  });
+  if (shared) console.log(shared);
   await untilSignal(service.stop, config.workers.graceSeconds);
 }
 

@@ -18,6 +18,8 @@ export interface ServiceLog {
   request(event: RequestEvent): void;
   job(event: JobLifecycleEvent): void;
   error(message: string, error: unknown): void;
+  /** A line for the operator (a limit first reached), logged with or without the request lines. */
+  notice(message: string): void;
   /** Subscribes to an engine's job events; returns the unsubscribe. */
   watch(engine: Pick<JobEngine, 'onJobEvent'>): () => void;
 }
@@ -99,6 +101,9 @@ export async function createServiceLog(options: {
     },
     error(message, error) {
       logger.error({ err: error }, message);
+    },
+    notice(message) {
+      logger.warn(message);
     },
     watch: (engine) => engine.onJobEvent((event) => log.job(event)),
   };

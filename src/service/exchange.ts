@@ -30,6 +30,13 @@ export interface HttpExchange {
   remoteAddress: string | undefined;
   /** The request body as a Node stream; the same stream on every call. */
   body(): Readable;
+  /**
+   * The host's middleware read the body before the service saw it and left nothing the service
+   * can use (a parsed form, a stream read to its end): the service answers CONFIG at once rather
+   * than wait for bytes that never come. Adapters that can rebuild the body (express.raw's
+   * Buffer) give it through `body()` instead.
+   */
+  bodyTakenByHost?: boolean;
   /** Aborted when the client goes away before its answer is complete. */
   signal: AbortSignal;
   /** The client left while still sending its body: nobody is left to answer. */

@@ -25,7 +25,8 @@ export function mediaType(value: string | undefined): string {
   return (value ?? '').split(';')[0]!.trim().toLowerCase();
 }
 
-function isJsonType(contentType: string | undefined): boolean {
+/** Whether a Content-Type declares JSON (`application/json` or any `+json`). */
+export function isJsonType(contentType: string | undefined): boolean {
   const type = mediaType(contentType);
   return type === 'application/json' || (type.startsWith('application/') && type.endsWith('+json'));
 }

@@ -157,7 +157,8 @@ export interface ServiceDefaults {
 
 /**
  * The service over `engine`, with `defaults` for what `options` leave out. Hosts call
- * createHttpService (fileconv/http), which passes the adapters' defaults.
+ * createHttpService (fileconv/http) or an adapter's factory, which check their arguments first
+ * (mount-arguments.ts: a missing signingSecret among them) and pass the adapters' defaults.
  */
 export function buildHttpService(
   engine: ServiceEngine,
@@ -192,12 +193,6 @@ export function buildHttpService(
     downloadExpiresIn: options.downloadUrlExpiresIn ?? 3600,
     nowSeconds: () => Math.floor(now() / 1000),
   };
-  if (!links.key && !(engine.storage?.presignPut && engine.storage.presignGet)) {
-    throw new FileconvError(
-      'INVALID_OPTIONS',
-      'fileconv HTTP: signingSecret is required unless storage presigns URLs.',
-    );
-  }
   const ctx: RouteContext = {
     engine,
     access,
@@ -262,6 +257,7 @@ export function buildHttpService(
             throw new FileconvError('NOT_FOUND', `No such endpoint: ${exchange.method} is not allowed here.`);
           }
           pattern = found.route.path;
+          if (exchange.bodyTakenByHost) throw bodyTakenByHostError();
           Object.assign(call.headers, found.route.headers);
           if (!found.route.public) await admit(access, call, { signed: found.route.signed === true });
           const { route, params } = found;
@@ -341,6 +337,18 @@ function idempotencySettingsOf(
     );
   }
   return settings as IdempotencySettings;
+}
+
+/**
+ * A host's body parser in front of the service (express.urlencoded(), multer), or a handler that
+ * read a fetch Request, took the body: the host's mistake, said to its log (onError, as every
+ * 5xx) and to the caller at once.
+ */
+function bodyTakenByHostError(): FileconvError {
+  return new FileconvError(
+    'CONFIG',
+    'The request body was already read before fileconv saw it (by middleware in front of it such as express.urlencoded() or multer, or a handler that called request.json()): mount fileconv before body parsers such as express.json(), or give them only to your own routes, and pass fileconv the request unread.',
+  );
 }
 
 /**

@@ -9,7 +9,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createMemoryCounterStore } from '../../src/adapters/counters/memory.js';
 import { createHttpRouter } from '../../src/adapters/http/express.js';
 import { createFastifyPlugin } from '../../src/adapters/http/fastify.js';
@@ -121,6 +121,89 @@ describe('mounting on an engine without a port the HTTP API needs', () => {
       code: 'CONFIG',
       message: expect.stringContaining('no job store (jobs): pass `jobs` to createEngine'),
     });
+  });
+});
+
+/** Each factory called the way a host slips: whatever arguments, unchecked by the types. */
+const UNTYPED_MOUNTS: Record<string, (...args: unknown[]) => unknown> = {
+  createHttpService: createHttpService as (...args: unknown[]) => unknown,
+  createNodeHandler: createNodeHandler as (...args: unknown[]) => unknown,
+  createHttpRouter: createHttpRouter as (...args: unknown[]) => unknown,
+  createFetchHandler: createFetchHandler as (...args: unknown[]) => unknown,
+  createFastifyPlugin: createFastifyPlugin as (...args: unknown[]) => unknown,
+};
+
+describe('mounting with a wrong or missing argument (issue 29): CONFIG at mount time, naming it and the call', () => {
+  async function fullEngine(): Promise<Engine> {
+    return engineWith({
+      storage: await storageIn(),
+      jobs: createMemoryJobStore(),
+      queue: createMemoryQueue(),
+    });
+  }
+  const configError = (entryPoint: string, message: string) => ({
+    code: 'CONFIG',
+    status: 500,
+    message: expect.stringMatching(new RegExp(`^${entryPoint}: ${message}`)),
+  });
+  const fields = (error: FileconvError) => ({
+    code: error.code,
+    status: error.status,
+    message: error.message,
+  });
+
+  let engine: Engine;
+  beforeEach(async () => {
+    engine = await fullEngine();
+  });
+
+  for (const [entryPoint, mount] of Object.entries(UNTYPED_MOUNTS)) {
+    it(`${entryPoint}(engine) without its second argument names it and shows the preset's call`, () => {
+      const error = mountError(() => mount(engine));
+      expect(fields(error)).toEqual(
+        configError(entryPoint, 'the second argument \\(the options\\) is missing'),
+      );
+      expect(error.message).toContain('(fileconv.jobs, fileconv.http');
+      expect(error.message).toContain('{ signingSecret }');
+    });
+  }
+
+  it('options without signingSecret name options.signingSecret', () => {
+    expect(fields(mountError(() => createHttpRouter(engine, {})))).toEqual(
+      configError('createHttpRouter', 'options.signingSecret is missing'),
+    );
+  });
+
+  it('the preset object itself as the engine: "pass fileconv.jobs, not fileconv"', () => {
+    const fileconvLike = { jobs: engine, http: { signingSecret: SECRET } };
+    expect(
+      fields(mountError(() => UNTYPED_MOUNTS.createHttpRouter!(fileconvLike, fileconvLike.http))),
+    ).toEqual(
+      configError(
+        'createHttpRouter',
+        'the first argument must be the job engine \\(pass fileconv.jobs, not fileconv\\)',
+      ),
+    );
+  });
+
+  it('options of the wrong type, a secret of the wrong type or too short', () => {
+    expect(fields(mountError(() => UNTYPED_MOUNTS.createNodeHandler!(engine, SECRET)))).toEqual(
+      configError('createNodeHandler', 'the second argument must be the options object, got a string'),
+    );
+    expect(
+      fields(mountError(() => UNTYPED_MOUNTS.createFetchHandler!(engine, { signingSecret: 42 }))),
+    ).toEqual(
+      configError(
+        'createFetchHandler',
+        'options.signingSecret must be a string or a Uint8Array, got a number',
+      ),
+    );
+    expect(fields(mountError(() => createFastifyPlugin(engine, { signingSecret: 'short' })))).toEqual(
+      configError(
+        'createFastifyPlugin',
+        'options.signingSecret: The signing secret must be at least 32 bytes long',
+      ),
+    );
   });
 });
 

@@ -8,7 +8,7 @@ import { type Request, Router } from 'express';
 import type { HttpServiceOptions } from '../../service/service.js';
 import type { ServiceEngine } from '../../service/service-engine.js';
 import { nodeExchange, serveNode } from './node.js';
-import { createHttpService } from './service.js';
+import { mountService } from './service.js';
 
 export { UPLOAD_URL_EXPIRES_IN } from '../../service/route-context.js';
 export type { AuthRequest, RequestEvent } from '../../service/service.js';
@@ -20,12 +20,11 @@ export interface HttpRouterOptions extends Omit<HttpServiceOptions, 'authenticat
   ) => Promise<{ accountId: string; plan: string } | null> | { accountId: string; plan: string } | null;
 }
 
-export function createHttpRouter(engine: ServiceEngine, options: HttpRouterOptions = {}): Router {
-  const { authenticate, ...rest } = options;
-  const service = createHttpService(engine, {
+export function createHttpRouter(engine: ServiceEngine, options?: HttpRouterOptions): Router {
+  const service = mountService('createHttpRouter', engine, options, ({ authenticate, ...rest }) => ({
     ...rest,
     ...(authenticate ? { authenticate: (request) => authenticate(request.raw as Request) } : {}),
-  });
+  }));
   const router = Router();
   router.use((req, res, next) => {
     // Express puts the mount path in req.baseUrl; req.url would say '/' for the mount point

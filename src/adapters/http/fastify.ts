@@ -16,15 +16,12 @@ import type { HttpService, HttpServiceOptions } from '../../service/service.js';
 import type { ServiceEngine } from '../../service/service-engine.js';
 import { normalizeBasePath, pathBelow } from './mount.js';
 import { nodeExchange, serveNode } from './node.js';
-import { createHttpService } from './service.js';
+import { mountService } from './service.js';
 
 export type { AuthRequest, HttpServiceOptions, RequestEvent } from '../../service/service.js';
 
-export function createFastifyPlugin(
-  engine: ServiceEngine,
-  options: HttpServiceOptions = {},
-): FastifyPluginAsync {
-  return fastifyPluginFor(createHttpService(engine, options));
+export function createFastifyPlugin(engine: ServiceEngine, options?: HttpServiceOptions): FastifyPluginAsync {
+  return fastifyPluginFor(mountService('createFastifyPlugin', engine, options));
 }
 
 /** The Fastify plugin of an existing service. */

@@ -19,7 +19,7 @@ import { errorAnswer } from '../../service/http-errors.js';
 import type { HttpService, HttpServiceOptions } from '../../service/service.js';
 import type { ServiceEngine } from '../../service/service-engine.js';
 import { normalizeBasePath, pathBelow } from './mount.js';
-import { createHttpService } from './service.js';
+import { mountService } from './service.js';
 
 export { UPLOAD_URL_EXPIRES_IN } from '../../service/route-context.js';
 export type {
@@ -44,11 +44,14 @@ export interface FetchConnectionInfo {
 
 export type FetchHandler = (request: Request, connection?: FetchConnectionInfo) => Promise<Response>;
 
-export function createFetchHandler(engine: ServiceEngine, options: FetchHandlerOptions = {}): FetchHandler {
+export function createFetchHandler(engine: ServiceEngine, options?: FetchHandlerOptions): FetchHandler {
   // Off unless asked for: the framework around a fetch handler compresses (Next.js, Deno.serve,
   // Hono's compress middleware), and Next.js drops a route's own Content-Encoding header.
-  const service = createHttpService(engine, { ...options, compression: options.compression ?? false });
-  return fetchHandlerFor(service, options.basePath);
+  const service = mountService('createFetchHandler', engine, options, (given) => ({
+    ...given,
+    compression: given.compression ?? false,
+  }));
+  return fetchHandlerFor(service, options?.basePath);
 }
 
 /** The fetch handler of an existing service (one service can back several adapters). */
@@ -91,6 +94,8 @@ function fetchExchange(
       body ??= requestBody(request);
       return body;
     },
+    // A handler in front (a Next.js route that called request.json()) read it: a Request's body reads once.
+    ...(request.bodyUsed ? { bodyTakenByHost: true } : {}),
     // Read when a route asks: @hono/node-server makes the signal's AbortController on first use.
     get signal() {
       return request.signal;

@@ -17,8 +17,9 @@ import type { HttpAnswer, HttpExchange } from '../../service/exchange.js';
 import { errorAnswer } from '../../service/http-errors.js';
 import type { HttpService, HttpServiceOptions } from '../../service/service.js';
 import type { ServiceEngine } from '../../service/service-engine.js';
+import { hostReadBodyOf } from './host-read-body.js';
 import { normalizeBasePath, pathBelow } from './mount.js';
-import { createHttpService } from './service.js';
+import { mountService } from './service.js';
 
 export type { HttpService, HttpServiceOptions, RequestEvent } from '../../service/service.js';
 export { createHttpService } from './service.js';
@@ -35,9 +36,9 @@ export type NodeHandler = (
   next?: (error?: unknown) => void,
 ) => void;
 
-export function createNodeHandler(engine: ServiceEngine, options: NodeHandlerOptions = {}): NodeHandler {
-  const service = createHttpService(engine, options);
-  const basePath = normalizeBasePath(options.basePath);
+export function createNodeHandler(engine: ServiceEngine, options?: NodeHandlerOptions): NodeHandler {
+  const service = mountService('createNodeHandler', engine, options);
+  const basePath = normalizeBasePath(options?.basePath);
   return (req, res, next) => {
     const split = splitUrl(req.url ?? '/');
     const path = pathBelow(split.pathname, basePath);
@@ -93,23 +94,46 @@ export function nodeExchange(
     }
     return gone.signal;
   };
+  const hostBody = hostReadBodyOf(req);
   return {
     method: req.method ?? 'GET',
     path: where.path,
     mountPath: where.mountPath,
     query: new URLSearchParams(where.search),
-    header(name) {
-      const value = req.headers[name];
-      return Array.isArray(value) ? value.join(', ') : value;
-    },
+    header:
+      hostBody.kind === 'kept'
+        ? (name) => keptBodyHeader(req, hostBody.bytes, name)
+        : (name) => header(req, name),
     protocol: where.protocol ?? ((req.socket as TLSSocket).encrypted ? 'https' : 'http'),
     remoteAddress: req.socket.remoteAddress,
-    body: () => req,
+    body: hostBody.kind === 'kept' ? keptBody(hostBody.bytes) : () => req,
+    ...(hostBody.kind === 'taken' ? { bodyTakenByHost: true } : {}),
     get signal() {
       return signal();
     },
     clientGone: () => !req.complete && (req.readableAborted || req.socket.destroyed),
     raw: where.raw ?? req,
+  };
+}
+
+function header(req: IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value.join(', ') : value;
+}
+
+/** The headers of a body a host's parser kept: its bytes are decoded and whole, whatever was sent. */
+function keptBodyHeader(req: IncomingMessage, bytes: Buffer, name: string): string | undefined {
+  if (name === 'content-length') return String(bytes.length);
+  if (name === 'content-encoding' || name === 'transfer-encoding') return undefined;
+  return header(req, name);
+}
+
+/** The body a host's parser kept, as the one stream every call of `body()` returns. */
+function keptBody(bytes: Buffer): () => Readable {
+  let stream: Readable | undefined;
+  return () => {
+    stream ??= Readable.from(bytes.length > 0 ? [bytes] : [], { objectMode: false });
+    return stream;
   };
 }
 
@@ -123,7 +147,7 @@ export async function serveNode(
   res: ServerResponse,
   next?: (error?: unknown) => void,
 ): Promise<void> {
-  const req = exchange.body() as IncomingMessage;
+  const { req } = res;
   let answer: HttpAnswer | null;
   try {
     answer = await service.handle(exchange);
