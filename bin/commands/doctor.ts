@@ -1,5 +1,6 @@
 /** `fileconv doctor`: which conversion engines (and the embedded database) can run here, and how to install the missing ones. */
 
+import { conversionContextOf } from '../../src/engine/file-converter.js';
 import { type ConverterStatus, createConverter } from '../../src/index.js';
 import { type EngineGroup, installLine, missingPackages } from '../../src/kit/engine-packages.js';
 import { mallocAdvice } from '../../src/kit/malloc-settings.js';
@@ -7,41 +8,87 @@ import { ocrOperations } from '../../src/operations/ocr/ocr-operation.js';
 import { pdfOperations } from '../../src/operations/pdf/pdf-operations.js';
 import { subtitleOperations } from '../../src/operations/subtitles/subtitle-operations.js';
 import { defaultConverters } from '../../src/preset/converters.js';
+import { printInOrder } from '../support/ordered-output.js';
 import { table } from './formats.js';
 
-/** Prints the report; returns 0 when every engine is available, 1 otherwise. */
+/**
+ * Prints the report; returns 0 when every engine is available, 1 otherwise. Every check starts at
+ * once and each row prints as soon as it and the rows above it are done. A check finds the
+ * engine's program and asks its version, or loads its library: it converts nothing, so an ok
+ * engine is one that is installed and starts, not one proven on a file.
+ */
 export async function runDoctor(flags: { json?: boolean }): Promise<number> {
   // In-process operations: the doctor asks whether they could run, it runs none.
   const engine = createConverter({
     converters: defaultConverters(),
     operations: [...pdfOperations({ isolate: false }), ...ocrOperations(), ...subtitleOperations()],
   });
-  const converters = await engine.converters();
-  const database = await databaseStatus();
+  // The engine's own memoized checks, one per converter, so each row can print when it is known.
+  const context = conversionContextOf(engine, 'fileconv doctor');
+  const checks: Promise<ConverterStatus>[] = [
+    databaseStatus(),
+    ...context.converters.registrations.map(
+      async ({ name, edges }): Promise<ConverterStatus> => ({
+        name,
+        edges: edges.length,
+        ...(await context.converters.availability(name)),
+      }),
+    ),
+  ];
   // The schemas are for API descriptions; the doctor tells what runs and what installs the rest.
-  const operations = (await engine.operations()).map(({ optionsSchema: _schema, ...status }) => status);
-  const missing = [...converters, database].filter((entry) => !entry.ok);
+  const operationsChecked = engine
+    .operations()
+    .then((statuses) => statuses.map(({ optionsSchema: _schema, ...status }) => status));
   // Advice, never a failure: the allocator matters to a long-running server, not to a conversion.
   const memory = mallocAdvice();
   if (flags.json) {
+    const [database, ...converters] = await Promise.all(checks);
+    const operations = await operationsChecked;
     process.stdout.write(
       `${JSON.stringify({ node: process.version, converters, database, operations, ...(memory ? { memory } : {}) }, null, 2)}\n`,
     );
-    return missing.length === 0 ? 0 : 1;
+    return [database, ...converters].every((entry) => entry?.ok) ? 0 : 1;
   }
-  const rows = [database, ...converters].map((converter) => [
-    converter.name,
-    converter.ok ? 'ok' : 'MISSING',
-    converter.ok ? (converter.version ?? '') : (converter.reason ?? ''),
-    converter.edges === 0 ? 'the data dir of fileconv serve' : `${converter.edges} conversions`,
-  ]);
-  process.stdout.write(`Node.js ${process.version}\n\n`);
-  process.stdout.write(table(['ENGINE', 'STATUS', 'DETAILS', 'PROVIDES'], rows));
+  process.stdout.write(`Node.js ${process.version}\n`);
+  process.stdout.write(
+    'Each engine is found and asked its version (a library: loaded); nothing is converted.\n\n',
+  );
+  // Widths known before any check ends, so each row prints alone; the details, of unknown width, come last.
+  const names = ['database', ...context.converters.registrations.map(({ name }) => name)];
+  const provides = (status: ConverterStatus) =>
+    status.edges === 0 ? 'the data dir of fileconv serve' : `${status.edges} conversions`;
+  const widths = [
+    Math.max('ENGINE'.length, ...names.map((name) => name.length)),
+    'MISSING'.length,
+    Math.max(
+      'PROVIDES'.length,
+      provides({ name: 'database', edges: 0, ok: true }).length,
+      ...context.converters.registrations.map(({ edges }) => `${edges.length} conversions`.length),
+    ),
+  ];
+  const row = (cells: readonly string[]) =>
+    `${cells
+      .map((cell, index) => cell.padEnd(widths[index] ?? 0))
+      .join('  ')
+      .trimEnd()}\n`;
+  process.stdout.write(row(['ENGINE', 'STATUS', 'PROVIDES', 'DETAILS']));
+  const statuses = await printInOrder(checks, (status) =>
+    process.stdout.write(
+      row([
+        status.name,
+        status.ok ? 'ok' : 'MISSING',
+        provides(status),
+        status.ok ? (status.version ?? '') : (status.reason ?? ''),
+      ]),
+    ),
+  );
+  const missing = statuses.filter((entry) => !entry.ok);
   if (missing.length > 0) {
     process.stdout.write('\nTo install what is missing:\n');
     for (const converter of missing)
       process.stdout.write(`  ${converter.name}: ${converter.install ?? converter.reason ?? 'see README'}\n`);
   }
+  const operations = await operationsChecked;
   // Features of the library that convert nothing: shown for what they need, never a failure.
   process.stdout.write('\nOptional features:\n');
   process.stdout.write(

@@ -71,13 +71,22 @@ export const COMMAND_TOOLS = {
     install: 'apt-get install libjxl-tools (BSD-3-Clause; brew install jpeg-xl), or set DJXL_PATH',
     versionArgs: ['--version'],
   },
-  // The raster image and subtitle converters and the subtitles operation (the media converter
-  // finds its own ffmpeg in media/binaries.ts, with the WebAssembly fallback).
+  // Every ffmpeg user: the raster image, subtitle and media converters and the subtitles
+  // operation (the media converter through ffmpeg/binaries.ts, which falls back to WebAssembly).
   ffmpeg: {
     label: 'ffmpeg',
     executables: ['ffmpeg'],
     env: 'FFMPEG_PATH',
     install: 'apt-get install ffmpeg (GPL-2.0+ as Debian builds it; brew install ffmpeg), or set FFMPEG_PATH',
+    versionArgs: ['-version'],
+  },
+  // ffmpeg's prober, from the same Debian package; the media converter looks beside ffmpeg first.
+  ffprobe: {
+    label: 'ffprobe',
+    executables: ['ffprobe'],
+    env: 'FFPROBE_PATH',
+    install:
+      'apt-get install ffmpeg (GPL-2.0+ as Debian builds it; brew install ffmpeg), or set FFPROBE_PATH',
     versionArgs: ['-version'],
   },
   dcraw_emu: {
@@ -206,13 +215,18 @@ export async function locateTool(tool: CommandTool, purpose = 'This conversion')
   const found = await findTool(tool);
   if (found) return found;
   const info: CommandToolInfo = COMMAND_TOOLS[tool];
-  const configured = process.env[info.env];
-  const where = configured
-    ? `${info.env}=${configured} is not executable`
-    : `no ${info.executables.join(' or ')} on PATH`;
-  throw new FileconvError('ENGINE_UNAVAILABLE', `${purpose} needs ${info.label}: ${where}.`, {
+  throw new FileconvError('ENGINE_UNAVAILABLE', `${purpose} needs ${info.label}: ${whyNotFound(tool)}.`, {
     details: { tool, install: info.install },
   });
+}
+
+/** Why findTool found nothing: its environment override is not executable, or no such program. */
+export function whyNotFound(tool: CommandTool): string {
+  const info: CommandToolInfo = COMMAND_TOOLS[tool];
+  const configured = process.env[info.env];
+  return configured
+    ? `${info.env}=${configured} is not executable`
+    : `no ${info.executables.join(' or ')} on PATH`;
 }
 
 /**

@@ -14,7 +14,7 @@ export const FIXTURE_SECONDS = 2;
 export const FFMPEG_AVAILABLE =
   spawnSync('ffmpeg', ['-hide_banner', '-version']).status === 0 &&
   spawnSync('ffprobe', ['-hide_banner', '-version']).status === 0;
-export const FFMPEG_INSTALL = 'apt-get install -y ffmpeg';
+export const FFMPEG_INSTALL = 'apt-get install ffmpeg';
 
 export {
   type ContextOverrides,

@@ -206,12 +206,14 @@ describe('engine selection', () => {
       process.env.FFMPEG_PATH = '/nonexistent/bin/ffmpeg';
       expect(await createNativeFfmpegRunner().available()).toMatchObject({
         ok: false,
-        reason: 'ffmpeg is not executable at /nonexistent/bin/ffmpeg',
+        reason: 'FFMPEG_PATH=/nonexistent/bin/ffmpeg is not executable',
       });
       if (FFMPEG_AVAILABLE) {
         process.env.FFMPEG_PATH = '/usr/bin/ffmpeg';
         process.env.FFPROBE_PATH = '/nonexistent/bin/ffprobe';
-        expect((await createNativeFfmpegRunner().available()).reason).toMatch(/ffprobe is not executable/);
+        expect((await createNativeFfmpegRunner().available()).reason).toBe(
+          'FFPROBE_PATH=/nonexistent/bin/ffprobe is not executable',
+        );
         delete process.env.FFPROBE_PATH; // then ffprobe is looked for beside ffmpeg
         expect(await createNativeFfmpegRunner().available()).toMatchObject({ ok: true });
       }

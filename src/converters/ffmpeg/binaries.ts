@@ -1,12 +1,15 @@
 /**
- * Finds the native ffmpeg and ffprobe binaries: an explicit path, else FFMPEG_PATH / FFPROBE_PATH,
- * else the first executable on PATH; ffprobe is looked for beside ffmpeg first, so a custom build
- * is never paired with a different system ffprobe. Nothing is run to find them.
+ * Finds the native ffmpeg and ffprobe binaries: an explicit path, else the lookup every ffmpeg
+ * user shares (kit/command-tools.ts: FFMPEG_PATH / FFPROBE_PATH, else PATH, else the usual
+ * directories), so the media converter never disagrees with the image and subtitle converters
+ * about whether ffmpeg is here. ffprobe is looked for beside ffmpeg first, so a custom build is
+ * never paired with a different system ffprobe. Nothing is run to find them.
  */
 import { execFile } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
-import { findOnPath, isExecutable } from '../../kit/executables.js';
+import { findTool, whyNotFound } from '../../kit/command-tools.js';
+import { isExecutable } from '../../kit/executables.js';
 
 export interface BinaryPaths {
   ffmpeg: string;
@@ -18,32 +21,35 @@ export interface BinaryOptions {
   ffprobePath?: string | undefined;
 }
 
-async function explicit(path: string | undefined): Promise<string | undefined> {
-  if (!path) return undefined;
-  return (await isExecutable(path)) ? path : undefined;
-}
-
 /**
  * The binaries to run, or a description of what is missing. An explicitly configured path that
  * is not executable is an error, never silently replaced by another binary.
  */
 export async function locateBinaries(options: BinaryOptions): Promise<BinaryPaths | { missing: string }> {
-  const ffmpegWanted = options.ffmpegPath ?? process.env.FFMPEG_PATH;
-  const ffmpeg = ffmpegWanted ? await explicit(ffmpegWanted) : await findOnPath('ffmpeg');
+  const ffmpeg = options.ffmpegPath ? await explicit(options.ffmpegPath) : await findTool('ffmpeg');
   if (!ffmpeg) {
     return {
-      missing: ffmpegWanted ? `ffmpeg is not executable at ${ffmpegWanted}` : 'ffmpeg is not on PATH',
+      missing: options.ffmpegPath
+        ? `ffmpeg is not executable at ${options.ffmpegPath}`
+        : whyNotFound('ffmpeg'),
     };
   }
-  const ffprobeWanted = options.ffprobePath ?? process.env.FFPROBE_PATH;
-  if (ffprobeWanted) {
-    const ffprobe = await explicit(ffprobeWanted);
-    return ffprobe ? { ffmpeg, ffprobe } : { missing: `ffprobe is not executable at ${ffprobeWanted}` };
+  if (options.ffprobePath) {
+    const ffprobe = await explicit(options.ffprobePath);
+    return ffprobe ? { ffmpeg, ffprobe } : { missing: `ffprobe is not executable at ${options.ffprobePath}` };
+  }
+  if (process.env.FFPROBE_PATH) {
+    const ffprobe = await findTool('ffprobe');
+    return ffprobe ? { ffmpeg, ffprobe } : { missing: whyNotFound('ffprobe') };
   }
   const suffix = process.platform === 'win32' ? '.exe' : '';
   const beside = join(dirname(ffmpeg), `ffprobe${suffix}`);
-  const ffprobe = (await isExecutable(beside)) ? beside : await findOnPath('ffprobe');
+  const ffprobe = (await isExecutable(beside)) ? beside : await findTool('ffprobe');
   return ffprobe ? { ffmpeg, ffprobe } : { missing: `ffprobe is not beside ${ffmpeg} nor on PATH` };
+}
+
+async function explicit(path: string): Promise<string | undefined> {
+  return (await isExecutable(path)) ? path : undefined;
 }
 
 /** "5.1.9-0+deb12u1" from `ffmpeg -version`; undefined when it does not run. */

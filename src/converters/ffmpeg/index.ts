@@ -33,12 +33,14 @@ import type { Availability, ConvertContext, Converter, ConvertResult } from '../
 import { DEFAULT_MIN_WORK_PIXELS, DEFAULT_WORK_PIXELS_PER_BYTE } from '../../core/work-limits.js';
 import { unavailable } from '../../kit/converter-kit.js';
 import { placeFile } from '../../kit/place-file.js';
+import { locateBinaries } from './binaries.js';
 import { containerOf } from './containers.js';
 import { type FfmpegEngine, runnerSelector, WASM_INSTALL_HINT } from './engine-select.js';
 import { buildFfmpegArgs, type FfmpegPlan } from './ffmpeg-args.js';
 import { probeFromHeader } from './header-probe.js';
 import { mapRunnerError } from './media-errors.js';
 import { DEFAULT_MAX_DIMENSION, type MediaOptions, mediaOptionsSchema } from './media-options.js';
+import { NATIVE_INSTALL_HINT } from './native-runner.js';
 import { FFMPEG } from './registration.js';
 import type { FfmpegRunner, RunnerKind } from './runner.js';
 import {
@@ -278,7 +280,16 @@ export function createFfmpegConverter(options: FfmpegConverterOptions = {}): Con
 
     async available(): Promise<Availability> {
       try {
-        return await (await select()).available();
+        const runner = await select();
+        const availability = await runner.available();
+        if (!availability.ok || runner.kind !== 'wasm' || engine !== 'auto' || custom) return availability;
+        // 'auto' fell back: say why, so this row reads true beside the other ffmpeg users' MISSING.
+        const native = await locateBinaries({ ffmpegPath: given.ffmpegPath, ffprobePath: given.ffprobePath });
+        const why = 'missing' in native ? native.missing : 'native ffmpeg not chosen';
+        return {
+          ...availability,
+          version: `${availability.version ?? 'ffmpeg.wasm'} (WebAssembly fallback: ${why}; native: ${NATIVE_INSTALL_HINT})`,
+        };
       } catch (error) {
         return unavailable(error, WASM_INSTALL_HINT);
       }

@@ -17,6 +17,7 @@ import { alertUser, announce, appendSpaced, byId, formatBytes, h, newId, saveBlo
 import { describeError, isLimit } from './messages.js';
 import { refreshUsage, reportLimit } from './plan.js';
 import { type OptionFields, optionFields } from './schema-form.js';
+import { FILTER_FROM, targetFilter, targetGroups } from './target-menu.js';
 import { makeZip, uniqueNames } from './zip.js';
 
 const CONCURRENCY = 3;
@@ -171,7 +172,7 @@ function correctFormat(item: Item, error: unknown): void {
   if (!truth || truth === item.format || truth.targets.length === 0 || !item.select) return;
   item.format = truth;
   item.formatText.textContent = `${truth.label} (by its content)`;
-  item.select.replaceChildren(...truth.targets.map((target) => new Option(target.format, target.format)));
+  item.select.replaceChildren(...targetGroups(truth, formats));
   item.select.value = defaultTarget(truth);
   item.retarget?.();
   item.outcome.append(
@@ -280,8 +281,9 @@ function buildItem(file: File): Item {
   } else {
     const selectId = newId('target');
     const select = h('select', { id: selectId });
-    for (const target of format.targets) select.append(new Option(target.format, target.format));
+    select.append(...targetGroups(format, formats));
     select.value = defaultTarget(format);
+    const filter = format.targets.length > FILTER_FROM ? targetFilter(select, file.name) : undefined;
     item.select = select;
     const lossy = h('span', { class: 'note' });
     const useForAll = h('button', { type: 'button', class: 'link-button' }, useForAllLabel(item));
@@ -315,7 +317,14 @@ function buildItem(file: File): Item {
     });
     appendSpaced(
       li,
-      h('div', { class: 'target' }, h('label', { for: selectId }, `Convert ${file.name} to`), select, lossy),
+      h(
+        'div',
+        { class: 'target' },
+        h('label', { for: selectId }, `Convert ${file.name} to`),
+        select,
+        filter,
+        lossy,
+      ),
       h('div', { class: 'actions' }, useForAll, toggle, removeButton),
       panel,
       h('div', { class: 'progress' }, stateText),

@@ -23,10 +23,10 @@ const ADVICE: Record<string, string> = {
   NETWORK: 'Check your connection, then try again.',
 };
 
-/** "message (CODE). advice" for a failed file or tool. */
+/** "message (CODE). advice" for a failed file or tool; a time in the message is in local time. */
 export function describeError(error: unknown): { message: string; code: string; advice: string } {
   if (error instanceof ApiError) {
-    return { message: error.message, code: error.code, advice: ADVICE[error.code] ?? '' };
+    return { message: localTimes(error.message), code: error.code, advice: ADVICE[error.code] ?? '' };
   }
   if (error instanceof TypeError) {
     return { message: 'The server could not be reached.', code: 'NETWORK', advice: ADVICE.NETWORK ?? '' };
@@ -38,30 +38,40 @@ export function isLimit(error: unknown): error is ApiError {
   return error instanceof ApiError && (error.code === 'QUOTA_EXCEEDED' || error.code === 'RATE_LIMITED');
 }
 
-/** "in 4 minutes, at 14:05" */
-export function whenResets(resetAt: Date, now = new Date()): string {
-  const seconds = Math.max(1, Math.ceil((resetAt.getTime() - now.getTime()) / 1000));
-  const wait =
-    seconds < 120
-      ? `${seconds} seconds`
-      : seconds < 7200
-        ? `${Math.ceil(seconds / 60)} minutes`
-        : `${Math.ceil(seconds / 3600)} hours`;
-  const time = resetAt.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
-  return `in ${wait}, at ${time}`;
+/**
+ * A reset time as the person's clock shows it: "14:05" today, "Tue 00:00" on another day (in
+ * their locale's own form: "2:05 PM"). The one form the page uses for every reset it shows.
+ */
+export function localResetTime(resetAt: Date, now = new Date()): string {
+  const sameDay = resetAt.toDateString() === now.toDateString();
+  return new Intl.DateTimeFormat(undefined, {
+    ...(sameDay ? {} : { weekday: 'short' }),
+    hour: '2-digit',
+    minute: '2-digit',
+  }).format(resetAt);
 }
 
-/** A 429 in words: what the limit is, when it resets, and what a paid plan would change. */
+/** The server's UTC timestamps ("the quota resets at 2026-12-08T00:00:00.000Z") in local time. */
+function localTimes(message: string): string {
+  return message.replace(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?Z/g, (stamp) =>
+    localResetTime(new Date(stamp)),
+  );
+}
+
+/** A 429 in words: what the limit is, when it resets (once), and what a paid plan would change. */
 export function limitMessage(error: ApiError): string {
+  const message = localTimes(error.message);
   const resetAt = error.details.resetAt
     ? new Date(error.details.resetAt)
     : error.retryAfter
       ? new Date(Date.now() + error.retryAfter * 1000)
       : undefined;
-  const when = resetAt ? ` The limit resets ${whenResets(resetAt)}.` : '';
+  // The server's message may say when already ("resets at", "try again in"): never twice.
+  const said = /\bresets\b|\btry again in\b/i.test(message);
+  const when = resetAt && !said ? ` The limit resets at ${localResetTime(resetAt)}.` : '';
   const paid =
     error.code === 'QUOTA_EXCEEDED'
       ? ' A paid plan allows many more conversions a day and larger files: enter its API key under "Your plan".'
       : ' A paid plan allows more requests a minute: enter its API key under "Your plan".';
-  return `${error.message}${when}${paid}`;
+  return `${message}${when}${paid}`;
 }

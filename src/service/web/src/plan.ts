@@ -5,7 +5,7 @@
  */
 import { type ApiError, apiAddress, getJson, setApiKey, type Usage } from './api.js';
 import { alertUser, byId } from './dom.js';
-import { describeError, limitMessage, whenResets } from './messages.js';
+import { describeError, limitMessage, localResetTime } from './messages.js';
 
 // Per API: a page opened with another ?api= (a crafted link) finds no key to send there.
 const STORAGE_KEY = `fileconv.apiKey ${apiAddress}`;
@@ -51,7 +51,9 @@ export async function refreshUsage(): Promise<void> {
     const conversions = usage.quotas.conversions;
     if (conversions?.limit != null && conversions.remaining != null) {
       left.textContent = `${conversions.remaining} of ${conversions.limit} conversions left today`;
-      reset.textContent = conversions.resetAt ? `Resets ${whenResets(new Date(conversions.resetAt))}` : '';
+      reset.textContent = conversions.resetAt
+        ? `Resets at ${localResetTime(new Date(conversions.resetAt))}`
+        : '';
     } else if (usage.plan.conversionsPerDay != null) {
       // A server without usage counters enforces no quota: say the plan's allowance, not a count.
       left.textContent = `${usage.plan.conversionsPerDay} conversions a day on this plan (not counted by this server)`;
