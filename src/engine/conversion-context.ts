@@ -140,7 +140,11 @@ function memoizedAvailability<T extends { name: string; available(): Promise<Ava
 export function createConversionContext(options: ConversionOptions, who: string): ConversionContext {
   const formats = createFormatRegistry(options.formats, who);
   const converters = createConverterSet(options.converters, who);
-  const carriesAudio = (format: FormatName) => formats.carriesAudio(format);
+  // What a chain's content still holds (sound, words), for the graph to plan only steps that have it.
+  const contentRules = {
+    carriesAudio: (format: FormatName) => formats.carriesAudio(format),
+    wordsIn: (format: FormatName) => formats.wordsIn(format),
+  };
   const operations = new Map<string, DocumentOperation>();
   for (const operation of options.operations ?? []) {
     if (operations.has(operation.name)) {
@@ -161,7 +165,7 @@ export function createConversionContext(options: ConversionOptions, who: string)
     if (!built) {
       built = ConversionGraph.fromConverters(
         converters.registrations.filter((c) => !excluded.has(c.name)),
-        { carriesAudio },
+        contentRules,
       );
       optimisticGraphs.set(key, built);
     }
@@ -217,7 +221,7 @@ export function createConversionContext(options: ConversionOptions, who: string)
       graph ??= context.availability().then((available) =>
         ConversionGraph.fromConverters(
           converters.registrations.filter((c) => available.get(c.name)?.ok),
-          { carriesAudio },
+          contentRules,
         ),
       );
       return graph;

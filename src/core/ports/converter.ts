@@ -26,6 +26,13 @@ export interface ConversionEdge {
    * png -> txt through it, never png -> txt -> pdf. Default false.
    */
   finalOnly?: boolean;
+  /**
+   * How the step reads its input's words, when it does: from its text ('text': pdf -> txt reads
+   * the text layer) or from its pixels ('pixels': OCR). The graph plans it only on content that
+   * still holds words that way: never pdf -> txt on a PDF made from a photo (its page is pixels,
+   * the result would be empty), never OCR on a video's frame. Default: the step reads no words.
+   */
+  readsWords?: 'text' | 'pixels';
 }
 
 /**
