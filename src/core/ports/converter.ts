@@ -33,6 +33,13 @@ export interface ConversionEdge {
    * the result would be empty), never OCR on a video's frame. Default: the step reads no words.
    */
   readsWords?: 'text' | 'pixels';
+  /**
+   * npm packages the step loads that its converter's availability does not cover (the data
+   * converter's yaml for json -> yaml, none for vcf -> csv): the step is planned only where they
+   * are installed, and a conversion only it could make names them and their install line.
+   * Default none.
+   */
+  packages?: readonly string[];
 }
 
 /**
