@@ -13,6 +13,7 @@ import { abortError } from '../../core/abort.js';
 import { FileconvError } from '../../core/errors.js';
 import type { Availability } from '../../core/ports/index.js';
 import { type ChildOutcome, runChild } from '../../kit/child-process.js';
+import { COMMAND_TOOLS } from '../../kit/command-tools.js';
 import { ChildCpuMeter } from '../../kit/cpu-time.js';
 import { type BinaryPaths, ffmpegVersion, locateBinaries } from './binaries.js';
 import { SAFE_DEMUXERS } from './containers.js';
@@ -30,7 +31,8 @@ export interface NativeRunnerOptions {
   onSpawn?: ((pid: number, tool: 'ffmpeg' | 'ffprobe') => void) | undefined;
 }
 
-export const NATIVE_INSTALL_HINT = 'apt-get install -y ffmpeg (or brew install ffmpeg), or set FFMPEG_PATH';
+/** The system package's install line: the one kit/command-tools gives every ffmpeg user. */
+export const NATIVE_INSTALL_HINT = COMMAND_TOOLS.ffmpeg.install;
 
 /** Largest ffprobe answer read: a few hundred bytes a stream; more means a hostile stream count. */
 const MAX_PROBE_OUTPUT = 1024 * 1024;
