@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { DATA_EDGES } from '../src/converters/data/data-edges.js';
+import { SHEET_EDGES } from '../src/converters/exceljs/sheet-edges.js';
 import { buildMediaEdges } from '../src/converters/ffmpeg/media-edges.js';
 import { OCR_EDGES } from '../src/converters/ocr/ocr-edges.js';
 import { PDF_EDGES } from '../src/converters/pdf/pdf-edges.js';
@@ -198,5 +200,25 @@ describe('words along a chain', () => {
       { name: 'libreoffice', edges: [{ from: 'txt', to: 'docx', cost: 4 }] },
     ]);
     expect(blind.findPath('jpg', 'docx').steps.map((s) => s.to)).toEqual(['pdf', 'txt', 'docx']);
+  });
+});
+
+describe('records along a chain', () => {
+  // The shipped sheet and data edges: a sheet's rows as JSON are a list, TOML needs a table on top.
+  const data = ConversionGraph.fromConverters([
+    { name: 'exceljs', edges: SHEET_EDGES },
+    { name: 'data', edges: DATA_EDGES },
+  ]);
+
+  it('never plans TOML from rows or events (xlsx -> json -> toml could only fail)', () => {
+    for (const source of ['xlsx', 'csv', 'tsv', 'vcf', 'ics']) {
+      expect(data.targetsOf(source), source).toContain('yaml');
+      expect(data.canConvert(source, 'toml'), source).toBe(false);
+    }
+  });
+
+  it('still offers TOML from JSON and YAML, whose top level may be an object', () => {
+    expect(data.findPath('json', 'toml').steps.map((s) => s.to)).toEqual(['toml']);
+    expect(data.findPath('yaml', 'toml').steps.map((s) => s.to)).toEqual(['toml']);
   });
 });

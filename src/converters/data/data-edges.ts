@@ -40,9 +40,11 @@ export const DATA_EDGES: readonly ConversionEdge[] = [
       cost: 1,
       lossy: LOSSY.has(to) || from === 'xml',
       ...packagesOf(from, to),
+      // TOML holds a table on top: a list (a sheet's rows, a calendar's events) cannot be one.
+      ...(to === 'toml' ? { needsObject: true } : {}),
     })),
   ),
   ...(['ics', 'vcf'] as const).flatMap((from) =>
-    (['csv', 'json'] as const).map((to) => ({ from, to, cost: 1, lossy: true })),
+    (['csv', 'json'] as const).map((to) => ({ from, to, cost: 1, lossy: true, writesRecords: true })),
   ),
 ];

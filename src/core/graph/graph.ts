@@ -21,6 +21,9 @@
  * step that reads a text layer (`readsWords: 'text'`: pdf -> txt) is never planned on it: jpg ->
  * pdf -> txt -> docx looked like a conversion and made an empty document. Its words are read by
  * OCR (`readsWords: 'pixels'`), which a video's frame never gets: mp4 -> gif -> txt is no scan.
+ *
+ * Likewise data that a step wrote as a list of records (`writesRecords`: a sheet's rows as JSON)
+ * never reaches a step that needs an object on top (`needsObject`: TOML).
  */
 import { FileconvError } from '../errors.js';
 import type { FormatName, WordsForm } from '../formats/types.js';
@@ -92,6 +95,8 @@ interface GraphStep {
   needsAudio: boolean;
   finalOnly: boolean;
   readsWords: WordsForm | undefined;
+  writesRecords: boolean;
+  needsObject: boolean;
 }
 
 /** A chain found so far: where it ends, whether its content still has sound, its weight. */
@@ -100,6 +105,8 @@ interface Reached {
   silent: boolean;
   /** The weakest form of words of the formats it has been in. */
   words: WordsForm;
+  /** Written as a list of records by a step on the way. */
+  records: boolean;
   /** Reached by a finalOnly step: a chain may end here but not go on. */
   ended: boolean;
   weight: Weight;
@@ -156,6 +163,8 @@ export class ConversionGraph {
         needsAudio: edge.needsAudio ?? false,
         finalOnly: edge.finalOnly ?? false,
         readsWords: edge.readsWords,
+        writesRecords: edge.writesRecords ?? false,
+        needsObject: edge.needsObject ?? false,
       });
   }
 
@@ -208,18 +217,26 @@ export class ConversionGraph {
     from: FormatName,
     maxSteps: number,
   ): Map<FormatName, { weight: Weight; steps: ConversionStep[] }> {
-    const stateKey = (format: FormatName, silent: boolean, words: WordsForm, ended: boolean) =>
-      `${ended ? 'e' : ''}${silent ? 's' : 'a'}${words}:${format}`;
+    const stateKey = (
+      format: FormatName,
+      silent: boolean,
+      words: WordsForm,
+      records: boolean,
+      ended: boolean,
+    ) => `${ended ? 'e' : ''}${silent ? 's' : 'a'}${records ? 'r' : ''}${words}:${format}`;
     const start: Reached = {
       format: from,
       silent: !this.carriesAudio(from),
       words: this.wordsIn(from),
+      records: false,
       ended: false,
       weight: { lossy: 0, cost: 0, steps: 0 },
       steps: [],
     };
     const settled = new Set<string>();
-    const frontier = new Map<string, Reached>([[stateKey(from, start.silent, start.words, false), start]]);
+    const frontier = new Map<string, Reached>([
+      [stateKey(from, start.silent, start.words, false, false), start],
+    ]);
     const best = new Map<FormatName, { weight: Weight; steps: ConversionStep[] }>();
     while (frontier.size > 0) {
       let current: string | undefined;
@@ -234,13 +251,15 @@ export class ConversionGraph {
       // States settle lightest first, so a format's first settled state holds its best chain.
       if (!best.has(entry.format)) best.set(entry.format, { weight: entry.weight, steps: entry.steps });
       if (entry.ended || entry.weight.steps >= maxSteps) continue;
-      for (const { step, needsAudio, finalOnly, readsWords } of this.outgoing.get(entry.format)?.values() ??
-        []) {
-        if (needsAudio && entry.silent) continue;
-        if (!wordsReadable(entry.words, readsWords)) continue;
+      for (const next of this.outgoing.get(entry.format)?.values() ?? []) {
+        const { step, finalOnly } = next;
+        if (next.needsAudio && entry.silent) continue;
+        if (!wordsReadable(entry.words, next.readsWords)) continue;
+        if (next.needsObject && entry.records) continue;
         const silent = entry.silent || !this.carriesAudio(step.to);
         const words = weaker(entry.words, this.wordsIn(step.to));
-        const key = stateKey(step.to, silent, words, finalOnly);
+        const records = entry.records || next.writesRecords;
+        const key = stateKey(step.to, silent, words, records, finalOnly);
         if (settled.has(key)) continue;
         const weight = addWeight(entry.weight, step);
         const known = frontier.get(key);
@@ -249,6 +268,7 @@ export class ConversionGraph {
             format: step.to,
             silent,
             words,
+            records,
             ended: finalOnly,
             weight,
             steps: [...entry.steps, step],

@@ -40,6 +40,17 @@ export interface ConversionEdge {
    * Default none.
    */
   packages?: readonly string[];
+  /**
+   * True when the step writes a list of records whatever its input (a sheet's rows or a
+   * calendar's events as JSON): the graph then never plans a `needsObject` step after it.
+   * Default false.
+   */
+  writesRecords?: boolean;
+  /**
+   * True when the step needs data whose top level is an object (TOML's table on top): never
+   * planned after a step that writes records, as xlsx -> json -> toml could only fail. Default false.
+   */
+  needsObject?: boolean;
 }
 
 /**
