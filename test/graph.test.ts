@@ -8,6 +8,7 @@ import { buildImageEdges } from '../src/converters/sharp/image-edges.js';
 import { isFileconvError } from '../src/core/errors.js';
 import { carriesAudio, wordsIn } from '../src/core/formats/lookup.js';
 import { ConversionGraph } from '../src/core/graph/index.js';
+import { DECLARED_CONVERTERS } from '../src/preset/converter-edges.generated.js';
 
 const graph = ConversionGraph.fromConverters([
   {
@@ -220,5 +221,20 @@ describe('records along a chain', () => {
   it('still offers TOML from JSON and YAML, whose top level may be an object', () => {
     expect(data.findPath('json', 'toml').steps.map((s) => s.to)).toEqual(['toml']);
     expect(data.findPath('yaml', 'toml').steps.map((s) => s.to)).toEqual(['toml']);
+  });
+});
+
+describe('the shipped converters (declared edges)', () => {
+  const shipped = ConversionGraph.fromConverters(DECLARED_CONVERTERS, { carriesAudio, wordsIn });
+
+  it('offer a photo no text document but txt by OCR (jpg -> docx was planned through an empty pdf -> txt)', () => {
+    const targets = shipped.targetsOf('jpg');
+    for (const document of ['docx', 'odt', 'rtf', 'epub', 'html', 'fodt', 'md']) {
+      expect(targets, document).not.toContain(document);
+    }
+    expect(shipped.findPath('jpg', 'txt').steps.map((s) => s.converter)).toEqual(['ocr']);
+    expect(targets).toContain('pdf');
+    // A document keeps its text targets.
+    expect(shipped.targetsOf('pptx')).toContain('docx');
   });
 });
