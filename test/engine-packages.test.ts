@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { unavailable } from '../src/kit/converter-kit.js';
 import { ENGINE_PACKAGES, installLine, isInstalled, packageUnavailable } from '../src/kit/engine-packages.js';
 
 const pkg = JSON.parse(readFileSync(join(import.meta.dirname, '..', 'package.json'), 'utf8')) as {
@@ -51,5 +52,19 @@ describe('engine packages', () => {
     expect(packageUnavailable('pdf', 'pdfjs-dist', 'reading PDF', new SyntaxError('bad')).message).toMatch(
       /which failed to load: run `npm install pdfjs-dist pdf-lib`/,
     );
+  });
+
+  it("become a one-line reason: never Node's Require stack of this machine's paths", () => {
+    const missing = Object.assign(
+      new Error(
+        "Cannot find module '@ffmpeg/core'\nRequire stack:\n- /srv/app/node_modules/fileconv/dist/index.js",
+      ),
+      { code: 'MODULE_NOT_FOUND' },
+    );
+    expect(unavailable(missing, 'npm install @ffmpeg/core')).toEqual({
+      ok: false,
+      reason: "Cannot find module '@ffmpeg/core'",
+      install: 'npm install @ffmpeg/core',
+    });
   });
 });

@@ -1,9 +1,14 @@
 import { describe, expect, it } from 'vitest';
+import { DATA_EDGES } from '../src/converters/data/data-edges.js';
+import { SHEET_EDGES } from '../src/converters/exceljs/sheet-edges.js';
 import { buildMediaEdges } from '../src/converters/ffmpeg/media-edges.js';
+import { OCR_EDGES } from '../src/converters/ocr/ocr-edges.js';
+import { PDF_EDGES } from '../src/converters/pdf/pdf-edges.js';
 import { buildImageEdges } from '../src/converters/sharp/image-edges.js';
 import { isFileconvError } from '../src/core/errors.js';
-import { carriesAudio } from '../src/core/formats/lookup.js';
+import { carriesAudio, wordsIn } from '../src/core/formats/lookup.js';
 import { ConversionGraph } from '../src/core/graph/index.js';
+import { DECLARED_CONVERTERS } from '../src/preset/converter-edges.generated.js';
 
 const graph = ConversionGraph.fromConverters([
   {
@@ -154,5 +159,82 @@ describe('finalOnly steps (OCR)', () => {
     expect(graph.targetsOf('png')).toEqual(['txt']);
     // txt reached by an ordinary step still goes on.
     expect(graph.findPath('pdf', 'html').steps.map((step) => step.converter)).toEqual(['pdf', 'text']);
+  });
+});
+
+describe('words along a chain', () => {
+  // The shipped edges that matter: images to PDF and PDF's text layer out (pdf), OCR of a
+  // picture, sharp's images and gif, ffmpeg's video to gif, and text on to a document.
+  const documents = ConversionGraph.fromConverters(
+    [
+      { name: 'sharp', edges: buildImageEdges(false) },
+      { name: 'pdf', edges: PDF_EDGES },
+      { name: 'ocr', edges: OCR_EDGES },
+      { name: 'ffmpeg', edges: buildMediaEdges() },
+      { name: 'rsvg', edges: [{ from: 'svg', to: 'pdf', cost: 1 }] },
+      { name: 'libreoffice', edges: [{ from: 'txt', to: 'docx', cost: 4 }] },
+    ],
+    { carriesAudio, wordsIn },
+  );
+
+  it('never reads a text layer from a PDF made of a photo: its text is OCR, and ends there', () => {
+    expect(documents.findPath('jpg', 'txt').steps.map((s) => s.converter)).toEqual(['ocr']);
+    // jpg -> pdf -> txt -> docx made an empty document (or "the input file is empty").
+    expect(documents.canConvert('jpg', 'docx')).toBe(false);
+    expect(documents.targetsOf('jpg')).toContain('pdf');
+    // Rasterised pages are pixels too: pdf -> png -> pdf -> txt is no way round.
+    expect(documents.findPath('pdf', 'docx').steps.map((s) => s.to)).toEqual(['txt', 'docx']);
+  });
+
+  it('never reads a video frame by OCR', () => {
+    expect(documents.targetsOf('mp4')).toContain('gif');
+    expect(documents.canConvert('mp4', 'txt')).toBe(false);
+  });
+
+  it('reads a drawn image (svg) as text', () => {
+    expect(documents.findPath('svg', 'docx').steps.map((s) => s.to)).toEqual(['pdf', 'txt', 'docx']);
+  });
+
+  it('without wordsIn nothing is ruled out', () => {
+    const blind = ConversionGraph.fromConverters([
+      { name: 'pdf', edges: PDF_EDGES },
+      { name: 'libreoffice', edges: [{ from: 'txt', to: 'docx', cost: 4 }] },
+    ]);
+    expect(blind.findPath('jpg', 'docx').steps.map((s) => s.to)).toEqual(['pdf', 'txt', 'docx']);
+  });
+});
+
+describe('records along a chain', () => {
+  // The shipped sheet and data edges: a sheet's rows as JSON are a list, TOML needs a table on top.
+  const data = ConversionGraph.fromConverters([
+    { name: 'exceljs', edges: SHEET_EDGES },
+    { name: 'data', edges: DATA_EDGES },
+  ]);
+
+  it('never plans TOML from rows or events (xlsx -> json -> toml could only fail)', () => {
+    for (const source of ['xlsx', 'csv', 'tsv', 'vcf', 'ics']) {
+      expect(data.targetsOf(source), source).toContain('yaml');
+      expect(data.canConvert(source, 'toml'), source).toBe(false);
+    }
+  });
+
+  it('still offers TOML from JSON and YAML, whose top level may be an object', () => {
+    expect(data.findPath('json', 'toml').steps.map((s) => s.to)).toEqual(['toml']);
+    expect(data.findPath('yaml', 'toml').steps.map((s) => s.to)).toEqual(['toml']);
+  });
+});
+
+describe('the shipped converters (declared edges)', () => {
+  const shipped = ConversionGraph.fromConverters(DECLARED_CONVERTERS, { carriesAudio, wordsIn });
+
+  it('offer a photo no text document but txt by OCR (jpg -> docx was planned through an empty pdf -> txt)', () => {
+    const targets = shipped.targetsOf('jpg');
+    for (const document of ['docx', 'odt', 'rtf', 'epub', 'html', 'fodt', 'md']) {
+      expect(targets, document).not.toContain(document);
+    }
+    expect(shipped.findPath('jpg', 'txt').steps.map((s) => s.converter)).toEqual(['ocr']);
+    expect(targets).toContain('pdf');
+    // A document keeps its text targets.
+    expect(shipped.targetsOf('pptx')).toContain('docx');
   });
 });

@@ -9,9 +9,15 @@ import { tmpdir } from 'node:os';
 import { FileconvError, isFileconvError } from '../core/errors.js';
 import { type CustomFormat, createFormatRegistry, type FormatRegistry } from '../core/formats/index.js';
 import type { FormatName } from '../core/formats/types.js';
-import type { ConversionPlan } from '../core/graph/index.js';
+import type { ConversionPlan, ConversionStep } from '../core/graph/index.js';
 import { ConversionGraph } from '../core/graph/index.js';
-import type { Availability, ConversionLimits, DocumentOperation } from '../core/ports/index.js';
+import type {
+  Availability,
+  ConversionEdge,
+  ConversionLimits,
+  DocumentOperation,
+} from '../core/ports/index.js';
+import { isInstalled, stepPackagesMissing } from '../kit/engine-packages.js';
 import { type ConverterEntry, type ConverterSet, createConverterSet } from './converter-set.js';
 
 export interface ConversionOptions {
@@ -46,7 +52,7 @@ export interface ConversionOptions {
 export interface FindPathOptions {
   /**
    * No path but through an unavailable engine is ENGINE_UNAVAILABLE naming it and its install
-   * line, rather than UNSUPPORTED_CONVERSION (the direct API, a worker: whoever runs this machine).
+   * line, rather than UNSUPPORTED_CONVERSION (the direct API, a job, a worker).
    */
   explainMissing?: boolean;
   /**
@@ -140,7 +146,11 @@ function memoizedAvailability<T extends { name: string; available(): Promise<Ava
 export function createConversionContext(options: ConversionOptions, who: string): ConversionContext {
   const formats = createFormatRegistry(options.formats, who);
   const converters = createConverterSet(options.converters, who);
-  const carriesAudio = (format: FormatName) => formats.carriesAudio(format);
+  // What a chain's content still holds (sound, words), for the graph to plan only steps that have it.
+  const contentRules = {
+    carriesAudio: (format: FormatName) => formats.carriesAudio(format),
+    wordsIn: (format: FormatName) => formats.wordsIn(format),
+  };
   const operations = new Map<string, DocumentOperation>();
   for (const operation of options.operations ?? []) {
     if (operations.has(operation.name)) {
@@ -155,18 +165,29 @@ export function createConversionContext(options: ConversionOptions, who: string)
   // starts optimistic and only checks the engines a candidate path needs. With none left out,
   // it is the graph of the declared edges.
   const optimisticGraphs = new Map<string, ConversionGraph>();
+  // `excluded` holds converter names and steps (stepKey) whose packages are missing.
   const optimisticGraph = (excluded: ReadonlySet<string>): ConversionGraph => {
     const key = [...excluded].sort().join(',');
     let built = optimisticGraphs.get(key);
     if (!built) {
       built = ConversionGraph.fromConverters(
-        converters.registrations.filter((c) => !excluded.has(c.name)),
-        { carriesAudio },
+        converters.registrations
+          .filter((c) => !excluded.has(c.name))
+          .map((c) => ({
+            name: c.name,
+            edges: c.edges.filter((edge) => !excluded.has(stepKey(c.name, edge))),
+          })),
+        contentRules,
       );
       optimisticGraphs.set(key, built);
     }
     return built;
   };
+  // The declared edge a planned step takes (its packages are not part of the plan).
+  const edgeOf = (step: ConversionStep): ConversionEdge | undefined =>
+    converters.registrations
+      .find((c) => c.name === step.converter)
+      ?.edges.find((edge) => edge.from === step.from && edge.to === step.to);
   const context: ConversionContext = {
     formats,
     converters,
@@ -208,16 +229,26 @@ export function createConversionContext(options: ConversionOptions, who: string)
           names.map(async (name) => [name, await converters.availability(name)] as const),
         );
         const missing = checks.filter(([, result]) => !result.ok);
-        if (missing.length === 0) return plan;
-        wanted ??= missing;
+        const missingSteps = plan.steps.flatMap((step) => {
+          const absent = (edgeOf(step)?.packages ?? []).filter((pkg) => !isInstalled(pkg));
+          return absent.length > 0 ? [[step, stepPackagesMissing(absent)] as const] : [];
+        });
+        if (missing.length === 0 && missingSteps.length === 0) return plan;
+        wanted ??= [...missing, ...missingSteps.map(([step, result]) => [step.converter, result] as const)];
         for (const [name] of missing) excluded.add(name);
+        for (const [step] of missingSteps) excluded.add(stepKey(step.converter, step));
       }
     },
     graph() {
       graph ??= context.availability().then((available) =>
         ConversionGraph.fromConverters(
-          converters.registrations.filter((c) => available.get(c.name)?.ok),
-          { carriesAudio },
+          converters.registrations
+            .filter((c) => available.get(c.name)?.ok)
+            .map((c) => ({
+              name: c.name,
+              edges: c.edges.filter((edge) => (edge.packages ?? []).every((pkg) => isInstalled(pkg))),
+            })),
+          contentRules,
         ),
       );
       return graph;
@@ -231,6 +262,11 @@ export function createConversionContext(options: ConversionOptions, who: string)
     },
   };
   return context;
+}
+
+/** A step's key among the excluded converter names: a converter name never holds '>'. */
+function stepKey(converter: string, step: { from: FormatName; to: FormatName }): string {
+  return `${converter}:${step.from}>${step.to}`;
 }
 
 /** ENGINE_UNAVAILABLE for a conversion only engines that are not available here could make. */

@@ -65,7 +65,9 @@ export async function prepareJob(
     from,
     input.targetFormat,
     input.options,
-    { declared: context.plansOnDeclaredEdges },
+    // An API client hears which engine is missing and its install line too (ENGINE_UNAVAILABLE),
+    // not "no converter": the conversion exists, this server lacks what makes it.
+    { declared: context.plansOnDeclaredEdges, explainMissing: true },
   );
   return queuedJob(
     context,

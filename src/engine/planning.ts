@@ -134,9 +134,9 @@ export interface PlannedConversion {
 
 /**
  * The chain from `from` to the target, and the options validated for it. With `explainMissing`
- * (a direct conversion: the caller runs this machine), a conversion only uninstalled engines
- * could make is ENGINE_UNAVAILABLE with their install line; otherwise (an API client, who sees
- * only what GET /api/formats offers) it is UNSUPPORTED_CONVERSION. With `declared` (an API node,
+ * (a direct conversion, a job), a conversion only uninstalled engines could make is
+ * ENGINE_UNAVAILABLE with their install line; otherwise (a plan asked for to describe it) it is
+ * UNSUPPORTED_CONVERSION. With `declared` (an API node,
  * whose workers convert), the chain over the converters' declared edges, and the options
  * validated with their registrations' schemas: no engine is loaded or checked.
  */

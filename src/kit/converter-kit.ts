@@ -8,6 +8,7 @@ import { throwIfAborted } from '../core/abort.js';
 import { FileconvError } from '../core/errors.js';
 import type { FormatName } from '../core/formats/types.js';
 import type { Availability, ConversionEdge, ConvertContext, ConvertResult } from '../core/ports/index.js';
+import { errorLine } from './engine-packages.js';
 
 /**
  * available()'s answer when loading the engine threw: the reason, and the install command the
@@ -18,7 +19,7 @@ export function unavailable(error: unknown, fallbackInstall?: string): Availabil
   const install = typeof details.install === 'string' ? details.install : fallbackInstall;
   return {
     ok: false,
-    reason: error instanceof Error ? error.message : String(error),
+    reason: errorLine(error),
     ...(install === undefined ? {} : { install }),
   };
 }

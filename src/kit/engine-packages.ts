@@ -56,6 +56,25 @@ export function notInstalled(group: EngineGroup, missing: readonly string[]): Av
   return { ok: false, reason: `not installed: ${missing.join(', ')}`, install: installLine(group) };
 }
 
+/**
+ * An error's message as one line, for a reason or message of our own: its first line, so never
+ * the "Require stack" (this machine's file paths) Node appends to a module it could not resolve,
+ * nor a stack. Every loader's failure becomes an availability reason through here.
+ */
+export function errorLine(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return (message.split(/\r?\n/, 1)[0] ?? '').trim();
+}
+
+/** The availability of a step whose `missing` packages (of the few it loads) are not installed. */
+export function stepPackagesMissing(missing: readonly string[]): Availability {
+  return {
+    ok: false,
+    reason: `not installed: ${missing.join(', ')}`,
+    install: `npm install ${missing.join(' ')}`,
+  };
+}
+
 /** Whether `error` (or what caused it: loaders and module mocks wrap it) is "module not found". */
 export function isModuleNotFound(error: unknown): boolean {
   for (let at = error, depth = 0; at && depth < 5; at = (at as { cause?: unknown }).cause, depth++) {

@@ -158,10 +158,10 @@ describe('engine selection', () => {
       loadWasm: load,
     });
     const neither = await expectCode(auto(), 'ENGINE_UNAVAILABLE');
-    expect(neither.message).toMatch(
-      /no ffmpeg binary .* cannot use its WebAssembly engine .*npm install @ffmpeg\/core/,
-    );
-    expect(neither.details).toMatchObject({ install: 'npm install @ffmpeg/core' });
+    // The system package first, the GPL WebAssembly build after it; one line, no module paths.
+    expect(neither.message).toMatch(/no ffmpeg binary .*apt-get install ffmpeg.*npm install @ffmpeg\/core/);
+    expect(neither.message).not.toMatch(/\n|Require stack/);
+    expect(neither.details).toMatchObject({ install: expect.stringMatching(/^apt-get install ffmpeg/) });
     expect(
       await load().then(
         () => 'loaded',

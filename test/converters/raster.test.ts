@@ -141,6 +141,13 @@ describeWithEngine('raster tools', RASTER_ENGINES_AVAILABLE, RASTER_INSTALL, 'ra
     expect(Number(colours)).toBe(2);
   });
 
+  it('a grey PNG (a scan) -> exr keeps its picture (zscale alone found no path from grey)', async () => {
+    const out = join(work, 'scan.exr');
+    await engine.convertFile(fixture('ocr/sentence.png'), out);
+    const decoded = ffmpegDecode(out, work, FFMPEG_INPUT.exr);
+    expect(identify(decoded)).toMatchObject({ width: 1628, height: 214 });
+  });
+
   it.each(Object.keys(WRITE_TOLERANCE))('png -> %s, read back by another decoder', async (to) => {
     const out = join(work, `rose.${to}`);
     const report = await engine.convertFile(ROSE, out);

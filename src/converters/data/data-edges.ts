@@ -5,6 +5,21 @@
 import type { ConversionEdge } from '../../core/ports/index.js';
 
 const TREES = ['json', 'jsonl', 'yaml', 'toml', 'xml'] as const;
+
+/**
+ * The parser each tree format needs (JSON and JSON Lines are Node's own): a step loads only its
+ * two formats' packages, so json -> yaml asks for yaml alone and vcf -> csv for nothing.
+ */
+const PARSER_PACKAGES: Partial<Record<(typeof TREES)[number], string>> = {
+  yaml: 'yaml',
+  toml: 'smol-toml',
+  xml: 'fast-xml-parser',
+};
+
+function packagesOf(from: (typeof TREES)[number], to: (typeof TREES)[number]): Pick<ConversionEdge, 'packages'> {
+  const packages = [PARSER_PACKAGES[from], PARSER_PACKAGES[to]].filter((pkg) => pkg !== undefined);
+  return packages.length > 0 ? { packages } : {};
+}
 /** Formats that cannot hold every value of the others: XML (no types), TOML (no null, a table on top). */
 const LOSSY = new Set<string>(['xml', 'toml']);
 
@@ -24,9 +39,12 @@ export const DATA_EDGES: readonly ConversionEdge[] = [
       to,
       cost: 1,
       lossy: LOSSY.has(to) || from === 'xml',
+      ...packagesOf(from, to),
+      // TOML holds a table on top: a list (a sheet's rows, a calendar's events) cannot be one.
+      ...(to === 'toml' ? { needsObject: true } : {}),
     })),
   ),
   ...(['ics', 'vcf'] as const).flatMap((from) =>
-    (['csv', 'json'] as const).map((to) => ({ from, to, cost: 1, lossy: true })),
+    (['csv', 'json'] as const).map((to) => ({ from, to, cost: 1, lossy: true, writesRecords: true })),
   ),
 ];

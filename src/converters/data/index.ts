@@ -1,7 +1,7 @@
 /**
  * The data converter, all in JavaScript: JSON, JSON Lines, YAML, TOML and XML into each other (yaml,
  * smol-toml, fast-xml-parser),
- * and iCalendar events and vCard contacts to CSV or JSON tables (data/calendar-cards.ts). Inputs
+ * and iCalendar events and vCard contacts to CSV or JSON tables (data/calendar-cards.ts, no package). Inputs
  * are read whole, so their size is bounded (`maxInputBytes`); YAML alias bombs and XML entity
  * declarations (expansion bombs, external entities) are refused as UNSAFE_INPUT, deep nesting as
  * INPUT_LIMIT_EXCEEDED (data/tree-formats.ts). In a service it runs isolated like the other
@@ -16,12 +16,10 @@ import { z } from 'zod';
 import { FileconvError, toFileconvError } from '../../core/errors.js';
 import { parseOptions } from '../../core/options.js';
 import type { Availability, ConvertContext, Converter, ConvertResult } from '../../core/ports/index.js';
-import { missingPackages, notInstalled } from '../../kit/engine-packages.js';
-import { edgeGuard, runInProcess, unavailable } from '../../kit/converter-kit.js';
+import { edgeGuard, runInProcess } from '../../kit/converter-kit.js';
 import { readContacts, readEvents } from './calendar-cards.js';
 import { DATA_EDGES } from './data-edges.js';
 import { DATA } from './registration.js';
-import { loadToml, loadXmlParser, loadYaml } from '../../kit/libraries/data.js';
 import { parseTree, type TreeFormat, writeTree } from './tree-formats.js';
 import type { Row } from '../../kit/tabular/cells.js';
 import { delimitedSink } from '../../kit/tabular/text-sinks.js';
@@ -145,15 +143,10 @@ export function createDataConverter(options: DataConverterOptions = {}): Convert
   const guard = edgeGuard('data', DATA_EDGES);
   return {
     ...DATA,
+    // Plain JavaScript of its own: each edge names the parser packages it loads (data-edges.ts),
+    // and the engine plans only the edges whose packages are installed.
     async available(): Promise<Availability> {
-      const missing = missingPackages('data');
-      if (missing.length > 0) return notInstalled('data', missing);
-      try {
-        await Promise.all([loadYaml(), loadXmlParser(), loadToml()]);
-        return { ok: true };
-      } catch (error) {
-        return unavailable(error);
-      }
+      return { ok: true };
     },
     async convert(ctx: ConvertContext): Promise<ConvertResult> {
       guard(ctx.from, ctx.to);

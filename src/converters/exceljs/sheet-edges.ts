@@ -16,12 +16,29 @@ const TEXT_ROWS = ['csv', 'tsv', 'json'] as const;
  * the rule in cells.ts); csv/tsv/json -> xlsx keeps every value and its type.
  */
 export const SHEET_EDGES: readonly ConversionEdge[] = [
-  ...(['csv', 'tsv', 'json', 'html'] as const).map((to) => ({ from: 'xlsx', to, cost: 1, lossy: true })),
+  ...(['csv', 'tsv', 'json', 'html'] as const).map((to) => ({
+    from: 'xlsx',
+    to,
+    cost: 1,
+    lossy: true,
+    ...rowsAsJson(to),
+  })),
   ...TEXT_ROWS.map((from) => ({ from, to: 'xlsx', cost: 1, lossy: false })),
   ...TEXT_ROWS.flatMap((from) =>
-    TEXT_ROWS.filter((to) => to !== from).map((to) => ({ from, to, cost: 1, lossy: from === 'json' })),
+    TEXT_ROWS.filter((to) => to !== from).map((to) => ({
+      from,
+      to,
+      cost: 1,
+      lossy: from === 'json',
+      ...rowsAsJson(to),
+    })),
   ),
 ];
+
+/** A sheet written as JSON is a list of row records (never TOML's table on top). */
+function rowsAsJson(to: string): Pick<ConversionEdge, 'writesRecords'> {
+  return to === 'json' ? { writesRecords: true } : {};
+}
 
 export function isSheetEdge(from: FormatName, to: FormatName): boolean {
   return SHEET_EDGES.some((edge) => edge.from === from && edge.to === to);

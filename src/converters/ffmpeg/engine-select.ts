@@ -9,7 +9,7 @@
 import { FileconvError, isFileconvError } from '../../core/errors.js';
 import { isModuleNotFound } from '../../kit/engine-packages.js';
 import { locateBinaries } from './binaries.js';
-import { createNativeFfmpegRunner, type NativeRunnerOptions } from './native-runner.js';
+import { createNativeFfmpegRunner, NATIVE_INSTALL_HINT, type NativeRunnerOptions } from './native-runner.js';
 import type { FfmpegRunner } from './runner.js';
 
 export type FfmpegEngine = 'auto' | 'native' | 'wasm';
@@ -79,12 +79,12 @@ export function runnerSelector(selection: RunnerSelection): () => Promise<Ffmpeg
     if (!('missing' in found)) return createNativeFfmpegRunner(selection.native);
     return loadWasm().catch((error: unknown) => {
       if (!isFileconvError(error) || error.code !== 'ENGINE_UNAVAILABLE') throw error;
-      // Neither engine: say both, since installing either one helps.
-      const why = typeof error.details?.reason === 'string' ? ` (${error.details.reason})` : '';
+      // Neither engine: the system package first (native, every codec, fast), the WebAssembly
+      // build (GPL too, slower, fewer encoders) as the fallback where no package can be installed.
       throw new FileconvError(
         'ENGINE_UNAVAILABLE',
-        `The ffmpeg converter found no ffmpeg binary (${found.missing}) and cannot use its WebAssembly engine${why}: run \`${WASM_INSTALL_HINT}\` or install ffmpeg`,
-        { cause: error, details: { ...error.details, install: WASM_INSTALL_HINT } },
+        `The ffmpeg converter found no ffmpeg binary (${found.missing}): install it: ${NATIVE_INSTALL_HINT}. Where no system package can be installed, \`${WASM_INSTALL_HINT}\` adds its WebAssembly build (also GPL; slower, fewer encoders)`,
+        { cause: error, details: { ...error.details, install: NATIVE_INSTALL_HINT } },
       );
     });
   };

@@ -7,6 +7,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { Availability } from '../../core/ports/index.js';
+import { errorLine } from '../../kit/engine-packages.js';
 import { findScript, tsxModuleUrl } from '../../kit/script-path.js';
 import type { CoreFiles } from './wasm-core.js';
 
@@ -29,7 +30,7 @@ export function coreAvailability(): Availability {
     const pkg = JSON.parse(readFileSync(join(dirname(files.script), '..', '..', 'package.json'), 'utf8'));
     return { ok: true, version: `ffmpeg.wasm core ${(pkg as { version?: string }).version ?? 'unknown'}` };
   } catch (error) {
-    const reason = `@ffmpeg/core is not installed (${error instanceof Error ? error.message : String(error)})`;
+    const reason = `@ffmpeg/core is not installed (${errorLine(error)})`;
     return { ok: false, reason, install: INSTALL };
   }
 }

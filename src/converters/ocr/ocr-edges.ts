@@ -5,9 +5,8 @@
  * converter inside the step (its probe and pixel limit apply), since tesseract only ever gets a
  * checked PNG. Other images (heic, svg, ico...) reach it through png.
  *
- * Cost 1.5, below the detour image -> pdf -> txt (1 + 1): that path works too (pdf -> txt reads
- * the page by OCR), but renders the image into a PDF at 72 DPI and back out at 300 DPI, seconds
- * more for the same words, so the graph must prefer reading the scan directly.
+ * The detour image -> pdf -> txt is not planned (pdf -> txt reads a text layer, and a PDF made
+ * from a picture has none: core/graph): without tesseract a picture has no text target at all.
  */
 import type { FormatName } from '../../core/formats/types.js';
 import type { ConversionEdge } from '../../core/ports/index.js';
@@ -16,6 +15,7 @@ import type { ConversionEdge } from '../../core/ports/index.js';
 export const OCR_SOURCES: readonly FormatName[] = ['png', 'jpg', 'tiff', 'webp', 'gif', 'bmp', 'avif'];
 
 /**
+ * readsWords 'pixels': the graph plans it on pictures, never on a video's frame (mp4 -> gif -> txt).
  * finalOnly: OCR ends a chain, never feeds one. Otherwise png -> pdf without pdf-lib planned as
  * png -> txt (OCR) -> pdf, a document of guessed words instead of the picture.
  */
@@ -25,4 +25,5 @@ export const OCR_EDGES: readonly ConversionEdge[] = OCR_SOURCES.map((from) => ({
   cost: 1.5,
   lossy: true,
   finalOnly: true,
+  readsWords: 'pixels',
 }));

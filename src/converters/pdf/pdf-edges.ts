@@ -18,7 +18,8 @@ const IMAGE_SOURCES: readonly FormatName[] = ['jpg', 'png', 'webp', 'avif', 'gif
  * an animation's timing is lost when its frames become pages.
  */
 export const PDF_EDGES: readonly ConversionEdge[] = [
-  { from: 'pdf', to: 'txt', cost: 1, lossy: true },
+  // Reads the text layer: a PDF made from a photo has none (the graph then plans OCR instead).
+  { from: 'pdf', to: 'txt', cost: 1, lossy: true, readsWords: 'text' },
   { from: 'pdf', to: 'png', cost: 2, lossy: true },
   { from: 'pdf', to: 'jpg', cost: 2, lossy: true },
   ...IMAGE_SOURCES.map((from) => ({

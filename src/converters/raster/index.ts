@@ -154,7 +154,8 @@ export function createFfmpegImageConverter(): Converter<RasterOptions> {
             ? ['-c:v', 'qoi']
             : [
                 '-vf',
-                'zscale=tin=iec61966-2-1:t=linear,format=gbrapf32le|gbrpf32le',
+                // Planar RGB first: zscale finds no path from grey (a scan's 8-bit grey PNG) to linear light.
+                'format=gbrap|gbrp,zscale=tin=iec61966-2-1:t=linear,format=gbrapf32le|gbrpf32le',
                 '-c:v',
                 'exr',
                 '-compression',

@@ -14,13 +14,22 @@ import { FileconvError } from '../errors.js';
 import {
   carriesAudio,
   extensionOf,
+  formatCarriesAudio,
   formatFromExtension,
   formatFromMime,
+  formatWords,
   getFormat,
   mimeTypeOf,
+  wordsIn,
 } from './lookup.js';
 import { FORMATS } from './registry.js';
-import { FORMAT_FAMILIES, type FormatDefinition, type FormatFamily, type FormatName } from './types.js';
+import {
+  FORMAT_FAMILIES,
+  type FormatDefinition,
+  type FormatFamily,
+  type FormatName,
+  type WordsForm,
+} from './types.js';
 
 /** A format a host adds to one engine. */
 export interface CustomFormat {
@@ -58,6 +67,8 @@ export interface FormatRegistry {
   mimeTypeOf(name: FormatName): string;
   /** Whether content in this format can hold sound (video and audio families). */
   carriesAudio(name: FormatName): boolean;
+  /** How content in this format holds words: text, pixels (OCR only) or none (lookup.ts wordsIn). */
+  wordsIn(name: FormatName): WordsForm;
   /** The host format `head` is, when one recognises it. */
   detectCustom(head: Uint8Array): FormatName | undefined;
   /** Whether `name` is one of the host's formats. */
@@ -73,6 +84,7 @@ export const BUILTIN_FORMATS: FormatRegistry = {
   extensionOf,
   mimeTypeOf,
   carriesAudio,
+  wordsIn,
   detectCustom: () => undefined,
   isCustom: () => false,
 };
@@ -149,10 +161,8 @@ export function createFormatRegistry(
     },
     extensionOf: (name) => get(name)?.extensions[0] ?? extensionOf(name),
     mimeTypeOf: (name) => get(name)?.mimeTypes[0] ?? mimeTypeOf(name),
-    carriesAudio(name) {
-      const family = get(name)?.family;
-      return family === undefined || family === 'video' || family === 'audio';
-    },
+    carriesAudio: (name) => formatCarriesAudio(get(name)),
+    wordsIn: (name) => formatWords(get(name)),
     detectCustom(head) {
       if (head.length === 0) return undefined;
       return detectors.find(([, detect]) => detect(head))?.[0];

@@ -7,7 +7,13 @@
  */
 import { FileconvError } from '../errors.js';
 import { FORMATS } from './registry.js';
-import { FORMAT_FAMILIES, type FormatDefinition, type FormatFamily, type FormatName } from './types.js';
+import {
+  FORMAT_FAMILIES,
+  type FormatDefinition,
+  type FormatFamily,
+  type FormatName,
+  type WordsForm,
+} from './types.js';
 
 /** What mimeTypeOf answers for a name the registry does not know. */
 const FALLBACK_MIME = 'application/octet-stream';
@@ -98,6 +104,28 @@ export function formatsByFamily(family: FormatFamily): readonly FormatDefinition
  * unknown name is given the benefit of the doubt.
  */
 export function carriesAudio(name: FormatName): boolean {
-  const family = getFormat(name)?.family;
-  return family === undefined || family === 'video' || family === 'audio';
+  return formatCarriesAudio(getFormat(name));
+}
+
+/** carriesAudio over a definition (a host's format too); undefined is an unknown format. */
+export function formatCarriesAudio(format: FormatDefinition | undefined): boolean {
+  return format === undefined || format.family === 'video' || format.family === 'audio';
+}
+
+/**
+ * How content in this format holds words: as text a converter reads ('text': documents, data,
+ * subtitles, drawn images), as pixels only OCR reads ('pixels': photos and scans), or not at all
+ * ('none': sound, and video, whose frames are no scans). An unknown name is given the benefit of
+ * the doubt, as in carriesAudio.
+ */
+export function wordsIn(name: FormatName): WordsForm {
+  return formatWords(getFormat(name));
+}
+
+/** wordsIn over a definition (a host's format too); undefined is an unknown format. */
+export function formatWords(format: FormatDefinition | undefined): WordsForm {
+  if (format === undefined) return 'text';
+  if (format.family === 'video' || format.family === 'audio') return 'none';
+  if (format.family === 'image' && !format.vector) return 'pixels';
+  return 'text';
 }

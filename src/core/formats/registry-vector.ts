@@ -19,6 +19,7 @@ export const VECTOR_FORMATS: readonly FormatDefinition[] = [
     // is what file-type and most servers say; the others are seen in the wild.
     mimeTypes: ['application/eps', 'application/x-eps', 'image/eps', 'image/x-eps'],
     detectable: true,
+    vector: true,
   },
   {
     name: 'ps',
@@ -28,6 +29,7 @@ export const VECTOR_FORMATS: readonly FormatDefinition[] = [
     extensions: ['ps'],
     mimeTypes: ['application/postscript'],
     detectable: true,
+    vector: true,
   },
   {
     name: 'svgz',
@@ -39,6 +41,7 @@ export const VECTOR_FORMATS: readonly FormatDefinition[] = [
     // servers configured by extension send.
     mimeTypes: ['image/svg+xml-compressed'],
     detectable: true,
+    vector: true,
   },
   {
     // Vector pictures from Windows (RFC 7903). Read by LibreOffice Draw: to pdf, png, svg.
@@ -49,6 +52,7 @@ export const VECTOR_FORMATS: readonly FormatDefinition[] = [
     extensions: ['emf'],
     mimeTypes: ['image/emf', 'image/x-emf', 'application/x-emf', 'application/emf'],
     detectable: true,
+    vector: true,
   },
   {
     // The 16-bit predecessor of EMF (RFC 7903), usually behind a placeable header (D7 CD C6 9A).
@@ -65,5 +69,6 @@ export const VECTOR_FORMATS: readonly FormatDefinition[] = [
       'image/x-win-metafile',
     ],
     detectable: true,
+    vector: true,
   },
 ];

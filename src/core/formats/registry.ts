@@ -108,6 +108,7 @@ const IMAGE_FORMATS: readonly FormatDefinition[] = [
     extensions: ['svg'],
     mimeTypes: ['image/svg+xml'],
     detectable: true,
+    vector: true,
   },
   {
     name: 'bmp',

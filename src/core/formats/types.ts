@@ -34,7 +34,15 @@ export interface FormatDefinition {
   detectable: boolean;
   /** Whether it can hold several frames (animated gif/webp, video). */
   animated?: boolean;
+  /**
+   * Whether an image is drawn (shapes and text: svg, eps, emf) rather than only pixels: its words
+   * are text a converter reads, where a raster image's are pixels only OCR reads. Default false.
+   */
+  vector?: boolean;
 }
+
+/** How content holds words: as text, as pixels only OCR reads, or not at all (see wordsIn). */
+export type WordsForm = 'text' | 'pixels' | 'none';
 
 /** How a result is wrapped: one file of the target format (undefined) or a zip of several. */
 export type OutputPackaging = 'zip';

@@ -15,9 +15,18 @@
  * txt is what a user asks OCR for, but png -> txt -> pdf would turn a picture into a document of
  * guessed words where a missing PDF engine should have been named instead. A state reached by
  * such a step is kept apart from the same format reached otherwise, and never extended.
+ *
+ * Words are tracked the same way as sound: content keeps the weakest form of words of any format
+ * it has been in (text, then pixels, then none). A photo made into a PDF holds pixels only, so a
+ * step that reads a text layer (`readsWords: 'text'`: pdf -> txt) is never planned on it: jpg ->
+ * pdf -> txt -> docx looked like a conversion and made an empty document. Its words are read by
+ * OCR (`readsWords: 'pixels'`), which a video's frame never gets: mp4 -> gif -> txt is no scan.
+ *
+ * Likewise data that a step wrote as a list of records (`writesRecords`: a sheet's rows as JSON)
+ * never reaches a step that needs an object on top (`needsObject`: TOML).
  */
 import { FileconvError } from '../errors.js';
-import type { FormatName } from '../formats/types.js';
+import type { FormatName, WordsForm } from '../formats/types.js';
 import type { ConversionEdge } from '../ports/index.js';
 
 /** One step of a planned conversion, bound to the converter that performs it. */
@@ -44,6 +53,23 @@ export interface ConversionGraphOptions {
    * nothing is ruled out.
    */
   carriesAudio?: (format: FormatName) => boolean;
+  /**
+   * How content in a format holds words (formats/lookup.ts wordsIn). Default: as text, so
+   * nothing is ruled out.
+   */
+  wordsIn?: (format: FormatName) => WordsForm;
+}
+
+/** Word forms from strongest to weakest: content keeps the weakest it has been in. */
+const WORD_FORMS: readonly WordsForm[] = ['text', 'pixels', 'none'];
+
+function weaker(a: WordsForm, b: WordsForm): WordsForm {
+  return WORD_FORMS.indexOf(a) >= WORD_FORMS.indexOf(b) ? a : b;
+}
+
+/** Whether content holding words as `held` still has them for a step reading them as `read`. */
+function wordsReadable(held: WordsForm, read: WordsForm | undefined): boolean {
+  return read === undefined || WORD_FORMS.indexOf(held) <= WORD_FORMS.indexOf(read);
 }
 
 export interface FindPathOptions {
@@ -63,17 +89,24 @@ function lighter(a: Weight, b: Weight): boolean {
   return a.steps < b.steps;
 }
 
-/** A step as the graph keeps it: the plan's step, whether it reads sound, whether it must end a chain. */
+/** A step as the graph keeps it: the plan's step, what it reads (sound, words), whether it must end a chain. */
 interface GraphStep {
   step: ConversionStep;
   needsAudio: boolean;
   finalOnly: boolean;
+  readsWords: WordsForm | undefined;
+  writesRecords: boolean;
+  needsObject: boolean;
 }
 
 /** A chain found so far: where it ends, whether its content still has sound, its weight. */
 interface Reached {
   format: FormatName;
   silent: boolean;
+  /** The weakest form of words of the formats it has been in. */
+  words: WordsForm;
+  /** Written as a list of records by a step on the way. */
+  records: boolean;
   /** Reached by a finalOnly step: a chain may end here but not go on. */
   ended: boolean;
   weight: Weight;
@@ -84,9 +117,11 @@ export class ConversionGraph {
   /** Outgoing steps by source format; for each (from, to) pair only the best converter's step. */
   private readonly outgoing = new Map<FormatName, Map<FormatName, GraphStep>>();
   private readonly carriesAudio: (format: FormatName) => boolean;
+  private readonly wordsIn: (format: FormatName) => WordsForm;
 
   constructor(options: ConversionGraphOptions = {}) {
     this.carriesAudio = options.carriesAudio ?? (() => true);
+    this.wordsIn = options.wordsIn ?? (() => 'text');
   }
 
   /** Builds the graph from converters' declared edges; the first converter wins ties. */
@@ -127,6 +162,9 @@ export class ConversionGraph {
         step,
         needsAudio: edge.needsAudio ?? false,
         finalOnly: edge.finalOnly ?? false,
+        readsWords: edge.readsWords,
+        writesRecords: edge.writesRecords ?? false,
+        needsObject: edge.needsObject ?? false,
       });
   }
 
@@ -179,17 +217,26 @@ export class ConversionGraph {
     from: FormatName,
     maxSteps: number,
   ): Map<FormatName, { weight: Weight; steps: ConversionStep[] }> {
-    const stateKey = (format: FormatName, silent: boolean, ended: boolean) =>
-      `${ended ? 'e' : ''}${silent ? 's' : 'a'}:${format}`;
+    const stateKey = (
+      format: FormatName,
+      silent: boolean,
+      words: WordsForm,
+      records: boolean,
+      ended: boolean,
+    ) => `${ended ? 'e' : ''}${silent ? 's' : 'a'}${records ? 'r' : ''}${words}:${format}`;
     const start: Reached = {
       format: from,
       silent: !this.carriesAudio(from),
+      words: this.wordsIn(from),
+      records: false,
       ended: false,
       weight: { lossy: 0, cost: 0, steps: 0 },
       steps: [],
     };
     const settled = new Set<string>();
-    const frontier = new Map<string, Reached>([[stateKey(from, start.silent, false), start]]);
+    const frontier = new Map<string, Reached>([
+      [stateKey(from, start.silent, start.words, false, false), start],
+    ]);
     const best = new Map<FormatName, { weight: Weight; steps: ConversionStep[] }>();
     while (frontier.size > 0) {
       let current: string | undefined;
@@ -204,10 +251,15 @@ export class ConversionGraph {
       // States settle lightest first, so a format's first settled state holds its best chain.
       if (!best.has(entry.format)) best.set(entry.format, { weight: entry.weight, steps: entry.steps });
       if (entry.ended || entry.weight.steps >= maxSteps) continue;
-      for (const { step, needsAudio, finalOnly } of this.outgoing.get(entry.format)?.values() ?? []) {
-        if (needsAudio && entry.silent) continue;
+      for (const next of this.outgoing.get(entry.format)?.values() ?? []) {
+        const { step, finalOnly } = next;
+        if (next.needsAudio && entry.silent) continue;
+        if (!wordsReadable(entry.words, next.readsWords)) continue;
+        if (next.needsObject && entry.records) continue;
         const silent = entry.silent || !this.carriesAudio(step.to);
-        const key = stateKey(step.to, silent, finalOnly);
+        const words = weaker(entry.words, this.wordsIn(step.to));
+        const records = entry.records || next.writesRecords;
+        const key = stateKey(step.to, silent, words, records, finalOnly);
         if (settled.has(key)) continue;
         const weight = addWeight(entry.weight, step);
         const known = frontier.get(key);
@@ -215,6 +267,8 @@ export class ConversionGraph {
           frontier.set(key, {
             format: step.to,
             silent,
+            words,
+            records,
             ended: finalOnly,
             weight,
             steps: [...entry.steps, step],

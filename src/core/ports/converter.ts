@@ -26,6 +26,31 @@ export interface ConversionEdge {
    * png -> txt through it, never png -> txt -> pdf. Default false.
    */
   finalOnly?: boolean;
+  /**
+   * How the step reads its input's words, when it does: from its text ('text': pdf -> txt reads
+   * the text layer) or from its pixels ('pixels': OCR). The graph plans it only on content that
+   * still holds words that way: never pdf -> txt on a PDF made from a photo (its page is pixels,
+   * the result would be empty), never OCR on a video's frame. Default: the step reads no words.
+   */
+  readsWords?: 'text' | 'pixels';
+  /**
+   * npm packages the step loads that its converter's availability does not cover (the data
+   * converter's yaml for json -> yaml, none for vcf -> csv): the step is planned only where they
+   * are installed, and a conversion only it could make names them and their install line.
+   * Default none.
+   */
+  packages?: readonly string[];
+  /**
+   * True when the step writes a list of records whatever its input (a sheet's rows or a
+   * calendar's events as JSON): the graph then never plans a `needsObject` step after it.
+   * Default false.
+   */
+  writesRecords?: boolean;
+  /**
+   * True when the step needs data whose top level is an object (TOML's table on top): never
+   * planned after a step that writes records, as xlsx -> json -> toml could only fail. Default false.
+   */
+  needsObject?: boolean;
 }
 
 /**
