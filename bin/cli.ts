@@ -60,9 +60,11 @@ export function buildProgram(settings?: SettingOptions): Command {
 
   program
     .command('convert')
-    .description('convert a file; the target comes from --to or the output name')
-    .argument('<input>', 'a file, an http(s) URL to capture (web page to pdf/png/jpg/webp), or - for stdin')
-    .argument('[output]', 'the result file, as -o')
+    .description('convert files; the target comes from --to or the output name')
+    .argument(
+      '<inputs...>',
+      'files, folders, quoted globs (*, ?, **), an http(s) URL to capture (web page to pdf/png/jpg/webp), or - for stdin; `<input> <output>` without -o converts one file into the other',
+    )
     .option(
       '-o, --output <path>',
       'the result: a file, a folder (ending in /, or existing), a name with {name} and {ext}, or - for stdout (default: beside the input; stdout for stdin)',
@@ -88,12 +90,30 @@ export function buildProgram(settings?: SettingOptions): Command {
     .addOption(new Option('--option <key=value>').argParser(keyValue).hideHelp())
     .option('-y, --force', 'replace an existing output (never an input)')
     .option('-n, --skip-existing', 'leave an existing output and report its input as skipped')
-    .option('--timeout <seconds>', 'stop after this many seconds', integer)
+    .option('-r, --recursive', "folders: their subfolders' files too")
+    .option('-j, --jobs <n>', 'files converted at once (default: the number of cores)', integer)
+    .option('--timeout <seconds>', 'stop after this many seconds (each file)', integer)
     .option('--quiet', 'no progress bar, no line for a converted file')
     .option('--json', 'print a JSON report on stdout instead of a sentence on stderr')
-    .action(async (input: string, output: string | undefined, options) => {
+    .addHelpText(
+      'after',
+      `
+Many files: each result goes beside its input (as mogrify -format does), or into the folder -o
+names (made if missing; the subfolders of a folder or a ** glob are kept there), or where a name
+with {name} and {ext} says. All run in one process with warm engines, --jobs at a time; each file
+gets a line on stderr, --json prints one object per file on stdout; exit 1 if any file failed,
+once the others are done. An existing output is refused unless --force or --skip-existing.
+
+Examples:
+  fileconv convert report.docx report.pdf
+  fileconv convert photo.heic --to jpg -q 85 -o out/
+  fileconv convert "photos/**/*.heic" --to webp -o web/ --jobs 4
+  fileconv convert docs/ --recursive --to pdf --skip-existing --json
+  cat a.png | fileconv convert - --to webp -o - > a.webp`,
+    )
+    .action(async (inputs: string[], options) => {
       const { runConvert } = await import('./commands/convert.js');
-      await runConvert(input, output, options);
+      await runConvert(inputs, options);
     });
 
   withSettings(

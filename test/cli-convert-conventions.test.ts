@@ -89,6 +89,13 @@ describe('fileconv convert: flags', () => {
     expect(await sharp(output).metadata()).toMatchObject({ format: 'webp', width: 32, height: 24 });
   });
 
+  it('-o <folder>/ (made when missing) takes the result under the input name', async () => {
+    const work = await tempDir();
+    const run = await runCli(['convert', fixture('fixture.png'), '--to', 'webp', '-o', `${join(work, 'new')}/`]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(await formatOf(join(work, 'new', 'fixture.webp'))).toBe('webp');
+  });
+
   it('-O/--set passes a converter option, and the old --option still does', async () => {
     const work = await tempDir();
     const set = join(work, 'set.png');

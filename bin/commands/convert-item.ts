@@ -19,7 +19,14 @@ import { type ConvertFlags, optionsFromFlags } from './convert-options.js';
 
 export type ItemOutcome =
   | { item: ConversionItem; status: 'converted'; output: string; ms: number; report: ConversionReport }
-  | { item: ConversionItem; status: 'skipped'; output: string; ms: number }
+  | {
+      item: ConversionItem;
+      status: 'skipped';
+      /** Its output exists (--skip-existing), or a found file is its own result (convert-batch.ts). */
+      reason: 'exists' | 'own-result';
+      output: string;
+      ms: number;
+    }
   | { item: ConversionItem; status: 'failed'; output: string; ms: number; error: unknown };
 
 export interface ItemRun {
@@ -37,7 +44,7 @@ export async function convertItem(item: ConversionItem, run: ItemRun): Promise<I
   const ms = () => Math.round(performance.now() - started);
   try {
     if (item.output !== STDIO && (await outputDecision(item.output, run.inputs, run.flags)) === 'skip') {
-      return { item, status: 'skipped', output: item.output, ms: ms() };
+      return { item, status: 'skipped', reason: 'exists', output: item.output, ms: ms() };
     }
     const { report, output } = await convertToOutput(item, run);
     return { item, status: 'converted', output, ms: ms(), report };

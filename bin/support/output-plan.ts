@@ -3,7 +3,7 @@
  * (`-o`, or the positional output of one input) and means a file, a folder, a template with
  * {name} and {ext}, or `-` for stdout; without one, each result goes beside its input.
  */
-import { stat } from 'node:fs/promises';
+import { mkdir, stat } from 'node:fs/promises';
 import { basename, dirname, join, resolve, sep } from 'node:path';
 import { extensionOf, formatFromExtension, requireFormat } from '../../src/core/formats/index.js';
 import { baseName } from '../../src/core/names.js';
@@ -139,4 +139,14 @@ export function itemOf(spec: OutputSpec, input: string, target: string, folder =
       if (isUrlInput(input)) return item(resolve(`${name}.${ext}`), false);
       return item(join(dirname(resolve(input)), `${name}.${ext}`), false);
   }
+}
+
+/**
+ * Makes the folders of outputs that -o names as a folder or a template (and the subfolders they
+ * mirror): the user asked for results there. A named file's folder must exist already.
+ */
+export async function makeOutputFolders(spec: OutputSpec, outputs: readonly string[]): Promise<void> {
+  if (spec.kind !== 'folder' && spec.kind !== 'template') return;
+  const folders = new Set(outputs.map((output) => dirname(output)));
+  await Promise.all([...folders].map((folder) => mkdir(folder, { recursive: true })));
 }
