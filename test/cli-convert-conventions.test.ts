@@ -91,7 +91,14 @@ describe('fileconv convert: flags', () => {
 
   it('-o <folder>/ (made when missing) takes the result under the input name', async () => {
     const work = await tempDir();
-    const run = await runCli(['convert', fixture('fixture.png'), '--to', 'webp', '-o', `${join(work, 'new')}/`]);
+    const run = await runCli([
+      'convert',
+      fixture('fixture.png'),
+      '--to',
+      'webp',
+      '-o',
+      `${join(work, 'new')}/`,
+    ]);
     expect(run.code, run.stderr).toBe(0);
     expect(await formatOf(join(work, 'new', 'fixture.webp'))).toBe('webp');
   });
