@@ -2,12 +2,13 @@
  * The fileconv command line: convert, formats, doctor. Errors print one line
  * (`fileconv: <message> [CODE]`) and exit non-zero; no stack traces for expected failures.
  */
-import { Command, CommanderError, InvalidArgumentError } from 'commander';
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { booleanWordOf } from '../src/core/boolean-text.js';
 import { FileconvError } from '../src/core/errors.js';
 import { FORMAT_FAMILIES } from '../src/core/formats/types.js';
 import type { SettingCommand } from '../src/preset/settings.js';
 import type { PdfProtectFlags } from './commands/pdf.js';
+import { UsageError } from './support/usage-error.js';
 import { fileconvVersion } from './support/version.js';
 
 // Each command's module (and what it pulls in: Express for serve, BullMQ for worker, the engines)
@@ -59,17 +60,20 @@ export function buildProgram(settings?: SettingOptions): Command {
 
   program
     .command('convert')
-    .description('convert one file; the target comes from the output name or --to')
-    .argument('<input>', 'file to convert, or an http(s) URL to capture (web page to pdf/png/jpg/webp)')
+    .description('convert files; the target comes from --to or the output name')
     .argument(
-      '[output]',
-      'where to write the result (default: the input name with the target extension, here)',
+      '<inputs...>',
+      'files, folders, quoted globs (*, ?, **), an http(s) URL to capture (web page to pdf/png/jpg/webp), or - for stdin; `<input> <output>` without -o converts one file into the other',
+    )
+    .option(
+      '-o, --output <path>',
+      'the result: a file, a folder (ending in /, or existing), a name with {name} and {ext}, or - for stdout (default: beside the input; stdout for stdin)',
     )
     .option('-t, --to <format>', 'target format (default: from the output extension)')
     .option('-f, --from <format>', 'source format (default: detected from the content)')
     .option('-q, --quality <n>', 'quality 1-100 for lossy targets', integer)
     .option('-w, --width <px>', 'resize to this width (keeps the aspect ratio without --height)', integer)
-    .option('-h, --height <px>', 'resize to this height', integer)
+    .option('--height <px>', 'resize to this height', integer)
     .option('--fit <mode>', 'cover | contain | fill | inside | outside')
     .option('--background <color>', 'colour behind transparency for targets without alpha, e.g. #ffffff')
     .option('--lossless', 'lossless encoding where the target supports it')
@@ -81,13 +85,35 @@ export function buildProgram(settings?: SettingOptions): Command {
     .option('--margin <lengths>', "web pages to PDF: page margins as in CSS, e.g. '20mm' or '10mm 15mm'")
     .option('--javascript', "web pages: run the page's scripts (off by default)")
     .option('--wait-for <what>', "web pages: 'load' (default), 'networkidle' or a CSS selector to wait for")
-    .option('-o, --option <key=value>', 'any other converter option (repeatable)', keyValue)
-    .option('--timeout <seconds>', 'stop after this many seconds', integer)
-    .option('--quiet', 'no progress bar')
-    .option('--json', 'print a JSON report instead of a sentence')
-    .action(async (input: string, output: string | undefined, options) => {
+    .option('-O, --set <key=value>', 'any other converter option (repeatable)', keyValue)
+    // The name before --set; -o is the output now, as in `fileconv pdf`, pandoc and curl.
+    .addOption(new Option('--option <key=value>').argParser(keyValue).hideHelp())
+    .option('-y, --force', 'replace an existing output (never an input)')
+    .option('-n, --skip-existing', 'leave an existing output and report its input as skipped')
+    .option('-r, --recursive', "folders: their subfolders' files too")
+    .option('-j, --jobs <n>', 'files converted at once (default: the number of cores)', integer)
+    .option('--timeout <seconds>', 'stop after this many seconds (each file)', integer)
+    .option('--quiet', 'no progress bar, no line for a converted file')
+    .option('--json', 'print a JSON report on stdout instead of a sentence on stderr')
+    .addHelpText(
+      'after',
+      `
+Many files: each result goes beside its input (as mogrify -format does), or into the folder -o
+names (made if missing; the subfolders of a folder or a ** glob are kept there), or where a name
+with {name} and {ext} says. All run in one process with warm engines, --jobs at a time; each file
+gets a line on stderr, --json prints one object per file on stdout; exit 1 if any file failed,
+once the others are done. An existing output is refused unless --force or --skip-existing.
+
+Examples:
+  fileconv convert report.docx report.pdf
+  fileconv convert photo.heic --to jpg -q 85 -o out/
+  fileconv convert "photos/**/*.heic" --to webp -o web/ --jobs 4
+  fileconv convert docs/ --recursive --to pdf --skip-existing --json
+  cat a.png | fileconv convert - --to webp -o - > a.webp`,
+    )
+    .action(async (inputs: string[], options) => {
       const { runConvert } = await import('./commands/convert.js');
-      await runConvert(input, output, options);
+      await runConvert(inputs, options);
     });
 
   withSettings(
@@ -209,7 +235,7 @@ export function buildProgram(settings?: SettingOptions): Command {
         return;
       }
       if (options.pages === undefined) {
-        throw new FileconvError('INVALID_OPTIONS', 'pdf split needs --pages <ranges> or --every-page.');
+        throw new UsageError('pdf split needs --pages <ranges> or --every-page.');
       }
       await runPdf({ op: 'split', inputs: [input], output: options.output, pages: options.pages });
     });
@@ -360,12 +386,13 @@ export async function main(argv: readonly string[]): Promise<number> {
     return typeof process.exitCode === 'number' ? process.exitCode : 0;
   } catch (error) {
     if (error instanceof CommanderError) {
-      // Commander already printed the usage problem (or the help text, with exit code 0).
-      return error.exitCode;
+      // Commander already printed the usage problem (or the help text, with exit code 0); a
+      // usage problem exits 2, as the README says and as POSIX tools do.
+      return error.exitCode === 0 ? 0 : 2;
     }
     if (error instanceof FileconvError) {
       process.stderr.write(`fileconv: ${error.message} [${error.code}]\n`);
-      return 1;
+      return error instanceof UsageError ? 2 : 1;
     }
     process.stderr.write(
       `fileconv: unexpected error: ${error instanceof Error ? error.message : String(error)}\n`,

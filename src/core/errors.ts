@@ -69,6 +69,11 @@ export const ERROR_CODES = {
    * HTTP, so there it would be the server's fault: 500.
    */
   OUTPUT_NOT_WRITABLE: 500,
+  /**
+   * A local output that is there already (the CLI replaces one only when told to), or that is the
+   * input itself, which is never written over (direct API, CLI).
+   */
+  OUTPUT_EXISTS: 409,
   OVERLOADED: 503,
   /**
    * A backing service (Redis, object storage) cannot be reached right now: retry later. Also a

@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import { CLI_ARGS } from './serve-process.js';
 
 /** `--import tsx` resolved to a path, so the CLI starts from any working directory. */
-const CLI = CLI_ARGS.map((arg) => (arg === 'tsx' ? import.meta.resolve('tsx') : arg));
+export const CLI = CLI_ARGS.map((arg) => (arg === 'tsx' ? import.meta.resolve('tsx') : arg));
 
 export interface CliRun {
   code: number | null;
