@@ -67,7 +67,7 @@ export async function benchCliStartup(rounds: number): Promise<void> {
       '-e',
       `require('sharp')(${JSON.stringify(input)}).webp({quality:${IMAGE_DEFAULTS.quality.webp},effort:${IMAGE_DEFAULTS.effort.webp}}).toFile(${JSON.stringify(join(dir, 'direct.webp'))})`,
     ];
-    const viaCli = [CLI, 'convert', input, join(dir, 'cli.webp'), '--quiet'];
+    const viaCli = [CLI, 'convert', input, join(dir, 'cli.webp'), '--quiet', '--force'];
     await runProcess(direct);
     await runProcess(viaCli);
     // Timed rounds run the commands as they are; the peak-RSS hook (an extra --import) runs in
