@@ -34,6 +34,24 @@ function expectIncreasingTo(values: number[], size: number): void {
   expect(values.at(-1)).toBe(size);
 }
 
+/** Uploads fixture.png through Flow A and creates its png -> webp job; the job's id. */
+async function pngToWebpJob(client: ReturnType<typeof createClient>): Promise<string> {
+  const png = await fixture('fixture.png');
+  const grant = await client.getUploadUrl({
+    fileName: 'a.png',
+    fileSize: png.length,
+    contentType: 'image/png',
+  });
+  await client.uploadContent(grant, new Uint8Array(png));
+  const { jobId } = await client.createJob({
+    fileKey: grant.fileKey,
+    sourceFormat: 'png',
+    targetFormat: 'webp',
+    fileSize: png.length,
+  });
+  return jobId;
+}
+
 describe('fileconv/client: Flow A', () => {
   it('convertFile: png -> webp end to end, with upload then conversion progress', async () => {
     const server = await startServer();
@@ -113,19 +131,7 @@ describe('fileconv/client: Flow A', () => {
   it('cancelJob cancels a queued job; downloading it is a typed CANCELED error', async () => {
     const server = await startServer({ start: false });
     const client = createClient({ baseUrl: server.url });
-    const png = await fixture('fixture.png');
-    const grant = await client.getUploadUrl({
-      fileName: 'a.png',
-      fileSize: png.length,
-      contentType: 'image/png',
-    });
-    await client.uploadContent(grant, new Uint8Array(png));
-    const { jobId } = await client.createJob({
-      fileKey: grant.fileKey,
-      sourceFormat: 'png',
-      targetFormat: 'webp',
-      fileSize: png.length,
-    });
+    const jobId = await pngToWebpJob(client);
     expect((await client.cancelJob(jobId)).status).toBe('canceled');
     expect((await client.waitForJob(jobId)).status).toBe('canceled');
     await expect(client.downloadResult(jobId)).rejects.toMatchObject({
@@ -143,19 +149,7 @@ describe('fileconv/client: Flow A', () => {
       return fetch(input, init);
     };
     const client = createClient({ baseUrl: server.url, fetch: counting });
-    const png = await fixture('fixture.png');
-    const grant = await client.getUploadUrl({
-      fileName: 'a.png',
-      fileSize: png.length,
-      contentType: 'image/png',
-    });
-    await client.uploadContent(grant, new Uint8Array(png));
-    const { jobId } = await client.createJob({
-      fileKey: grant.fileKey,
-      sourceFormat: 'png',
-      targetFormat: 'webp',
-      fileSize: png.length,
-    });
+    const jobId = await pngToWebpJob(client);
     const waiting = client.waitForJob(jobId, { intervalMs: 20 });
     // The job is queued with nobody to run it for a while: a polling client would ask ~25 times.
     await new Promise((resolve) => setTimeout(resolve, 500));
