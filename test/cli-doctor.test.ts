@@ -124,3 +124,27 @@ describeWithEngine(
     }, 180_000);
   },
 );
+
+describe("fileconv doctor: a converter whose steps' own packages are missing", () => {
+  it('counts the steps it can plan and names only the packages missing (data: json -> yaml needs yaml)', async () => {
+    const { edgeCoverage } = await import('../bin/commands/doctor.js');
+    const { DATA_EDGES } = await import('../src/converters/data/data-edges.js');
+    // As if yaml were not installed: the engine plans no step that loads it (conversion-context.ts).
+    const withoutYaml = (packages: readonly string[] | undefined) =>
+      (packages ?? []).filter((pkg) => pkg === 'yaml');
+    const coverage = edgeCoverage(DATA_EDGES, withoutYaml);
+    const needingYaml = DATA_EDGES.filter((edge) => edge.packages?.includes('yaml')).length;
+    expect(needingYaml).toBeGreaterThan(0);
+    expect(coverage).toEqual({
+      usable: DATA_EDGES.length - needingYaml,
+      total: DATA_EDGES.length,
+      absent: ['yaml'],
+    });
+    // Everything installed, as on this machine: the whole converter, nothing to name.
+    expect(edgeCoverage(DATA_EDGES)).toEqual({
+      usable: DATA_EDGES.length,
+      total: DATA_EDGES.length,
+      absent: [],
+    });
+  });
+});

@@ -1,8 +1,15 @@
 /** `fileconv doctor`: which conversion engines (and the embedded database) can run here, and how to install the missing ones. */
 
+import type { ConversionEdge } from '../../src/core/ports/index.js';
 import { conversionContextOf } from '../../src/engine/file-converter.js';
 import { type ConverterStatus, createConverter } from '../../src/index.js';
-import { type EngineGroup, installLine, missingPackages } from '../../src/kit/engine-packages.js';
+import {
+  absentPackages,
+  type EngineGroup,
+  installLine,
+  missingPackages,
+  stepPackagesMissing,
+} from '../../src/kit/engine-packages.js';
 import { mallocAdvice } from '../../src/kit/malloc-settings.js';
 import { ocrOperations } from '../../src/operations/ocr/ocr-operation.js';
 import { pdfOperations } from '../../src/operations/pdf/pdf-operations.js';
@@ -35,6 +42,10 @@ export async function runDoctor(flags: { json?: boolean }): Promise<number> {
       }),
     ),
   ];
+  // Steps whose own packages are missing are not planned (the engine's rule): say so on their row.
+  const coverage = new Map(
+    context.converters.registrations.map(({ name, edges }) => [name, edgeCoverage(edges)]),
+  );
   // The schemas are for API descriptions; the doctor tells what runs and what installs the rest.
   const operationsChecked = engine
     .operations()
@@ -42,7 +53,11 @@ export async function runDoctor(flags: { json?: boolean }): Promise<number> {
   // Advice, never a failure: the allocator matters to a long-running server, not to a conversion.
   const memory = mallocAdvice();
   if (flags.json) {
-    const [database, ...converters] = await Promise.all(checks);
+    const [database, ...checked] = await Promise.all(checks);
+    const converters = checked.map((status) => {
+      const absent = coverage.get(status.name)?.absent ?? [];
+      return absent.length > 0 ? { ...status, packagesMissing: absent } : status;
+    });
     const operations = await operationsChecked;
     process.stdout.write(
       `${JSON.stringify({ node: process.version, converters, database, operations, ...(memory ? { memory } : {}) }, null, 2)}\n`,
@@ -56,16 +71,23 @@ export async function runDoctor(flags: { json?: boolean }): Promise<number> {
   // Widths known before any check ends, so each row prints alone; the details, of unknown width, come last.
   const names = ['database', ...context.converters.registrations.map(({ name }) => name)];
   const provides = (status: ConverterStatus) =>
-    status.edges === 0 ? 'the data dir of fileconv serve' : `${status.edges} conversions`;
+    status.edges === 0 ? 'the data dir of fileconv serve' : providesText(coverage.get(status.name));
   const widths = [
     Math.max('ENGINE'.length, ...names.map((name) => name.length)),
     'MISSING'.length,
     Math.max(
       'PROVIDES'.length,
       provides({ name: 'database', edges: 0, ok: true }).length,
-      ...context.converters.registrations.map(({ edges }) => `${edges.length} conversions`.length),
+      ...[...coverage.values()].map((each) => providesText(each).length),
     ),
   ];
+  const details = (status: ConverterStatus) => {
+    if (!status.ok) return status.reason ?? '';
+    const absent = coverage.get(status.name)?.absent ?? [];
+    return [status.version, absent.length > 0 ? `(${stepPackagesMissing(absent).reason})` : undefined]
+      .filter(Boolean)
+      .join(' ');
+  };
   const row = (cells: readonly string[]) =>
     `${cells
       .map((cell, index) => cell.padEnd(widths[index] ?? 0))
@@ -73,20 +95,18 @@ export async function runDoctor(flags: { json?: boolean }): Promise<number> {
       .trimEnd()}\n`;
   process.stdout.write(row(['ENGINE', 'STATUS', 'PROVIDES', 'DETAILS']));
   const statuses = await printInOrder(checks, (status) =>
-    process.stdout.write(
-      row([
-        status.name,
-        status.ok ? 'ok' : 'MISSING',
-        provides(status),
-        status.ok ? (status.version ?? '') : (status.reason ?? ''),
-      ]),
-    ),
+    process.stdout.write(row([status.name, status.ok ? 'ok' : 'MISSING', provides(status), details(status)])),
   );
   const missing = statuses.filter((entry) => !entry.ok);
-  if (missing.length > 0) {
+  const partial = statuses.filter((entry) => entry.ok && (coverage.get(entry.name)?.absent.length ?? 0) > 0);
+  if (missing.length > 0 || partial.length > 0) {
     process.stdout.write('\nTo install what is missing:\n');
     for (const converter of missing)
       process.stdout.write(`  ${converter.name}: ${converter.install ?? converter.reason ?? 'see README'}\n`);
+    for (const converter of partial)
+      process.stdout.write(
+        `  ${converter.name} (its other conversions): ${stepPackagesMissing(coverage.get(converter.name)!.absent).install}\n`,
+      );
   }
   const operations = await operationsChecked;
   // Features of the library that convert nothing: shown for what they need, never a failure.
@@ -149,4 +169,24 @@ async function databaseStatus(): Promise<ConverterStatus> {
       install: SQLITE_INSTALL,
     };
   }
+}
+
+/** How many of a converter's edges have their own packages (edge.packages) installed, and which are not. */
+export function edgeCoverage(
+  edges: readonly Pick<ConversionEdge, 'packages'>[],
+  absentOf: (packages: readonly string[] | undefined) => string[] = absentPackages,
+): { usable: number; total: number; absent: string[] } {
+  const absentByEdge = edges.map((edge) => absentOf(edge.packages));
+  return {
+    usable: absentByEdge.filter((absent) => absent.length === 0).length,
+    total: edges.length,
+    absent: [...new Set(absentByEdge.flat())].sort(),
+  };
+}
+
+function providesText(coverage: { usable: number; total: number } | undefined): string {
+  if (!coverage) return '';
+  return coverage.usable === coverage.total
+    ? `${coverage.total} conversions`
+    : `${coverage.usable} of ${coverage.total} conversions`;
 }

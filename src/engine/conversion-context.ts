@@ -17,7 +17,7 @@ import type {
   ConversionLimits,
   DocumentOperation,
 } from '../core/ports/index.js';
-import { isInstalled, stepPackagesMissing } from '../kit/engine-packages.js';
+import { absentPackages, stepPackagesMissing } from '../kit/engine-packages.js';
 import { type ConverterEntry, type ConverterSet, createConverterSet } from './converter-set.js';
 
 export interface ConversionOptions {
@@ -230,7 +230,7 @@ export function createConversionContext(options: ConversionOptions, who: string)
         );
         const missing = checks.filter(([, result]) => !result.ok);
         const missingSteps = plan.steps.flatMap((step) => {
-          const absent = (edgeOf(step)?.packages ?? []).filter((pkg) => !isInstalled(pkg));
+          const absent = absentPackages(edgeOf(step)?.packages);
           return absent.length > 0 ? [[step, stepPackagesMissing(absent)] as const] : [];
         });
         if (missing.length === 0 && missingSteps.length === 0) return plan;
@@ -246,7 +246,7 @@ export function createConversionContext(options: ConversionOptions, who: string)
             .filter((c) => available.get(c.name)?.ok)
             .map((c) => ({
               name: c.name,
-              edges: c.edges.filter((edge) => (edge.packages ?? []).every((pkg) => isInstalled(pkg))),
+              edges: c.edges.filter((edge) => absentPackages(edge.packages).length === 0),
             })),
           contentRules,
         ),

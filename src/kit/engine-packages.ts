@@ -46,6 +46,11 @@ export function isInstalled(pkg: string): boolean {
   return (require.resolve.paths(pkg) ?? []).some((dir) => existsSync(join(dir, pkg, 'package.json')));
 }
 
+/** Those of `packages` (the npm packages an edge loads: ConversionEdge.packages) not installed here. */
+export function absentPackages(packages: readonly string[] | undefined): string[] {
+  return (packages ?? []).filter((pkg) => !isInstalled(pkg));
+}
+
 /** The group's packages that are not installed. */
 export function missingPackages(group: EngineGroup): string[] {
   return ENGINE_PACKAGES[group].filter((pkg) => !isInstalled(pkg));
