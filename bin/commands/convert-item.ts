@@ -11,7 +11,8 @@ import { extensionOf, urlFileContent } from '../../src/core/formats/index.js';
 import { baseName } from '../../src/core/names.js';
 import type { ConversionReport } from '../../src/engine/direct.js';
 import type { FileConverter } from '../../src/engine/file-converter.js';
-import { outputDecision, placeResult, scratchBeside } from '../support/output-guard.js';
+import { partialBeside } from '../../src/kit/place-file.js';
+import { outputDecision, placeResult } from '../support/output-guard.js';
 import { type ConversionItem, isUrlInput, STDIO } from '../support/output-plan.js';
 import { conversionBar } from '../support/progress.js';
 import { spoolStdin, streamToStdout } from '../support/stdio-files.js';
@@ -63,7 +64,7 @@ async function convertToOutput(
   run: ItemRun,
 ): Promise<{ report: ConversionReport; output: string }> {
   const work = needsWorkDir(item) ? await mkdtemp(join(tmpdir(), 'fileconv-cli-')) : undefined;
-  const scratch = item.output === STDIO ? join(work ?? '', 'result') : scratchBeside(item.output);
+  const scratch = item.output === STDIO ? join(work ?? '', 'result') : partialBeside(item.output);
   const bar = run.showProgress
     ? await conversionBar(`${item.shown} -> ${item.output === STDIO ? 'stdout' : basename(item.output)}`)
     : undefined;

@@ -4,9 +4,7 @@
  * written beside its destination under a temporary name and then put in place, so a file that
  * appeared meanwhile is still not replaced without --force.
  */
-import { randomUUID } from 'node:crypto';
 import { link, rename, rm, stat } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
 import { FileconvError } from '../../src/core/errors.js';
 import { checkOutputPath, outputFileError } from '../../src/kit/local-files.js';
 
@@ -54,11 +52,6 @@ export async function outputDecision(
   if (flags.force) return 'write';
   if (flags.skipExisting) return 'skip';
   throw outputExistsError(output);
-}
-
-/** A temporary name beside `output`, on its disk, for the engine to write the result to. */
-export function scratchBeside(output: string): string {
-  return join(dirname(output), `.fileconv-${randomUUID()}-${basename(output)}.partial`);
 }
 
 /**

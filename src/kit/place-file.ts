@@ -5,7 +5,17 @@
  */
 import { randomUUID } from 'node:crypto';
 import { copyFile, rename, rm, symlink } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
+
+/**
+ * A temporary name beside `to`, on its disk, for a file that becomes `to` by a rename: hidden,
+ * marked partial, and one pattern everywhere (`.fileconv-<uuid>-<name>.partial`), so a leftover
+ * of a killed process is recognisable as one. The name is cut to 64 characters: with the rest it
+ * stays under the 255 bytes a file name may have.
+ */
+export function partialBeside(to: string): string {
+  return join(dirname(to), `.fileconv-${randomUUID()}-${basename(to).slice(0, 64)}.partial`);
+}
 
 /**
  * Moves `from` to `to`: a rename on the same device; across devices (a tmpfs work dir, an output
@@ -20,7 +30,7 @@ export async function placeFile(from: string, to: string): Promise<void> {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EXDEV') throw error;
   }
-  const scratch = join(dirname(to), `.fileconv-${randomUUID()}.partial`);
+  const scratch = partialBeside(to);
   try {
     await copyFile(from, scratch);
     await rename(scratch, to);
