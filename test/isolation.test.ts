@@ -5,7 +5,7 @@
  * still converts, with progress; a canceled job's process is stopped.
  */
 
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -18,6 +18,7 @@ import { createEngine, isFileconvError } from '../src/index.js';
 import { isolateConverter } from '../src/kit/isolation/isolated.js';
 import { defaultConverters } from '../src/preset/converters.js';
 import { fixture } from './helpers/temp.js';
+import { createTempWritingConverter } from './helpers/temp-writing-converter.js';
 import { inflatingDocx as makeInflatingDocx } from './hostile/inflating-docx.js';
 
 const dirs: string[] = [];
@@ -91,6 +92,52 @@ describe('isolated conversions', () => {
       .catch((error: unknown) => error);
     expect(isFileconvError(failure, 'INPUT_LIMIT_EXCEEDED'), String(failure)).toBe(true);
     expect((failure as Error).message).toContain('of work');
+    await engine.close();
+  });
+
+  it("a child's temporary files go when it is killed: its TMPDIR is its own, removed when it ends", async () => {
+    const dir = await workDir();
+    const input = join(dir, 'in.txt');
+    const go = join(dir, 'go');
+    await writeFile(input, go);
+    const factory = {
+      module: new URL('./helpers/temp-writing-converter.ts', import.meta.url).href,
+      factory: 'createTempWritingConverter',
+    };
+    const engine = createEngine({
+      converters: [isolateConverter(createTempWritingConverter(), factory, { maxHeapMb: 64 })],
+      tempDir: dir,
+    });
+    const leftBehind = async () => {
+      const found: string[] = [];
+      for (const name of await readdir(tmpdir())) {
+        if (name.endsWith('-left-behind')) found.push(name);
+        if (!name.startsWith(`fileconv-isolated-${process.pid}-`)) continue;
+        for (const child of await readdir(join(tmpdir(), name)).catch(() => [])) {
+          const files = await readdir(join(tmpdir(), name, child)).catch(() => []);
+          // (tsx, which reads the sources in tests, keeps its cache there too)
+          found.push(
+            ...files
+              .filter((file) => file.endsWith('-left-behind'))
+              .map((file) => `${name}/${child}/${file}`),
+          );
+        }
+      }
+      return found;
+    };
+    const converting = engine.convertFile(input, join(dir, 'out.md')).catch((error: unknown) => error);
+    // While it works, the file is in the child's own dir, not in the shared TMPDIR.
+    await expect
+      .poll(leftBehind, { timeout: 20_000, interval: 50 })
+      .toEqual([
+        expect.stringMatching(
+          new RegExp(`^fileconv-isolated-${process.pid}-[^/]+/child-\\d+/tmp-\\d+-left-behind$`),
+        ),
+      ]);
+    await writeFile(go, '');
+    expect(isFileconvError(await converting, 'INPUT_LIMIT_EXCEEDED')).toBe(true);
+    // Out of heap, it ran no cleanup of its own; it ran no cleanup of its own; its dir goes with it.
+    await expect.poll(leftBehind, { timeout: 2000, interval: 50 }).toEqual([]);
     await engine.close();
   });
 
