@@ -7,7 +7,7 @@ import { SERVICE_FAULT_CODES } from '../src/core/policy/settlement.js';
 import { statusOfCode } from './client.js';
 import type { FaultRecord } from './faults.js';
 import type { Attempt, Ledger } from './ledger.js';
-import type { Probe, Sample } from './monitor.js';
+import type { NodeSample, Probe, Sample } from './monitor.js';
 
 export interface Check {
   name: string;
@@ -55,9 +55,19 @@ const sample = <T>(list: readonly T[], count = 5) => list.slice(0, count);
 export function tempLeaks(baseline: Sample, final: Sample): string[] {
   const leaks: string[] = [];
   const list = (dirs: readonly string[]) => dirs.slice(0, 8).join(', ');
-  for (const node of final.nodes) {
-    const before = baseline.nodes.find((b) => b.name === node.name);
-    if (!before) continue;
+  for (const sampled of final.nodes) {
+    const beforeSampled = baseline.nodes.find((b) => b.name === sampled.name);
+    if (!beforeSampled) continue;
+    // An isolated child's TMPDIR lives as long as the child, and the pools grow and shrink under
+    // load: those dirs are held to the children alive, the rest to the rules below.
+    const childDirs = sampled.tempDirs.filter(isChildDir);
+    if (childDirs.length > sampled.isolatedChildren) {
+      leaks.push(
+        `${sampled.name}: ${childDirs.length} isolated children's temp dirs for ${sampled.isolatedChildren} children alive: ${list(childDirs)}`,
+      );
+    }
+    const node = withoutChildDirs(sampled);
+    const before = withoutChildDirs(beforeSampled);
     if (before.pid === node.pid) {
       if (node.tempDirs.length > before.tempDirs.length) {
         const added = node.tempDirs.filter((dir) => !before.tempDirs.includes(dir));
@@ -85,6 +95,13 @@ export function tempLeaks(baseline: Sample, final: Sample): string[] {
   }
   return leaks;
 }
+/** An isolated child's TMPDIR, `fileconv-isolated-<pid>-XXXXXX` then `child-N` (kit/isolation/child-process.ts). */
+const isChildDir = (dir: string) => /\/fileconv-isolated-\d+-[^/]+\/child-\d+$/.test(dir);
+const withoutChildDirs = (node: NodeSample): NodeSample => ({
+  ...node,
+  tempDirs: node.tempDirs.filter((dir) => !isChildDir(dir)),
+});
+
 /** One attempt for a check's message; its clock times line up with the fault log's. */
 const describe = (attempt: Attempt) => {
   const clock = (at: number) => new Date(at).toISOString().slice(11, 19);

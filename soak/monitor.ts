@@ -17,6 +17,8 @@ export interface NodeSample {
   fds: number;
   /** Its temp dirs: TMPDIR and the data dir's tmp/, two levels deep below fileconv's own dirs. */
   tempDirs: string[];
+  /** Its isolated-conversion processes alive now (node children), each with a TMPDIR of its own. */
+  isolatedChildren: number;
 }
 
 export interface Sample {
@@ -69,7 +71,17 @@ export function startMonitor(deployment: Deployment, options: { sampleMs: number
         const tempDirs = (
           await Promise.all([tempEntries(node.tempDir), tempEntries(join(node.dataDir, 'tmp'))])
         ).flat();
-        return { name: node.name, pid, rssBytes: info?.rssBytes ?? 0, fds: await countFds(pid), tempDirs };
+        const isolatedChildren = all.filter(
+          (process) => process.ppid === pid && engineOf(process) === 'node-child',
+        ).length;
+        return {
+          name: node.name,
+          pid,
+          rssBytes: info?.rssBytes ?? 0,
+          fds: await countFds(pid),
+          tempDirs,
+          isolatedChildren,
+        };
       }),
     );
     const engines: Sample['engines'] = {};

@@ -6,6 +6,7 @@
  * node, and on a shutdown; an outcome is recorded even when the job store is away at that moment.
  */
 import { copyFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it, vi } from 'vitest';
 import { createMemoryCounterStore } from '../src/adapters/counters/memory.js';
@@ -13,7 +14,7 @@ import { createMemoryJobStore } from '../src/adapters/jobs/memory.js';
 import { createMemoryQueue } from '../src/adapters/queue/memory.js';
 import { createMemoryStorage } from '../src/adapters/storage/memory.js';
 import { FileconvError } from '../src/core/errors.js';
-import { blameFullDisk } from '../src/engine/conversion-failure.js';
+import { blameFullDisk, conversionFailure } from '../src/engine/conversion-failure.js';
 import {
   type Converter,
   createEngine,
@@ -22,6 +23,7 @@ import {
   type Queue,
   type QueueHandler,
 } from '../src/index.js';
+import { noSpaceError } from '../src/kit/local-files.js';
 import { settleJobCharges } from '../src/service/metering.js';
 import { createFakeConverter, fakeOutputHeader, readAll } from '../src/testing/index.js';
 import { createOutage } from './helpers/outages.js';
@@ -371,6 +373,27 @@ describe('a conversion that fails on a nearly full disk', () => {
     expect(blameFullDisk(emptyVideo, 100 * MiB).code).toBe('CORRUPT_INPUT');
     const blamed = blameFullDisk(new FileconvError('INTERNAL', 'exit 77'), 0);
     expect([blamed.code, blamed.details?.retryAfterSeconds]).toEqual(['NO_SPACE', 30]);
+  });
+
+  it("is the disk's fault when the disk was seen full while it ran, though freed before the failure was judged", async () => {
+    const full = Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+    const room = tmpdir(); // this machine's temp dir has room
+    // A full disk seen before the conversion began proves nothing about it.
+    expect(noSpaceError(full, 'An upload')?.code).toBe('NO_SPACE');
+    const startedAt = performance.now();
+    expect((await conversionFailure(room, office('CORRUPT_INPUT', 'corrupt'), startedAt)).code).toBe(
+      'CORRUPT_INPUT',
+    );
+    // Seen while it ran (another job's upload failed on the disk): the verdict is doubted.
+    expect(noSpaceError(full, 'An upload')?.code).toBe('NO_SPACE');
+    const blamed = await conversionFailure(room, office('CORRUPT_INPUT', 'corrupt'), startedAt);
+    expect([blamed.code, blamed.message]).toEqual([
+      'NO_SPACE',
+      'The conversion failed while the disk was full: LibreOffice could not open the file',
+    ]);
+    // A password is read from the file itself, whatever the disk did.
+    const locked = new FileconvError('PASSWORD_PROTECTED', 'locked');
+    expect((await conversionFailure(room, locked, startedAt)).code).toBe('PASSWORD_PROTECTED');
   });
 
   it("keeps the input's own codes when there is room or the room is unknown, and codes read from headers always", () => {

@@ -23,12 +23,13 @@ describe('trendGrowth', () => {
 });
 
 describe('tempLeaks', () => {
-  const node = (name: string, pid: number, tempDirs: string[]): NodeSample => ({
+  const node = (name: string, pid: number, tempDirs: string[], isolatedChildren = 0): NodeSample => ({
     name,
     pid,
     rssBytes: 0,
     fds: 0,
     tempDirs,
+    isolatedChildren,
   });
   const at = (...nodes: NodeSample[]): Sample => ({
     at: 0,
@@ -64,6 +65,29 @@ describe('tempLeaks', () => {
       expect.stringMatching(
         /^worker-2: 2 temp entries before the load, 3 after; new: \/t\/w2-data\/tmp\/924\/job/,
       ),
+    ]);
+  });
+
+  it("holds isolated children's dirs to the children alive, however many the pools grew to", () => {
+    const children = (pid: number, ...numbers: number[]) => [
+      `/t/w2-tmp/fileconv-isolated-${pid}-c`,
+      ...numbers.map((n) => `/t/w2-tmp/fileconv-isolated-${pid}-c/child-${n}`),
+    ];
+    const grown = at(
+      before.nodes[0]!,
+      node('worker-2', 924, [...before.nodes[1]!.tempDirs, ...children(924, 3, 6, 7)], 3),
+    );
+    const baseline = at(
+      before.nodes[0]!,
+      node('worker-2', 924, [...before.nodes[1]!.tempDirs, ...children(924, 1)], 1),
+    );
+    expect(tempLeaks(baseline, grown)).toEqual([]);
+    const leaked = at(
+      before.nodes[0]!,
+      node('worker-2', 924, [...before.nodes[1]!.tempDirs, ...children(924, 3, 6, 7)], 2),
+    );
+    expect(tempLeaks(baseline, leaked)).toEqual([
+      expect.stringMatching(/^worker-2: 3 isolated children's temp dirs for 2 children alive/),
     ]);
   });
 

@@ -4,7 +4,13 @@
  * without a code is CONVERSION_FAILED.
  */
 import { FileconvError, isFileconvError, toFileconvError } from '../core/errors.js';
-import { freeBytes, mebibytes, NO_SPACE_RETRY_AFTER_SECONDS, noSpaceError } from '../kit/local-files.js';
+import {
+  freeBytes,
+  fullDiskSeenSince,
+  mebibytes,
+  NO_SPACE_RETRY_AFTER_SECONDS,
+  noSpaceError,
+} from '../kit/local-files.js';
 
 /**
  * The error a failed run stores on its job. A full disk (the work dir, a converter's output, the
@@ -24,28 +30,45 @@ export function failureOf(error: unknown, what: string): FileconvError {
  */
 const NEARLY_FULL_BYTES = 8 * 1024 * 1024;
 
-/** The failure as the full disk's, when `free` bytes (undefined: unknown) make that the likelier cause. */
-export function blameFullDisk(failure: FileconvError, free: number | undefined): FileconvError {
+/**
+ * The failure as the full disk's, when `free` bytes (undefined: unknown) make that the likelier
+ * cause, or when `seenFull`: this process saw a full disk while the conversion ran (freed since).
+ */
+export function blameFullDisk(
+  failure: FileconvError,
+  free: number | undefined,
+  seenFull = false,
+): FileconvError {
   const unexplained = failure.code === 'CONVERSION_FAILED' || failure.code === 'INTERNAL';
   // Engines cannot tell a full disk from a bad input: LibreOffice "could not open the file",
   // ffmpeg's empty result (it exits 0 when it could write nothing), exceljs's "no worksheets"
   // (its unzipped parts did not fit), all seen by the soak. Damaged-input verdicts are doubted
   // while the disk is full; a file really damaged fails with its own code once there is room.
   const doubtful = failure.code === 'CORRUPT_INPUT';
-  if (!(unexplained || doubtful) || free === undefined || free >= NEARLY_FULL_BYTES) return failure;
+  if (!(unexplained || doubtful)) return failure;
+  const nearlyFull = free !== undefined && free < NEARLY_FULL_BYTES;
+  if (!nearlyFull && !seenFull) return failure;
   return new FileconvError(
     'NO_SPACE',
-    `The conversion failed with ${mebibytes(free)} free on the disk of the work folder: ${failure.message}`,
+    nearlyFull
+      ? `The conversion failed with ${mebibytes(free)} free on the disk of the work folder: ${failure.message}`
+      : `The conversion failed while the disk was full: ${failure.message}`,
     { details: { retryAfterSeconds: NO_SPACE_RETRY_AFTER_SECONDS }, cause: failure },
   );
 }
 
 /**
  * What a failed conversion tells its caller: NO_SPACE when the disk was full (or nearly, see
- * blameFullDisk), else the converter's own error (CONVERSION_FAILED for an untyped one). `tempDir` is where the conversion worked.
+ * blameFullDisk), else the converter's own error (CONVERSION_FAILED for an untyped one).
+ * `tempDir` is where the conversion worked; `startedAt` (performance.now()) when it began.
  */
-export async function conversionFailure(tempDir: string, error: unknown): Promise<FileconvError> {
+export async function conversionFailure(
+  tempDir: string,
+  error: unknown,
+  startedAt: number,
+): Promise<FileconvError> {
   const failure = failureOf(error, 'The conversion');
   if (failure.code === 'NO_SPACE' || failure.code === 'CANCELED') return failure;
-  return blameFullDisk(failure, await freeBytes(tempDir).catch(() => undefined));
+  const free = await freeBytes(tempDir).catch(() => undefined);
+  return blameFullDisk(failure, free, fullDiskSeenSince(startedAt));
 }

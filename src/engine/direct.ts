@@ -160,6 +160,7 @@ async function convertInWorkDir(
   const budgets = options.limits === undefined ? undefined : checkWorkLimits(options.limits);
   const planned = await planConversion(context, from, target, options.options, { explainMissing: true });
   const signal = conversionSignal(options.timeoutMs ?? context.timeoutMs, options.signal);
+  const startedAt = performance.now();
   const result = await runChain(context, {
     plan: planned.plan,
     inputPath,
@@ -170,7 +171,7 @@ async function convertInWorkDir(
     onProgress: options.onProgress,
   }).catch(async (error: unknown) => {
     // A full disk is NO_SPACE here as in a job: `fileconv convert` said CONVERSION_FAILED with ENOSPC.
-    throw await conversionFailure(context.tempDir, error);
+    throw await conversionFailure(context.tempDir, error, startedAt);
   });
   const { size } = await stat(result.outputPath);
   const report: ConversionReport = {

@@ -116,6 +116,7 @@ export async function processJob(
   const onCpuSpent = (ms: number) => {
     cpuMs = (cpuMs ?? 0) + ms;
   };
+  const startedAt = performance.now();
   try {
     workDir = await makeWorkDir(context.conversion.tempDir);
     converted = await convertJob(
@@ -125,7 +126,7 @@ export async function processJob(
     );
   } catch (error) {
     // Judged before the work dir is removed: what a converter wrote there still fills the disk.
-    converted = await conversionFailure(context.conversion.tempDir, error);
+    converted = await conversionFailure(context.conversion.tempDir, error, startedAt);
   }
   // Storing the result and recording the outcome wait on disks and networks, not the CPU: when
   // detached, the next job starts converting meanwhile.

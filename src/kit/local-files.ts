@@ -16,6 +16,26 @@ function errnoOf(error: unknown): string | undefined {
 }
 
 const NO_SPACE_CODES = new Set(['ENOSPC', 'EDQUOT']);
+
+/**
+ * When this process last saw a full disk (performance.now(), ms). A failure that an engine cannot
+ * tell apart from a damaged input (blameFullDisk, engine/conversion-failure.ts) is judged by it
+ * as well as by the free space after the failure: the disk may have been freed between the two
+ * (the soak saw a good ods "could not be opened" in the last second of a full disk).
+ */
+let fullDiskSeenAt = Number.NEGATIVE_INFINITY;
+
+/** Whether a full disk was seen in this process at or after `at` (performance.now(), ms). */
+export function fullDiskSeenSince(at: number): boolean {
+  return fullDiskSeenAt >= at;
+}
+
+/** True for the errnos of a full disk or quota; remembers the sighting (fullDiskSeenSince). */
+function isNoSpaceErrno(errno: string | undefined): boolean {
+  if (errno === undefined || !NO_SPACE_CODES.has(errno)) return false;
+  fullDiskSeenAt = performance.now();
+  return true;
+}
 const DENIED_CODES = new Set(['EACCES', 'EPERM']);
 
 /** How long a client is told to wait before retrying after NO_SPACE (Retry-After), seconds. */
@@ -35,10 +55,12 @@ const NO_SPACE_TEXT = /\b(ENOSPC|EDQUOT)\b|no space left on (the )?device|disk q
 export function isNoSpace(error: unknown): boolean {
   for (let at = error, depth = 0; at !== undefined && at !== null && depth < 8; depth++) {
     if (at instanceof FileconvError && at.code === 'NO_SPACE') return true;
-    const errno = errnoOf(at);
-    if (errno !== undefined && NO_SPACE_CODES.has(errno)) return true;
+    if (isNoSpaceErrno(errnoOf(at))) return true;
     const message = at instanceof Error ? at.message : typeof at === 'string' ? at : '';
-    if (NO_SPACE_TEXT.test(message)) return true;
+    if (NO_SPACE_TEXT.test(message)) {
+      fullDiskSeenAt = performance.now();
+      return true;
+    }
     at = at instanceof Error ? at.cause : undefined;
   }
   return false;
@@ -97,7 +119,7 @@ export function inputFileError(path: string, error: unknown): FileconvError {
 export function outputFileError(path: string, error: unknown): FileconvError {
   const errno = errnoOf(error);
   const details = { path, ...(errno ? { errno } : {}) };
-  if (errno !== undefined && NO_SPACE_CODES.has(errno)) {
+  if (isNoSpaceErrno(errno)) {
     return new FileconvError('NO_SPACE', `Cannot write ${path}: no space left on the device.`, {
       details,
       cause: error,
@@ -125,7 +147,7 @@ export function outputFileError(path: string, error: unknown): FileconvError {
 export function workDirError(tempDir: string, error: unknown): FileconvError {
   const errno = errnoOf(error);
   const details = { path: tempDir, ...(errno ? { errno } : {}) };
-  if (errno !== undefined && NO_SPACE_CODES.has(errno)) {
+  if (isNoSpaceErrno(errno)) {
     return new FileconvError(
       'NO_SPACE',
       `Cannot make a work folder in ${tempDir}: no space left on the device.`,
