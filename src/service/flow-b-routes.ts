@@ -11,6 +11,7 @@ import type { CreateJobInput } from '../engine/job-operations.js';
 import type { CreateOperationJobInput } from '../engine/operation-jobs.js';
 import { jsonAnswer, singleQueryValue } from './exchange.js';
 import { readJsonBody } from './json-body.js';
+
 import { receiveSingleFile } from './multipart.js';
 import { assertWorkerRunning, jobIdParam, parse, type RouteContext, resultAnswer } from './route-context.js';
 
@@ -19,6 +20,10 @@ import { namesUrl, storeUrlSource } from './url-source.js';
 import { uploadedFileView } from './views.js';
 import type { ConversionResult } from './wire/index.js';
 import { convertRequest, namesOperation, operationConvertRequest, urlConvertRequest } from './wire/index.js';
+
+/** For a file sent straight to /api/convert as a form (readJsonBody): the two steps it takes. */
+const CONVERT_FORM_HINT =
+  'Upload the file first with POST /api/upload (multipart/form-data, field "file"), then POST /api/convert with {"fileId", "fileName", "targetFormat"} from its answer.';
 
 export function flowBRoutes(ctx: RouteContext): Route[] {
   return [
@@ -69,7 +74,7 @@ export function flowBRoutes(ctx: RouteContext): Route[] {
       async handle(call) {
         assertWorkerRunning(ctx.engine);
         const { client, exchange } = call;
-        const raw = await readJsonBody(exchange);
+        const raw = await readJsonBody(exchange, undefined, CONVERT_FORM_HINT);
         const common = {
           owner: client.owner,
           priority: client.plan.priority,

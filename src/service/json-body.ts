@@ -48,9 +48,28 @@ function decoded(body: Readable, encoding: string): Readable {
   }
 }
 
-/** The parsed JSON body, `undefined` when the request does not declare JSON (it is then not read). */
-export async function readJsonBody(exchange: HttpExchange, limit = JSON_BODY_LIMIT): Promise<unknown> {
+/** Form bodies: what a client sends when it takes a JSON endpoint for an upload (`curl -F`). */
+const FORM_TYPES = new Set(['multipart/form-data', 'application/x-www-form-urlencoded']);
+
+/**
+ * The parsed JSON body, `undefined` when the request does not declare JSON (it is then not
+ * read). A form is refused with a message that says what the endpoint reads, and `formHint`
+ * (what to do instead, e.g. upload first), since the field-by-field validation errors a form
+ * would otherwise get do not say that the whole body is of the wrong kind.
+ */
+export async function readJsonBody(
+  exchange: HttpExchange,
+  limit = JSON_BODY_LIMIT,
+  formHint?: string,
+): Promise<unknown> {
   const contentType = exchange.header('content-type');
+  if (FORM_TYPES.has(mediaType(contentType))) {
+    throw new FileconvError(
+      'INVALID_REQUEST',
+      `This endpoint reads a JSON body (Content-Type: application/json), not ${mediaType(contentType)}.${formHint ? ` ${formHint}` : ''}`,
+      { details: { expected: 'application/json' } },
+    );
+  }
   if (!isJsonType(contentType)) return undefined;
   const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(contentType ?? '')?.[1]?.toLowerCase();
   if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {

@@ -220,6 +220,26 @@ describe('POST /api/convert and GET /api/download refuse bad ids', () => {
     await expectAlive(server);
   });
 
+  it('convert: a file sent as a form (curl -F file=@a.png -F to=webp) is told to upload first, not that fields are missing', async () => {
+    const server = await startServer();
+    const form = new FormData();
+    form.append('file', new Blob([await fixture('fixture.png')]), 'a.png');
+    form.append('to', 'webp');
+    const sent = await call(server, 'POST', '/api/convert', { body: form });
+    expectError(sent, 400, 'INVALID_REQUEST');
+    expect(sent.body.error.message).toMatch(
+      /^This endpoint reads a JSON body \(Content-Type: application\/json\), not multipart\/form-data\. Upload the file first with POST \/api\/upload/,
+    );
+    const urlEncoded = await call(server, 'POST', '/api/jobs/create', {
+      body: 'fileId=x&targetFormat=webp',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
+    expectError(urlEncoded, 400, 'INVALID_REQUEST');
+    expect(urlEncoded.body.error.message).toContain('reads a JSON body');
+    expect(await server.jobRecords()).toEqual([]);
+    await expectAlive(server);
+  });
+
   it('download: no id 400, unknown or foreign id 404', async () => {
     const server = await startServer({ clients: true });
     const uploaded = await uploadB(server, await fixture('fixture.png'), 'a.png', 'alice');
