@@ -204,6 +204,25 @@ describe('an images-only project', () => {
     expect(result.status).not.toBe(0);
     expect(result.stderr).toContain('npm install pdfjs-dist pdf-lib');
   });
+
+  // A text step asks for the one library it loads, not the six of every text conversion.
+  it('converts txt -> html with nothing more installed, and md -> html asks for marked alone', () => {
+    ok(
+      run(
+        'node',
+        ['node_modules/.bin/fileconv', 'convert', join(ROOT, 'fixtures/fixture.txt'), 'out.html'],
+        dir,
+      ),
+    );
+    expect(readFileSync(join(dir, 'out.html'), 'utf8')).toContain('<html');
+    const md = run(
+      'node',
+      ['node_modules/.bin/fileconv', 'convert', join(ROOT, 'fixtures/fixture.md'), 'out.html'],
+      dir,
+    );
+    expect(md.status).not.toBe(0);
+    expect(md.stderr).toContain('run `npm install marked`');
+  });
 });
 
 describe('a project with every optional engine', () => {

@@ -10,6 +10,7 @@ import { createMemoryJobStore } from '../src/adapters/jobs/memory.js';
 import { createMemoryQueue } from '../src/adapters/queue/memory.js';
 import { createMemoryStorage } from '../src/adapters/storage/memory.js';
 import { DATA_EDGES } from '../src/converters/data/data-edges.js';
+import { TEXT_EDGES } from '../src/converters/text/text-edges.js';
 import type { Converter } from '../src/core/ports/index.js';
 import { createEngine } from '../src/index.js';
 import { copyConverter } from './helpers/fake-converters.js';
@@ -90,5 +91,20 @@ describe('a step whose own package is not installed', () => {
     expect(packagesOf('json', 'yaml')).toEqual(['yaml']);
     expect(packagesOf('yaml', 'xml')).toEqual(['yaml', 'fast-xml-parser']);
     expect(packagesOf('toml', 'json')).toEqual(['smol-toml']);
+  });
+
+  it('the shipped text edges name only the libraries they load (md -> html asks for marked, not a PDF engine)', () => {
+    const packagesOf = (from: string, to: string) =>
+      TEXT_EDGES.find((edge) => edge.from === from && edge.to === to)?.packages ?? [];
+    expect(packagesOf('txt', 'html')).toEqual([]);
+    expect(packagesOf('md', 'html')).toEqual(['marked']);
+    expect(packagesOf('html', 'md')).toEqual(['turndown']);
+    expect(packagesOf('txt', 'pdf')).toEqual([
+      'pdf-lib',
+      '@pdf-lib/fontkit',
+      'dejavu-fonts-ttf',
+      'regenerator-runtime',
+    ]);
+    expect(packagesOf('md', 'pdf')).toContain('marked');
   });
 });
