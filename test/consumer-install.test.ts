@@ -217,11 +217,34 @@ describe('an images-only project', () => {
     expect(readFileSync(join(dir, 'out.html'), 'utf8')).toContain('<html');
     const md = run(
       'node',
-      ['node_modules/.bin/fileconv', 'convert', join(ROOT, 'fixtures/fixture.md'), 'out.html'],
+      ['node_modules/.bin/fileconv', 'convert', join(ROOT, 'fixtures/fixture.md'), 'from-md.html'],
       dir,
     );
     expect(md.status).not.toBe(0);
     expect(md.stderr).toContain('run `npm install marked`');
+  });
+});
+
+describe('a global install (npm install -g fileconv)', () => {
+  it('asks for a missing package with `npm install -g`, where a global fileconv finds it', () => {
+    const prefix = join(work, 'global');
+    ok(
+      run(
+        'npm',
+        ['install', '-g', '--prefix', prefix, '--prefer-offline', '--loglevel=error', tarball],
+        work,
+        INSTALL_MS,
+      ),
+    );
+    const data = join(work, 'global-run');
+    mkdirSync(data);
+    const result = run(
+      join(prefix, 'bin', 'fileconv'),
+      ['convert', join(ROOT, 'fixtures/fixture.json'), 'out.yaml'],
+      data,
+    );
+    expect(result.status).not.toBe(0);
+    expect(result.stderr).toContain('run `npm install -g yaml`');
   });
 });
 

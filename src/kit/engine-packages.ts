@@ -7,7 +7,8 @@
  */
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
+import { join, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { FileconvError } from '../core/errors.js';
 import type { Availability } from '../core/ports/index.js';
 
@@ -31,9 +32,29 @@ export const ENGINE_PACKAGES = {
 
 export type EngineGroup = keyof typeof ENGINE_PACKAGES;
 
+/**
+ * Whether this fileconv is a global npm install (`npm install -g fileconv`): its package sits in
+ * <prefix>/lib/node_modules (npm's layout on Linux and macOS) or %AppData%\npm\node_modules
+ * (Windows). A package it asks for must then go there too: `npm install yaml` in the current
+ * folder is never seen by a global fileconv.
+ */
+const GLOBAL_INSTALL = [`${sep}lib${sep}node_modules${sep}`, `${sep}npm${sep}node_modules${sep}`].some(
+  (layout) => fileURLToPath(import.meta.url).includes(`${layout}fileconv${sep}`),
+);
+
+/**
+ * The command that installs `packages` where this fileconv finds them: `npm install <packages>`,
+ * with `-g` when fileconv is installed globally. Every install line of an npm package is made
+ * here (`flags` such as `--include=optional` go before the names).
+ */
+export function npmInstall(packages: readonly string[] | string, flags = ''): string {
+  const names = typeof packages === 'string' ? packages : packages.join(' ');
+  return ['npm install', GLOBAL_INSTALL ? '-g' : '', flags, names].filter(Boolean).join(' ');
+}
+
 /** `npm install <every package of the group>`. */
 export function installLine(group: EngineGroup): string {
-  return `npm install ${ENGINE_PACKAGES[group].join(' ')}`;
+  return npmInstall(ENGINE_PACKAGES[group]);
 }
 
 /**
@@ -76,7 +97,7 @@ export function stepPackagesMissing(missing: readonly string[]): Availability {
   return {
     ok: false,
     reason: `not installed: ${missing.join(', ')}`,
-    install: `npm install ${missing.join(' ')}`,
+    install: npmInstall(missing),
   };
 }
 

@@ -5,12 +5,12 @@
  */
 import type { Redis } from 'ioredis';
 import { FileconvError } from '../../core/errors.js';
-import { isModuleNotFound } from '../../kit/engine-packages.js';
+import { isModuleNotFound, npmInstall } from '../../kit/engine-packages.js';
 
 export type BullmqModule = typeof import('bullmq');
 
 /** The command that installs what every Redis adapter needs. */
-export const REDIS_INSTALL = 'npm install bullmq ioredis';
+export const REDIS_INSTALL = npmInstall(['bullmq', 'ioredis']);
 
 function packageUnavailable(pkg: string, adapter: string, error: unknown): FileconvError {
   const problem = isModuleNotFound(error) ? 'is not installed' : 'failed to load';

@@ -12,8 +12,9 @@
  */
 import type BetterSqlite3 from 'better-sqlite3';
 import { FileconvError } from '../../core/errors.js';
+import { npmInstall } from '../../kit/engine-packages.js';
 
-export const SQLITE_INSTALL = 'npm install better-sqlite3';
+export const SQLITE_INSTALL = npmInstall('better-sqlite3');
 
 let loading: Promise<typeof BetterSqlite3> | undefined;
 

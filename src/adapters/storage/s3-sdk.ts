@@ -4,6 +4,7 @@
  * package becomes an ENGINE_UNAVAILABLE error that says what to install.
  */
 import { FileconvError } from '../../core/errors.js';
+import { npmInstall } from '../../kit/engine-packages.js';
 
 export type S3ClientModule = typeof import('@aws-sdk/client-s3');
 export type S3PresignerModule = typeof import('@aws-sdk/s3-request-presigner');
@@ -15,8 +16,11 @@ export interface S3Sdk {
   libStorage: S3LibStorageModule;
 }
 
-export const S3_SDK_INSTALL =
-  'npm install @aws-sdk/client-s3 @aws-sdk/s3-request-presigner @aws-sdk/lib-storage';
+export const S3_SDK_INSTALL = npmInstall([
+  '@aws-sdk/client-s3',
+  '@aws-sdk/s3-request-presigner',
+  '@aws-sdk/lib-storage',
+]);
 
 /** How each package is imported; a parameter so a test can simulate a missing one. */
 export interface S3SdkImporters {

@@ -7,14 +7,14 @@
  * `available()` is what decides: a runner that is not ok is never chosen.
  */
 import { FileconvError, isFileconvError } from '../../core/errors.js';
-import { isModuleNotFound } from '../../kit/engine-packages.js';
+import { isModuleNotFound, npmInstall } from '../../kit/engine-packages.js';
 import { locateBinaries } from './binaries.js';
 import { createNativeFfmpegRunner, NATIVE_INSTALL_HINT, type NativeRunnerOptions } from './native-runner.js';
 import type { FfmpegRunner } from './runner.js';
 
 export type FfmpegEngine = 'auto' | 'native' | 'wasm';
 
-export const WASM_INSTALL_HINT = 'npm install @ffmpeg/core';
+export const WASM_INSTALL_HINT = npmInstall('@ffmpeg/core');
 
 interface WasmRunnerModule {
   createWasmFfmpegRunner(options?: Record<string, unknown>): FfmpegRunner;

@@ -7,11 +7,11 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { Availability } from '../../core/ports/index.js';
-import { errorLine } from '../../kit/engine-packages.js';
+import { errorLine, npmInstall } from '../../kit/engine-packages.js';
 import { findScript, tsxModuleUrl } from '../../kit/script-path.js';
 import type { CoreFiles } from './wasm-core.js';
 
-export const INSTALL = 'npm install @ffmpeg/core';
+export const INSTALL = npmInstall('@ffmpeg/core');
 
 /** The core's files, resolved without loading them (the UMD build: see CoreFiles). */
 export function resolveCore(): CoreFiles {

@@ -16,6 +16,7 @@ import { createRequire } from 'node:module';
 import type { Font } from '@pdf-lib/fontkit';
 import type { PDFDocument, PDFFont } from 'pdf-lib';
 import { FileconvError } from '../../core/errors.js';
+import { npmInstall } from '../../kit/engine-packages.js';
 import type { PdfEngine } from '../../kit/libraries/documents.js';
 import { FEATURES, fontkitWithFastLayout, NEEDS_SHAPING, shapeLine } from './shaping.js';
 
@@ -49,8 +50,8 @@ export function dejaVuFontFiles(): FontFiles {
   } catch (error) {
     throw new FileconvError(
       'ENGINE_UNAVAILABLE',
-      "The text converter needs the npm package 'dejavu-fonts-ttf' for PDF output: run `npm install dejavu-fonts-ttf`",
-      { cause: error, details: { package: 'dejavu-fonts-ttf', install: 'npm install dejavu-fonts-ttf' } },
+      `The text converter needs the npm package 'dejavu-fonts-ttf' for PDF output: run \`${npmInstall('dejavu-fonts-ttf')}\``,
+      { cause: error, details: { package: 'dejavu-fonts-ttf', install: npmInstall('dejavu-fonts-ttf') } },
     );
   }
 }

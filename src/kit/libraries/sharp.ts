@@ -5,7 +5,7 @@
  */
 import { createRequire } from 'node:module';
 import { FileconvError } from '../../core/errors.js';
-import { isModuleNotFound } from '../engine-packages.js';
+import { isModuleNotFound, npmInstall } from '../engine-packages.js';
 
 /** sharp's default export: the function that starts a pipeline, with its static helpers. */
 export type SharpFactory = typeof import('sharp')['default'];
@@ -23,8 +23,8 @@ export interface HeicDecodeModule {
 export function engineUnavailable(pkg: string, purpose: string, cause: unknown): FileconvError {
   return new FileconvError(
     'ENGINE_UNAVAILABLE',
-    `The sharp converter needs the npm package '${pkg}' for ${purpose}: run \`npm install ${pkg}\``,
-    { cause, details: { package: pkg, install: `npm install ${pkg}` } },
+    `The sharp converter needs the npm package '${pkg}' for ${purpose}: run \`${npmInstall(pkg)}\``,
+    { cause, details: { package: pkg, install: npmInstall(pkg) } },
   );
 }
 
@@ -68,7 +68,7 @@ export function loadSharp(): Promise<SharpFactory> {
       if (isModuleNotFound(error)) throw engineUnavailable('sharp', 'image conversion', error);
       // Installed, but its native binary for this platform is missing or broken: sharp ships it
       // as an optional dependency (@img/sharp-<platform>), which --omit=optional leaves out.
-      const install = 'npm install --include=optional sharp';
+      const install = npmInstall('sharp', '--include=optional');
       throw new FileconvError(
         'ENGINE_UNAVAILABLE',
         `sharp is installed but failed to load on ${process.platform}-${process.arch} (its native binary, an optional dependency, is missing or broken): run \`${install}\``,
