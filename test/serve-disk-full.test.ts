@@ -158,8 +158,11 @@ describeWithEngine(
       return [
         ...(await list(join(data, 'files', '.fileconv-tmp'))),
         ...(await Promise.all(processDirs.map(list))).flat(),
-        // tsx's compile cache is the test's own; LibreOffice's pool keeps one profile root while it runs.
-        ...(await list(scratch)).filter((path) => !/\/(tsx-\d+|fileconv-office-[\w-]+)$/.test(path)),
+        // tsx's compile cache is the test's own; LibreOffice's pool keeps one profile root while
+        // it runs, and the isolated children one (each child's own inside, removed as it ends).
+        ...(await list(scratch)).filter(
+          (path) => !/\/(tsx-\d+|fileconv-office-[\w-]+|fileconv-isolated-[\w-]+)$/.test(path),
+        ),
       ];
     }
 

@@ -24,16 +24,22 @@ let childCount = 0;
  * So each child gets a dir under one dir of this process (`fileconv-isolated-<pid>-*`, swept
  * by pid after a SIGKILL like the engines' dirs, process-temp.ts), removed when the child ends.
  */
-function childTempDir(): string {
-  if (childrenRoot === undefined) {
-    void removeDeadOwners(tmpdir(), CHILDREN_PREFIX);
-    const root = mkdtempSync(join(tmpdir(), `${CHILDREN_PREFIX}-${process.pid}-`));
-    childrenRoot = root;
-    process.once('exit', () => rmSync(root, { recursive: true, force: true }));
+function childTempDir(): string | undefined {
+  try {
+    if (childrenRoot === undefined) {
+      void removeDeadOwners(tmpdir(), CHILDREN_PREFIX);
+      const root = mkdtempSync(join(tmpdir(), `${CHILDREN_PREFIX}-${process.pid}-`));
+      childrenRoot = root;
+      process.once('exit', () => rmSync(root, { recursive: true, force: true }));
+    }
+    const dir = join(childrenRoot, `child-${++childCount}`);
+    mkdirSync(dir, { recursive: true });
+    return dir;
+  } catch {
+    // A full disk or a TMPDIR not ours to write: the child shares this process's TMPDIR, as
+    // before; a conversion that needs room then fails on the disk with its own NO_SPACE.
+    return undefined;
   }
-  const dir = join(childrenRoot, `child-${++childCount}`);
-  mkdirSync(dir, { recursive: true });
-  return dir;
 }
 
 /** A child with its heap capped at `maxHeapMb`, talking over IPC only. */
@@ -44,14 +50,16 @@ export function startChild(maxHeapMb: number): ChildProcess {
   const loader = script.pathname.endsWith('.ts') ? ['--import', tsxModuleUrl('tsx/esm')] : [];
   const child = fork(fileURLToPath(script), [], {
     execArgv: [...loader, `--max-old-space-size=${maxHeapMb}`],
-    env: { ...process.env, TMPDIR: temp },
+    env: temp === undefined ? process.env : { ...process.env, TMPDIR: temp },
     // Its output is of no use to anyone (V8's out-of-memory report is recognised by exit code).
     stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
     serialization: 'advanced',
   });
-  const removeTemp = () => void rm(temp, { recursive: true, force: true }).catch(() => {});
-  child.once('exit', removeTemp);
-  child.once('error', removeTemp); // a fork that failed has no exit
+  if (temp !== undefined) {
+    const removeTemp = () => void rm(temp, { recursive: true, force: true }).catch(() => {});
+    child.once('exit', removeTemp);
+    child.once('error', removeTemp); // a fork that failed has no exit
+  }
 
   return child;
 }
