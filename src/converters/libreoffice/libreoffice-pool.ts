@@ -1,9 +1,9 @@
 /**
  * The warm LibreOffice pool: up to `size` workers (libreoffice-process.ts), each converting one
- * document at a time, and a FIFO queue for conversions. Workers start lazily, one at a time while
- * conversions wait, and a waiting conversion goes to whichever worker is free first, warm or
- * new: two soffice starting at once on two cores each start slower, and the first could have
- * converted meanwhile (5 docx -> pdf: 2.6 s with both started together, see the CHANGELOG). A worker is replaced after `maxConversions` conversions or once its soffice grows past
+ * document at a time, and a FIFO queue for conversions. Workers start lazily, as many as
+ * conversions wait for (started together: staggered starts were slower on two cores, the second
+ * start then slowing the first worker's conversions), and a waiting conversion goes to whichever
+ * worker is free first, warm or new: it waited for a cold start although a warm one had freed. A worker is replaced after `maxConversions` conversions or once its soffice grows past
  * `maxRssBytes` (LibreOffice's heap only grows), and killed, failing only its own job, when a
  * conversion passes `timeoutMs` or is aborted; the next job starts a fresh one. close() stops
  * everything and removes the pool's temp dir.
@@ -164,9 +164,9 @@ export class LibreOfficePool {
   }
 
   /**
-   * Hands waiting conversions to idle warm workers; while some still wait and no worker is
-   * starting, starts one in a free slot. A worker that fails to start fails the oldest waiting
-   * conversion with its error (the one that asked for it); the next one tries again.
+   * Hands waiting conversions to idle warm workers, and starts a worker in a free slot for each
+   * one still waiting beyond those starting. A conversion is bound to no worker until one is
+   * free: the first to be (warm or new) takes it.
    */
   private pump(): void {
     if (this.closed) return;
@@ -177,10 +177,19 @@ export class LibreOfficePool {
       if (!slot) break;
       this.dispatch(slot, this.queue.shift()!);
     }
-    if (this.queue.length === 0 || this.slots.some((candidate) => candidate.starting)) return;
-    const empty = this.slots.find((candidate) => !candidate.busy && !candidate.worker?.alive);
+    const starting = this.slots.filter((candidate) => candidate.starting).length;
+    if (this.queue.length <= starting) return;
+    const empty = this.slots.find(
+      (candidate) => !candidate.busy && !candidate.starting && !candidate.worker?.alive,
+    );
     if (!empty) return;
-    const starting = this.workerFor(empty).then(
+    this.startIn(empty);
+    this.pump(); // more may wait than are starting now
+  }
+
+  /** Starts a worker in `slot`; a start that fails fails the oldest waiting conversion with its error. */
+  private startIn(slot: Slot): void {
+    const starting = this.workerFor(slot).then(
       () => {},
       (error: unknown) => {
         const job = this.queue.shift();
@@ -188,10 +197,10 @@ export class LibreOfficePool {
         job?.reject(error);
       },
     );
-    empty.starting = starting;
+    slot.starting = starting;
     this.track(starting); // close() waits for a worker still starting
     void starting.finally(() => {
-      empty.starting = undefined;
+      slot.starting = undefined;
       this.pump();
     });
   }
