@@ -129,6 +129,21 @@ describe('createFileconv settings', () => {
     expect(isFileconvError(refused, 'INVALID_OPTIONS')).toBe(true);
     expect((refused as Error).message).toContain('FILECONV_WEBHOOK_SECRET');
   });
+
+  it('takes a whsec_ webhook secret, and refuses at the start one that is not base64, naming where it came from', async () => {
+    setEnv({ FILECONV_WEBHOOK_SECRET: `whsec_${Buffer.alloc(32, 7).toString('base64')}` });
+    expect((await open({ webhooks: {} })).webhooks).toBeDefined();
+    setEnv({ FILECONV_WEBHOOK_SECRET: 'whsec_this is not base64, whatever its length is' });
+    const fromEnv = await createFileconv({ dataDir: await tempDir() }).catch((error: unknown) => error);
+    expect(isFileconvError(fromEnv, 'INVALID_OPTIONS')).toBe(true);
+    expect((fromEnv as Error).message).toMatch(/FILECONV_WEBHOOK_SECRET: .*not standard padded base64/);
+    const fromCode = await createFileconv({
+      dataDir: await tempDir(),
+      webhooks: { secret: 'too short' },
+    }).catch((error: unknown) => error);
+    expect(isFileconvError(fromCode, 'INVALID_OPTIONS')).toBe(true);
+    expect((fromCode as Error).message).toMatch(/webhooks\.secret: .*at least 32 bytes/);
+  });
 });
 
 describe('the Redis adapters', () => {

@@ -3,11 +3,13 @@
  * `Fileconv-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, t + "." + rawBody)>`:
  * signing the timestamp with the body lets a receiver refuse replays of an old delivery by
  * checking the timestamp's age. Pure (node:crypto only) so receivers can import it from the core.
+ * Deprecated: deliveries also carry the Standard Webhooks headers (standard-webhooks.ts), which
+ * any Standard Webhooks library verifies; this header is sent for one more release.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { FileconvError } from './errors.js';
 
-/** The header carrying the signature. */
+/** The header carrying the signature. @deprecated Verify the Standard Webhooks headers instead. */
 export const WEBHOOK_SIGNATURE_HEADER = 'Fileconv-Signature';
 
 type Bytes = string | Uint8Array;
@@ -19,7 +21,10 @@ function hmacHex(secret: Bytes, timestampSeconds: number, body: Bytes): string {
     .digest('hex');
 }
 
-/** The Fileconv-Signature header value for `body` sent at `timestampSeconds`. */
+/**
+ * The Fileconv-Signature header value for `body` sent at `timestampSeconds`.
+ * @deprecated Deliveries carry Standard Webhooks headers: verify those (the `standardwebhooks` library).
+ */
 export function signWebhook(secret: Bytes, body: Bytes, timestampSeconds: number): string {
   if (!Number.isSafeInteger(timestampSeconds) || timestampSeconds < 0) {
     throw new FileconvError(
@@ -50,6 +55,7 @@ function invalid(reason: string, message: string): FileconvError {
 /**
  * Returns true when the header signs `body` with `secret` at a timestamp within the tolerance;
  * otherwise throws SIGNATURE_INVALID with details.reason 'malformed', 'mismatch' or 'expired'.
+ * @deprecated Verify the Standard Webhooks headers with a Standard Webhooks library instead.
  */
 export function verifyWebhookSignature(input: VerifyWebhookInput): true {
   const { secret, body, header, toleranceSeconds = 300 } = input;

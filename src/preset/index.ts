@@ -49,7 +49,10 @@ export {
 export { limitsFromEnv, loadPlansFile } from './limits-config.js';
 
 export interface FileconvWebhookOptions {
-  /** Signs every delivery (32+ bytes, the same on every node of a deployment). Default $FILECONV_WEBHOOK_SECRET; one of them is required. */
+  /**
+   * Signs every delivery (`whsec_` + base64 of 24+ random bytes, or 32+ bytes of text; the same on
+   * every node of a deployment). Default $FILECONV_WEBHOOK_SECRET; one of them is required.
+   */
   secret?: string;
   /** Let deliveries reach private addresses (receivers on an intranet). Default $FILECONV_WEBHOOK_ALLOW_PRIVATE, else false. */
   allowPrivateAddresses?: boolean;

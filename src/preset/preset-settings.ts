@@ -7,6 +7,7 @@
  */
 import { FileconvError } from '../core/errors.js';
 import type { PlanTable } from '../core/policy/plans.js';
+import { webhookSigningKeys } from '../core/standard-webhooks.js';
 import type { BackendSettings } from './backends.js';
 import type { FileconvOptions, FileconvWebhookOptions } from './index.js';
 import { loadPlansFile } from './limits-config.js';
@@ -42,6 +43,15 @@ function webhooksOf(option: FileconvOptions['webhooks']): PresetSettings['webhoo
       'INVALID_OPTIONS',
       'createFileconv: webhooks need a secret: give webhooks.secret or set FILECONV_WEBHOOK_SECRET.',
     );
+  }
+  try {
+    webhookSigningKeys(secret);
+  } catch (error) {
+    // The dispatcher would refuse it too, but only this place knows where the secret came from.
+    const from = option?.secret === undefined ? 'FILECONV_WEBHOOK_SECRET' : 'webhooks.secret';
+    throw new FileconvError('INVALID_OPTIONS', `createFileconv: ${from}: ${(error as Error).message}`, {
+      cause: error,
+    });
   }
   return {
     secret,

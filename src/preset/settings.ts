@@ -353,7 +353,7 @@ export const SETTINGS = {
   webhookSecret: setting({
     kind: text('<secret>'),
     defaultText: 'none: webhooks off',
-    help: 'signs webhook deliveries and turns them on (32+ bytes, the same on every node)',
+    help: 'signs webhook deliveries and turns them on (whsec_ + base64 of 24+ random bytes, or 32+ bytes of text; the same on every node)',
     commands: [],
     embedded: true,
     secret: true,

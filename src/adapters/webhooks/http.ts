@@ -1,20 +1,22 @@
 /**
  * Webhook delivery over HTTP: subscribes to an engine's completed, failed and canceled job
- * events and POSTs each one, signed, to the job's webhookUrl. Retries network errors, timeouts,
- * 5xx and 429 (honouring Retry-After) with doubling, jittered backoff; never follows redirects;
- * refuses private, loopback, link-local and other non-public addresses (checked after DNS, and
- * the connection pinned to the checked address). The outcome is recorded on the job's `webhook`
- * field, never on its status. Every delivery is written to a WebhookOutbox before its first
- * attempt and stays there until it is settled, so retries survive a restart (and, on a shared
- * outbox, the death of the process that owed them): a poller claims due deliveries, each for a
- * lease, and sends them. Receivers may see a delivery twice after a crash; they dedupe by its id.
+ * events and POSTs each one to the job's webhookUrl, signed as Standard Webhooks (webhook-id,
+ * webhook-timestamp, webhook-signature) and, for one more release, with the deprecated
+ * Fileconv-Signature. Retries network errors, timeouts, 5xx and 429 (honouring Retry-After)
+ * with doubling, jittered backoff; never follows redirects; refuses private, loopback,
+ * link-local and other non-public addresses (checked after DNS, and the connection pinned to the
+ * checked address). The outcome is recorded on the job's `webhook` field, never on its status.
+ * Every delivery is written to a WebhookOutbox before its first attempt and stays there until it
+ * is settled, so retries survive a restart (and, on a shared outbox, the death of the process
+ * that owed them): a poller claims due deliveries, each for a lease, and sends them. Receivers
+ * may see a delivery twice after a crash; they dedupe by its id (webhook-id).
  */
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { FileconvError } from '../../core/errors.js';
 import type { Job } from '../../core/jobs/types.js';
 import type { WebhookDelivery, WebhookEventType, WebhookOutbox } from '../../core/ports/index.js';
-import { MIN_SECRET_BYTES } from '../../core/signing.js';
+import { standardWebhookHeaders, webhookSigningKeys } from '../../core/standard-webhooks.js';
 import { signWebhook, WEBHOOK_SIGNATURE_HEADER } from '../../core/webhook-signature.js';
 import type { JobEngine } from '../../engine/job-engine.js';
 import type { JobLifecycleEvent } from '../../engine/job-events.js';
@@ -27,7 +29,7 @@ export type { WebhookEventType } from '../../core/ports/index.js';
 
 /** The JSON body of a delivery. */
 export interface WebhookPayload {
-  /** Delivery id, the same on every retry (also in Fileconv-Delivery): receivers dedupe by it. */
+  /** Delivery id, the same on every retry (also in webhook-id): receivers dedupe by it. */
   id: string;
   type: WebhookEventType;
   createdAt: string;
@@ -49,7 +51,10 @@ export interface WebhookDeliveryReport {
 }
 
 export interface WebhookDispatcherOptions {
-  /** Signs every delivery (Fileconv-Signature); at least 32 bytes. Required. */
+  /**
+   * Signs every delivery. Required: `whsec_` + base64 of 24+ random bytes (the Standard Webhooks
+   * format), or at least 32 bytes of text or bytes, which are then the key itself.
+   */
   secret: string | Uint8Array;
   /** Allows loopback, private and other non-public targets (tests, trusted networks). Default false. */
   allowPrivateAddresses?: boolean;
@@ -115,15 +120,7 @@ export function createWebhookDispatcher(
   engine: Pick<JobEngine, 'onJobEvent' | 'recordWebhookOutcome'>,
   options: WebhookDispatcherOptions,
 ): WebhookDispatcher {
-  const given = options?.secret;
-  const secret = given === undefined || given === '' ? Buffer.alloc(0) : Buffer.from(given);
-  // The same floor as the URL-signing secret: shorter secrets make signatures guessable.
-  if (secret.length < MIN_SECRET_BYTES) {
-    throw new FileconvError(
-      'INVALID_OPTIONS',
-      `createWebhookDispatcher: secret is required, at least ${MIN_SECRET_BYTES} bytes (got ${secret.length}).`,
-    );
-  }
+  const keys = webhookSigningKeys(options?.secret);
   const maxAttempts = positiveInteger('maxAttempts', options.maxAttempts, 5);
   const backoffMs = positiveInteger('backoffMs', options.backoffMs, 1000);
   const timeoutMs = positiveInteger('timeoutMs', options.timeoutMs, 10_000);
@@ -144,7 +141,9 @@ export function createWebhookDispatcher(
         headers: {
           'Content-Type': 'application/json',
           // Signed per attempt, so a retry after a long backoff is not refused as a replay.
-          [WEBHOOK_SIGNATURE_HEADER]: signWebhook(secret, body, timestamp),
+          ...standardWebhookHeaders(keys.standard, { id: deliveryId, timestamp, body }),
+          // Deprecated (the Standard Webhooks headers replace it); kept one release for existing receivers.
+          [WEBHOOK_SIGNATURE_HEADER]: signWebhook(keys.legacy, body, timestamp),
           'Fileconv-Delivery': deliveryId,
           'User-Agent': 'fileconv-webhooks',
         },
