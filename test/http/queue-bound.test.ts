@@ -32,10 +32,16 @@ async function boundedServer(): Promise<TestServer> {
   });
 }
 
-async function conversionsUsed(server: TestServer): Promise<number> {
+/** What the caller has used of each quota, as GET /api/usage tells it (conversions, upload files and bytes...). */
+async function quotas(server: TestServer): Promise<Record<string, number | null>> {
   const usage = await call(server, 'GET', '/api/usage');
   expect(usage.status, usage.text).toBe(200);
-  return usage.body.quotas.conversions.used as number;
+  const entries = Object.entries(usage.body.quotas as Record<string, { used: number | null } | null>);
+  return Object.fromEntries(entries.map(([kind, quota]) => [kind, quota?.used ?? null]));
+}
+
+async function conversionsUsed(server: TestServer): Promise<number | null | undefined> {
+  return (await quotas(server)).conversions;
 }
 
 /** Waits until the queue holds `count` waiting jobs (Flow B's converts enqueue while they wait). */
@@ -66,7 +72,8 @@ describe('maxQueuedJobs', () => {
       expect(created.status, created.text).toBe(200);
       queued.push(created.body.jobId as string);
     }
-    expect(await conversionsUsed(server)).toBe(2);
+    const before = await quotas(server);
+    expect(before.conversions).toBe(2);
 
     expectOverloaded(await create());
     // A batch that would not fit, and a document operation job, are refused the same way.
@@ -76,7 +83,7 @@ describe('maxQueuedJobs', () => {
         json: { operation: 'merge', fileKeys: [granted.fileKey, granted.fileKey] },
       }),
     );
-    expect(await conversionsUsed(server)).toBe(2);
+    expect(await quotas(server)).toEqual(before);
     expect(await server.jobRecords()).toHaveLength(2);
 
     // A worker takes the queued jobs (as a `fileconv worker` elsewhere would) and the queue drains.
@@ -102,10 +109,11 @@ describe('maxQueuedJobs', () => {
     // Two converts wait for jobs nobody runs yet: the queue holds two.
     const waiting = [convert(), convert()];
     await untilQueued(server, 2);
-    expect(await conversionsUsed(server)).toBe(2);
+    const before = await quotas(server);
+    expect(before.conversions).toBe(2);
 
     expectOverloaded(await convert());
-    expect(await conversionsUsed(server)).toBe(2);
+    expect(await quotas(server)).toEqual(before);
 
     await server.engine.start();
     for (const answer of await Promise.all(waiting)) expect(answer.status, answer.text).toBe(200);
