@@ -44,8 +44,9 @@ export function assertWorkerRunning(engine: ServiceEngine): void {
 
 /**
  * Refuses `adding` new jobs with OVERLOADED when the queue already holds the most waiting jobs the
- * service takes (core/policy/overload.ts), before anything is read, stored or charged: a refused
- * create spends only the rate every request spends. The count is the queue's own (Queue.size, via
+ * service takes (core/policy/overload.ts), before anything is stored or charged (and, but for a
+ * batch, whose length is what it adds, before the body is read): a refused create spends only the
+ * rate every request spends. The count is the queue's own (Queue.size, via
  * engine.stats(), the number /metrics reports as fileconv_queue_depth), so on Redis (BullMQ)
  * every API node sees the same backlog. The check and the enqueue that follows are not atomic: a
  * burst of creates on several nodes (or concurrent ones on this node) may each see room and
