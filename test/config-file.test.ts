@@ -109,6 +109,7 @@ describe('resolveConfig', () => {
         trustProxy: ['10.0.0.0/8'],
         web: false,
         convertTimeoutSeconds: 90,
+        maxQueuedJobs: 25,
       },
       retention: { resultsHours: 2, uploadsHours: 0.5 },
       engines: { enabled: ['sharp', 'pdf'], requiredForReady: ['sharp'] },
@@ -118,6 +119,7 @@ describe('resolveConfig', () => {
     const options = fileconvOptionsOf(await resolveConfig({ config }, {}, root), { worker: false });
     expect(options.converters?.map((converter) => converter.name)).toEqual(['sharp', 'pdf']);
     expect(options).toMatchObject({
+      maxQueuedJobs: 25,
       concurrency: 3,
       resultTtlMs: 7_200_000,
       uploadTtlMs: 1_800_000,

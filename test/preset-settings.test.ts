@@ -117,6 +117,19 @@ describe('createFileconv settings', () => {
     expect((refused as Error).message).toContain('FILECONV_LIMITS must be 1/0, true/false, on/off or yes/no');
   });
 
+  it('hands the HTTP service maxQueuedJobs from the option, else http.maxQueuedJobs, else FILECONV_MAX_QUEUED_JOBS; no bound by default', async () => {
+    setEnv({});
+    expect((await open({})).http.maxQueuedJobs).toBeUndefined();
+    setEnv({ FILECONV_MAX_QUEUED_JOBS: '40' });
+    expect((await open({})).http.maxQueuedJobs).toBe(40);
+    expect((await open({ http: { maxQueuedJobs: 30 } })).http.maxQueuedJobs).toBe(30);
+    expect((await open({ maxQueuedJobs: 20, http: { maxQueuedJobs: 30 } })).http.maxQueuedJobs).toBe(20);
+    setEnv({ FILECONV_MAX_QUEUED_JOBS: '0' });
+    const refused = await createFileconv({ dataDir: await tempDir() }).catch((error: unknown) => error);
+    expect(isFileconvError(refused, 'INVALID_OPTIONS')).toBe(true);
+    expect((refused as Error).message).toContain('FILECONV_MAX_QUEUED_JOBS must be a whole number above 0');
+  });
+
   it('takes the webhook secret from FILECONV_WEBHOOK_SECRET when the webhooks option gives the rest', async () => {
     setEnv({ FILECONV_WEBHOOK_SECRET: 'a webhook secret of 32 bytes or more, from the env' });
     const fileconv = await open({ webhooks: { allowPrivateAddresses: true } });

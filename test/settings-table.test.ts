@@ -116,6 +116,7 @@ const SAMPLES: Record<Exclude<SettingName, 'config' | 'signingSecret' | 'webhook
   log: { file: false, env: ['on', true], flag: 'switch' },
   logFormat: { file: 'json', env: ['pretty', 'pretty'], flag: ['json', 'json'] },
   convertTimeoutSeconds: { file: 90, env: ['91', 91], flag: ['92', 92] },
+  maxQueuedJobs: { file: 50, env: ['1', 1], flag: ['2', 2] },
   metricsPort: { file: 9100, env: ['9101', 9101], flag: ['9102', 9102] },
   data: {
     file: '/srv/file-data',

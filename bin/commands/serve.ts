@@ -199,6 +199,12 @@ export async function runServe(flags: ServeFlags): Promise<void> {
     const origins = config.cors.origins === '*' ? 'any origin' : config.cors.origins.join(', ');
     console.log(`fileconv: CORS: browser apps on ${origins} may call the API`);
   }
+  const { maxQueuedJobs } = config.server;
+  if (maxQueuedJobs !== undefined) {
+    console.log(
+      `fileconv: at most ${maxQueuedJobs} jobs wait in the queue; past that, new jobs are refused (503 OVERLOADED)`,
+    );
+  }
   console.log(limitsLine(service.plans, { on: service.limits, source: config.sources.limits ?? 'default' }));
   const shared = sharedAddressWarning({
     limits: service.limits,

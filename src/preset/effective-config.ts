@@ -51,6 +51,8 @@ export interface EffectiveConfig {
     log: boolean;
     logFormat: 'json' | 'pretty' | undefined;
     convertTimeoutSeconds: number;
+    /** undefined: no bound on waiting jobs. */
+    maxQueuedJobs: number | undefined;
   };
   metricsPort: number | undefined;
   dataDir: string;
@@ -148,6 +150,7 @@ export async function resolveConfig(
       log: get('log'),
       logFormat: get('logFormat'),
       convertTimeoutSeconds: get('convertTimeoutSeconds'),
+      maxQueuedJobs: get('maxQueuedJobs'),
     },
     metricsPort: get('metricsPort'),
     dataDir: resolve(cwd, get('data')),
@@ -220,6 +223,7 @@ export function fileconvOptionsOf(config: EffectiveConfig, extra: FileconvOption
     ...(config.redis ? { redisUrl: config.redis.url } : {}),
     ...(config.s3 ? { s3Bucket: config.s3.bucket, s3: config.s3 } : {}),
     queueLockMs: config.queue.lockMs,
+    ...(config.server.maxQueuedJobs === undefined ? {} : { maxQueuedJobs: config.server.maxQueuedJobs }),
     ...(enabled
       ? { converters: defaultConverters().filter((converter) => enabled.includes(converter.name)) }
       : {}),

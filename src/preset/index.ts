@@ -113,6 +113,14 @@ export interface FileconvOptions {
    */
   limits?: boolean;
   /**
+   * The most jobs that may wait in the queue (queued, not yet running): past it, new jobs over
+   * HTTP are refused with 503 OVERLOADED and Retry-After, and charged nothing. With Redis the
+   * count is the shared queue's, so the bound holds across API nodes (a burst of concurrent
+   * creates may overshoot it by their number). Default `http.maxQueuedJobs`, else
+   * $FILECONV_MAX_QUEUED_JOBS, else no bound.
+   */
+  maxQueuedJobs?: number;
+  /**
    * Webhook delivery. Default: on when $FILECONV_WEBHOOK_SECRET is set; false turns it off. Each
    * field left out of the object is read from its variable (see FileconvWebhookOptions).
    */
@@ -184,7 +192,7 @@ export async function loadOrCreateSecret(dataDir: string): Promise<Buffer> {
 export async function createFileconv(options: FileconvOptions = {}): Promise<Fileconv> {
   // Read before anything is opened: a bad plans file or variable fails the start at once.
   const settings = await presetSettings(options);
-  const { limits, plans } = settings;
+  const { limits, plans, maxQueuedJobs } = settings;
   const dataDir = resolve(settings.dataDir);
   await mkdir(dataDir, { recursive: true });
   const signingSecret = options.signingSecret ?? (await loadOrCreateSecret(dataDir));
@@ -251,6 +259,7 @@ export async function createFileconv(options: FileconvOptions = {}): Promise<Fil
       ...options.http,
       ...(onRequest ? { onRequest } : {}),
       ...(plans ? { plans } : {}),
+      ...(maxQueuedJobs === undefined ? {} : { maxQueuedJobs }),
       signingSecret,
       // Without counters the HTTP service limits and counts nothing (HttpServiceOptions.counters).
       ...(limits ? { counters: backends.counters } : {}),

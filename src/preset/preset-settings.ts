@@ -20,6 +20,8 @@ export interface PresetSettings {
   limits: boolean;
   /** undefined: the HTTP service's DEFAULT_PLANS. */
   plans: PlanTable | undefined;
+  /** undefined: no bound on waiting jobs. */
+  maxQueuedJobs: number | undefined;
   backends: BackendSettings;
   webhooks: (FileconvWebhookOptions & { secret: string; allowPrivateAddresses: boolean }) | undefined;
 }
@@ -74,6 +76,7 @@ export async function presetSettings(options: FileconvOptions): Promise<PresetSe
     limits: setting('limits', options.limits),
     // A variable names a plans file (an object only comes from a config file, which this never reads).
     plans: codePlans ?? (typeof plansFile === 'string' ? await loadPlansFile(plansFile) : undefined),
+    maxQueuedJobs: setting('maxQueuedJobs', options.maxQueuedJobs ?? options.http?.maxQueuedJobs),
     backends: {
       redisUrl: setting('redisUrl', options.redisUrl),
       s3:

@@ -143,6 +143,14 @@ export const SETTINGS = {
     help: 'how long POST /api/convert waits for its conversion',
     commands: SERVE,
   }),
+  maxQueuedJobs: setting({
+    kind: positiveInteger('<n>'),
+    file: 'server.maxQueuedJobs',
+    defaultText: 'none: no bound',
+    help: 'past this many jobs waiting in the queue, new jobs are refused (503 OVERLOADED, Retry-After) and charged nothing',
+    commands: SERVE,
+    embedded: true,
+  }),
   metricsPort: setting({
     kind: port,
     file: 'metricsPort',

@@ -20,6 +20,7 @@ import { emptyAnswer, jsonAnswer, singleQueryValue } from './exchange.js';
 import { readJsonBody } from './json-body.js';
 import { downloadUrlFor, uploadUrlFor, verifyDownloadUrl, verifyUploadUrl } from './links.js';
 import {
+  assertQueueHasRoom,
   assertWorkerRunning,
   jobIdParam,
   mediaType,
@@ -204,6 +205,7 @@ export function flowARoutes(ctx: RouteContext): Route[] {
       idempotent: true,
       async handle(call) {
         assertWorkerRunning(ctx.engine);
+        await assertQueueHasRoom(ctx, 1);
         const [job] = await createCharged(call, [parseJobBody(await readJsonBody(call.exchange))]);
         return jsonAnswer(200, { jobId: job!.id } satisfies CreateJobResult);
       },
@@ -218,6 +220,7 @@ export function flowARoutes(ctx: RouteContext): Route[] {
         // of too many jobs is told so (INVALID_REQUEST), not that its body is too large.
         const body = parse(batchEnvelope, await readJsonBody(call.exchange, BATCH_BODY_LIMIT));
         assertBatchAllowed(call.client.plan, body.jobs.length);
+        await assertQueueHasRoom(ctx, body.jobs.length);
         const jobs = await createCharged(
           call,
           body.jobs.map((job, index) => parseJobBody(job, `jobs[${index}]`)),

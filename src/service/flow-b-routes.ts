@@ -13,7 +13,14 @@ import { jsonAnswer, singleQueryValue } from './exchange.js';
 import { readJsonBody } from './json-body.js';
 
 import { receiveSingleFile } from './multipart.js';
-import { assertWorkerRunning, jobIdParam, parse, type RouteContext, resultAnswer } from './route-context.js';
+import {
+  assertQueueHasRoom,
+  assertWorkerRunning,
+  jobIdParam,
+  parse,
+  type RouteContext,
+  resultAnswer,
+} from './route-context.js';
 
 import type { Route } from './routes.js';
 import { namesUrl, storeUrlSource } from './url-source.js';
@@ -73,6 +80,7 @@ export function flowBRoutes(ctx: RouteContext): Route[] {
       idempotent: true,
       async handle(call) {
         assertWorkerRunning(ctx.engine);
+        await assertQueueHasRoom(ctx, 1);
         const { client, exchange } = call;
         const raw = await readJsonBody(exchange, undefined, CONVERT_FORM_HINT);
         const common = {

@@ -28,6 +28,20 @@ export function invalidRequest(error: ZodError, what = 'request body'): Fileconv
   });
 }
 
+/**
+ * 5xx codes the service answers on purpose, not for a fault: OVERLOADED is the queue bound
+ * shedding load (maxQueuedJobs). They are refusals like the 4xx ones: not reported to the host's
+ * onError (each would be a log line exactly while the service is busiest) and counted with the
+ * refusals in /metrics.
+ */
+const REFUSED_5XX: ReadonlySet<string> = new Set(['OVERLOADED']);
+
+/** Whether an answer refused the request (a 4xx with a code, or a deliberate 5xx) rather than failed it. */
+export function isRefusal(status: number, code: string | undefined): boolean {
+  if (code === undefined) return false;
+  return (status >= 400 && status < 500) || REFUSED_5XX.has(code);
+}
+
 /** Codes whose answer tells the client when to come back (Retry-After from details.retryAfterSeconds). */
 const RETRY_LATER = new Set([
   'RATE_LIMITED',

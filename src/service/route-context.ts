@@ -7,6 +7,7 @@
 import { create as contentDisposition } from 'content-disposition';
 import { z } from 'zod';
 import { FileconvError } from '../core/errors.js';
+import { assertQueueRoom } from '../core/policy/overload.js';
 import { NO_WORKER_MESSAGE } from '../engine/engine-context.js';
 import type { ReadinessOptions } from '../engine/readiness.js';
 import type { AccessSettings } from './access.js';
@@ -20,6 +21,8 @@ export interface RouteContext {
   access: AccessSettings;
   links: LinkSettings;
   convertTimeoutMs: number;
+  /** The bound on waiting jobs (HttpServiceOptions.maxQueuedJobs); undefined: none. */
+  maxQueuedJobs: number | undefined;
   readiness: ReadinessOptions;
   now(): number;
 }
@@ -37,6 +40,26 @@ export function assertWorkerRunning(engine: ServiceEngine): void {
   if (engine.workerStatus() === 'none') {
     throw new FileconvError('UNAVAILABLE', NO_WORKER_MESSAGE, { details: { check: 'worker' } });
   }
+}
+
+/**
+ * Refuses `adding` new jobs with OVERLOADED when the queue already holds the most waiting jobs the
+ * service takes (core/policy/overload.ts), before anything is stored or charged (and, but for a
+ * batch, whose length is what it adds, before the body is read): a refused create spends only the
+ * rate every request spends. The count is the queue's own (Queue.size, via
+ * engine.stats(), the number /metrics reports as fileconv_queue_depth), so on Redis (BullMQ)
+ * every API node sees the same backlog. The check and the enqueue that follows are not atomic: a
+ * burst of creates on several nodes (or concurrent ones on this node) may each see room and
+ * overshoot the bound by at most their number. Taking a slot atomically would cost a counter kept
+ * beside the queue in step with every worker's take; a bound that bends by a burst is enough to
+ * shed load.
+ */
+export async function assertQueueHasRoom(ctx: RouteContext, adding: number): Promise<void> {
+  const { maxQueuedJobs } = ctx;
+  // No bound (the default): no queue read on the way to every job.
+  if (maxQueuedJobs === undefined) return;
+  const { queued } = await ctx.engine.stats();
+  assertQueueRoom({ waiting: queued, adding, maxQueuedJobs });
 }
 
 /** A completed job's result as a download: its type, length and a name safe for any characters. */

@@ -1,8 +1,8 @@
 /**
  * What the HTTP service uses of an engine, and nothing more: uploads, jobs and results, who runs
- * the jobs, readiness, and what jobs may ask for (formats, plans, option schemas, operations). A
- * job engine (createJobEngine) is one; so is an engine of the deprecated createEngine, whose
- * `ports` say whether it was given what jobs need.
+ * the jobs, readiness, the queue's depth (stats, for maxQueuedJobs), and what jobs may ask for
+ * (formats, plans, option schemas, operations). A job engine (createJobEngine) is one; so is an
+ * engine of the deprecated createEngine, whose `ports` say whether it was given what jobs need.
  */
 import type { Storage } from '../core/ports/index.js';
 import type { JobEngine } from '../engine/job-engine.js';
@@ -28,6 +28,7 @@ export type ServiceEngine = Pick<
   | 'openResult'
   | 'workerStatus'
   | 'readiness'
+  | 'stats'
   | 'formats'
   | 'plan'
   | 'optionsSchema'

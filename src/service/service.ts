@@ -11,6 +11,7 @@
 
 import { randomUUID } from 'node:crypto';
 import { FileconvError } from '../core/errors.js';
+import { maxQueuedJobsOf } from '../core/policy/overload.js';
 import { DEFAULT_PLANS, type PlanTable } from '../core/policy/plans.js';
 import type { CounterStore, IdempotencyStore, KeyStore } from '../core/ports/index.js';
 import { signingKey } from '../core/signing.js';
@@ -23,7 +24,7 @@ import { docsRoutes } from './docs-routes.js';
 import type { HttpAnswer, HttpExchange } from './exchange.js';
 import { flowARoutes } from './flow-a-routes.js';
 import { flowBRoutes } from './flow-b-routes.js';
-import { errorAnswer, toHttpError } from './http-errors.js';
+import { errorAnswer, isRefusal, toHttpError } from './http-errors.js';
 import { createIdempotencyGuard, type IdempotencySettings } from './idempotency.js';
 import type { LinkSettings } from './links.js';
 import { multipartRoutes } from './multipart-routes.js';
@@ -78,10 +79,19 @@ export interface HttpServiceOptions {
   downloadUrlExpiresIn?: number;
   /** How long POST /api/convert waits for its conversion, ms. Default 600000. */
   convertTimeoutMs?: number;
+  /**
+   * The most jobs that may wait in the queue (queued, not yet running): past it, POST
+   * /api/jobs/create, /api/jobs/batch and /api/convert answer 503 OVERLOADED with Retry-After and
+   * charge nothing. Counted by the engine's queue (Queue.size: the in-process and BullMQ queues
+   * count; on Redis the bound holds across API nodes, give or take a burst of concurrent creates);
+   * a queue that cannot count refuses nothing. Default: no bound.
+   */
+  maxQueuedJobs?: number;
   /** Clock for limit windows, epoch ms (tests). Default Date.now. */
   now?: () => number;
   /**
-   * Called with every unexpected (5xx) error and its cause, for the host's log, and once with a
+   * Called with every unexpected (5xx) error and its cause, for the host's log (not with a 503
+   * OVERLOADED of `maxQueuedJobs`: a refusal, in the request log), and once with a
    * CONFIG error when the engine's queue is in-process and no worker has started 5 s after the
    * service was made (engine.start() forgotten). Default: console.error.
    */
@@ -198,6 +208,7 @@ export function buildHttpService(
     access,
     links,
     convertTimeoutMs: options.convertTimeoutMs ?? 600_000,
+    maxQueuedJobs: maxQueuedJobsOf(options.maxQueuedJobs, 'fileconv HTTP'),
     readiness: options.readiness ?? {},
     now,
   };
@@ -307,7 +318,7 @@ export function buildHttpService(
         // left to answer. Whatever the body was being stored into has already cleaned up.
         if (exchange.clientGone()) return { status: 499, headers: {}, body: null, gone: true };
         const httpError = toHttpError(error);
-        if (httpError.status >= 500) onError(error);
+        if (httpError.status >= 500 && !isRefusal(httpError.status, httpError.code)) onError(error);
         return errorAnswer(httpError, headers);
       }
     },

@@ -228,6 +228,9 @@ describe('createMetrics', () => {
     recordRequest(event);
     recordRequest({ ...event, method: 'GET', route: '/api/health', status: 200, code: undefined });
     recordRequest({ ...event, method: 'POST', route: '/api/upload', status: 499, code: undefined });
+    // Shed for a full queue (maxQueuedJobs): a refusal though a 503; a backing service away is not.
+    recordRequest({ ...event, method: 'POST', route: '/api/jobs/create', status: 503, code: 'OVERLOADED' });
+    recordRequest({ ...event, method: 'POST', route: '/api/jobs/create', status: 503, code: 'UNAVAILABLE' });
     const exposition = await scrape(metrics);
     expect(
       sampleValue(exposition, 'fileconv_http_requests_total', {
@@ -245,10 +248,11 @@ describe('createMetrics', () => {
         code: '',
       }),
     ).toBe(1);
-    // Only the refused request is a rejection; a client that left (499) was not refused.
+    // Only the refused requests are rejections; a client that left (499) was not refused.
     expect(sampleValue(exposition, 'fileconv_http_rejected_requests_total', { code: 'NOT_FOUND' })).toBe(1);
+    expect(sampleValue(exposition, 'fileconv_http_rejected_requests_total', { code: 'OVERLOADED' })).toBe(1);
     expect(
       exposition.samples.filter((sample) => sample.name === 'fileconv_http_rejected_requests_total'),
-    ).toHaveLength(1);
+    ).toHaveLength(2);
   });
 });

@@ -56,7 +56,7 @@ export interface Instruments {
   jobsProcessing: Gauge<string>;
   httpRequests: Counter<'route' | 'method' | 'status' | 'code'>;
   httpRequestDuration: Histogram<'route' | 'method'>;
-  /** Requests refused with a 4xx answer, by error code. */
+  /** Requests refused with a 4xx answer, or shed with 503 OVERLOADED (maxQueuedJobs), by error code. */
   httpRejected: Counter<'code'>;
   /** Bytes of uploads stored through the HTTP service, by route (Flow B multipart, Flow A PUT). */
   uploadBytes: Counter<'route'>;
@@ -147,7 +147,7 @@ export function createInstruments(registry: Registry, prefix: string, hooks: Scr
     }),
     httpRejected: new Counter({
       name: name('httpRejected'),
-      help: 'Requests refused with a 4xx answer, by error code.',
+      help: 'Requests refused with a 4xx answer, or shed with 503 OVERLOADED (too many jobs waiting), by error code.',
       labelNames: ['code'],
       registers,
     }),

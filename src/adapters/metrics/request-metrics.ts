@@ -3,6 +3,7 @@
  * `onRequest` hook. Label values stay few whatever clients send: the route is the matched
  * pattern ('/api/jobs/:jobId', never the id), and an unusual method is 'other'.
  */
+import { isRefusal } from '../../service/http-errors.js';
 import type { RequestEvent } from '../../service/service.js';
 import type { Instruments } from './instruments.js';
 
@@ -16,8 +17,7 @@ export function recordRequest(instruments: Instruments, event: RequestEvent): vo
   const method = METHODS.has(event.method) ? event.method : 'other';
   instruments.httpRequests.inc({ route, method, status: String(event.status), code: event.code ?? '' });
   instruments.httpRequestDuration.observe({ route, method }, event.durationMs / 1000);
-  // A 499 (the client left) has no code: nobody refused it.
-  if (event.status >= 400 && event.status < 500 && event.code)
-    instruments.httpRejected.inc({ code: event.code });
+  // A 499 (the client left) has no code: nobody refused it. A 503 OVERLOADED (the queue bound) was.
+  if (event.code && isRefusal(event.status, event.code)) instruments.httpRejected.inc({ code: event.code });
   if (event.uploadedBytes > 0) instruments.uploadBytes.inc({ route }, event.uploadedBytes);
 }

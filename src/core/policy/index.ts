@@ -1,6 +1,6 @@
 /**
  * Plans, API keys, rate limits and quotas, as the package entry `fileconv/policy`: pure decisions
- * (plans, windows, limits, headers, api-keys, settlement) plus enforce.ts, which applies them
+ * (plans, windows, limits, headers, api-keys, settlement, overload) plus enforce.ts, which applies them
  * through an injected CounterStore. The HTTP service (`fileconv/http`) applies all of it; a host
  * that builds its own HTTP layer takes the pieces from here. The root entry re-exports what every
  * host manages: the plan table (DEFAULT_PLANS, definePlans, getPlan, FREE_PLAN) and API keys
@@ -58,6 +58,12 @@ export {
   rateLimitSlot,
   secondsUntil,
 } from './limits.js';
+export {
+  assertQueueRoom,
+  maxQueuedJobsOf,
+  OVERLOADED_RETRY_AFTER_SECONDS,
+  type QueueRoomInput,
+} from './overload.js';
 export {
   assertBatchAllowed,
   assertFileSize,
