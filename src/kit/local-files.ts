@@ -30,11 +30,15 @@ export function fullDiskSeenSince(at: number): boolean {
   return fullDiskSeenAt >= at;
 }
 
-/** True for the errnos of a full disk or quota; remembers the sighting (fullDiskSeenSince). */
-function isNoSpaceErrno(errno: string | undefined): boolean {
-  if (errno === undefined || !NO_SPACE_CODES.has(errno)) return false;
+/** Remembers that a full disk was seen now (fullDiskSeenSince); returns true for the caller's answer. */
+function sawFullDisk(): true {
   fullDiskSeenAt = performance.now();
   return true;
+}
+
+/** True for the errnos of a full disk or quota, remembering the sighting. */
+function isNoSpaceErrno(errno: string | undefined): boolean {
+  return errno !== undefined && NO_SPACE_CODES.has(errno) && sawFullDisk();
 }
 const DENIED_CODES = new Set(['EACCES', 'EPERM']);
 
@@ -57,10 +61,7 @@ export function isNoSpace(error: unknown): boolean {
     if (at instanceof FileconvError && at.code === 'NO_SPACE') return true;
     if (isNoSpaceErrno(errnoOf(at))) return true;
     const message = at instanceof Error ? at.message : typeof at === 'string' ? at : '';
-    if (NO_SPACE_TEXT.test(message)) {
-      fullDiskSeenAt = performance.now();
-      return true;
-    }
+    if (NO_SPACE_TEXT.test(message)) return sawFullDisk();
     at = at instanceof Error ? at.cause : undefined;
   }
   return false;

@@ -5,8 +5,8 @@
  * reachable by keyboard; the quota's reset time is said once, in the browser's local time.
  */
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { createMemoryCounterStore } from '../../src/adapters/counters/memory.js';
 import { definePlans } from '../../src/core/policy/plans.js';
 import { pdfOperations } from '../../src/operations/pdf/index.js';
@@ -20,10 +20,8 @@ import {
   chromiumAvailable,
   convertAllButton,
   copyAs,
-  launchChromium,
-  type OpenedPage,
-  openPage,
   planRegion,
+  sharedBrowser,
   tabTo,
   targetSelect,
   visibleText,
@@ -66,26 +64,14 @@ const groupsOf = (page: Page, label: string) =>
 // The page is the same through every HTTP adapter (web-converter.test.ts covers them): one is enough.
 describe.runIf(HTTP_ADAPTER === 'express')('through one adapter', () => {
   describeWithEngine('chromium', chromiumAvailable(), CHROMIUM_INSTALL, 'web page layout (issue 29)', () => {
-    let browser: Browser;
-    let opened: OpenedPage | undefined;
-
-    beforeAll(async () => {
-      browser = await launchChromium();
-    });
-    afterEach(async () => {
-      await opened?.context.close();
-      opened = undefined;
-    });
-    afterAll(async () => {
-      await browser?.close();
-    });
+    const pages = sharedBrowser();
 
     it('hides every element with the hidden attribute, for each PDF tool chosen', async () => {
       const server = await startServer({
         router: { webConverter: true },
         engine: { operations: pdfOperations() },
       });
-      opened = await openPage(browser, server.url);
+      const opened = await pages.open(server.url);
       const { page } = opened;
       await page.getByLabel('Choose files', { exact: true }).setInputFiles(join(FIXTURES, 'fixture.pdf'));
       const tool = page.getByLabel('PDF tool', { exact: true });
@@ -114,7 +100,7 @@ describe.runIf(HTTP_ADAPTER === 'express')('through one adapter', () => {
         router: { webConverter: true },
         engine: { converters: JPEG_CONVERTERS },
       });
-      opened = await openPage(browser, server.url);
+      const opened = await pages.open(server.url);
       const { page } = opened;
       const formats = JSON.parse((await call(server, 'GET', '/api/formats')).text) as {
         formats: { name: string; family: string; targets: { format: string }[] }[];
@@ -151,7 +137,7 @@ describe.runIf(HTTP_ADAPTER === 'express')('through one adapter', () => {
 
     it('shows a drag over the drop zone, and keeps its inputs reachable by keyboard', async () => {
       const server = await startServer({ router: { webConverter: true } });
-      opened = await openPage(browser, server.url);
+      const opened = await pages.open(server.url);
       const { page } = opened;
       const zone = page.getByRole('group', { name: 'Add files', exact: true });
       const look = () =>
@@ -195,7 +181,7 @@ describe.runIf(HTTP_ADAPTER === 'express')('through one adapter', () => {
         },
       });
       // The daily quota resets at midnight UTC: 05:30 in India, whatever the test machine's zone.
-      opened = await openPage(browser, server.url, { timezoneId: 'Asia/Kolkata', locale: 'en-GB' });
+      const opened = await pages.open(server.url, { timezoneId: 'Asia/Kolkata', locale: 'en-GB' });
       const { page } = opened;
       await expect.poll(() => visibleText(planRegion(page))).toMatch(/Resets at/);
       const plan = await visibleText(planRegion(page));

@@ -18,7 +18,7 @@ import {
   type Locator,
   type Page,
 } from 'playwright-core';
-import { expect } from 'vitest';
+import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 
 export const CHROMIUM = '/usr/bin/chromium';
 export const CHROMIUM_INSTALL = 'apt-get install chromium';
@@ -86,6 +86,34 @@ export async function openPage(
   const chooseFiles = page.getByLabel('Choose files', { exact: true });
   await expect.poll(() => chooseFiles.isEnabled(), { timeout: 20_000 }).toBe(true);
   return { context, page, problems };
+}
+
+/**
+ * One browser for the describe block that calls this (started before its first test, closed
+ * after its last), and `open`, which opens a page in a fresh context closed after its test.
+ */
+export function sharedBrowser(): {
+  open(url: string, options?: BrowserContextOptions): Promise<OpenedPage>;
+} {
+  let browser: Browser | undefined;
+  const contexts: BrowserContext[] = [];
+  beforeAll(async () => {
+    browser = await launchChromium();
+  });
+  afterEach(async () => {
+    await Promise.all(contexts.splice(0).map((context) => context.close()));
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+  return {
+    async open(url, options) {
+      if (!browser) throw new Error('sharedBrowser().open() runs inside a test of its block');
+      const opened = await openPage(browser, url, options);
+      contexts.push(opened.context);
+      return opened;
+    },
+  };
 }
 
 /** Problems other than the browser's own log line for an HTTP error status the test provoked. */

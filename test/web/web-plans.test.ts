@@ -6,8 +6,8 @@
  * Each test starts a service of its own (sharp only: cheap); the browser is started once.
  */
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { createMemoryCounterStore } from '../../src/adapters/counters/memory.js';
 import { createMemoryKeyStore } from '../../src/adapters/keys/memory.js';
 import { createApiKey } from '../../src/core/policy/api-keys.js';
@@ -21,10 +21,8 @@ import {
   convertAllButton,
   copyAs,
   fileItem,
-  launchChromium,
-  type OpenedPage,
-  openPage,
   planRegion,
+  sharedBrowser,
   targetSelect,
   unexpectedProblems,
   visibleText,
@@ -44,19 +42,7 @@ describe.runIf(HTTP_ADAPTER === 'express')('through one adapter', () => {
     CHROMIUM_INSTALL,
     'web page: plans and API keys',
     () => {
-      let browser: Browser;
-      let opened: OpenedPage | undefined;
-
-      beforeAll(async () => {
-        browser = await launchChromium();
-      });
-      afterEach(async () => {
-        await opened?.context.close();
-        opened = undefined;
-      });
-      afterAll(async () => {
-        await browser?.close();
-      });
+      const pages = sharedBrowser();
 
       it('shows a Free quota running out mid-batch, with its reset time, for the files it stopped', async () => {
         // The router's clock stands still: the UTC day cannot roll over mid-test.
@@ -70,7 +56,7 @@ describe.runIf(HTTP_ADAPTER === 'express')('through one adapter', () => {
           },
         });
         // In UTC, the daily quota's reset (midnight UTC) reads 00:00 (or 12:00 AM, or "midnight").
-        opened = await openPage(browser, server.url, { timezoneId: 'UTC', locale: 'en-GB' });
+        const opened = await pages.open(server.url, { timezoneId: 'UTC', locale: 'en-GB' });
         const { page } = opened;
         const dir = await tempDir();
         const names = ['one.png', 'two.png', 'three.png', 'four.png'];
@@ -120,7 +106,7 @@ describe.runIf(HTTP_ADAPTER === 'express')('through one adapter', () => {
         const server = await startServer({
           router: { webConverter: true, keys, counters: createMemoryCounterStore() },
         });
-        opened = await openPage(browser, server.url);
+        const opened = await pages.open(server.url);
         const { page } = opened;
         const urls: string[] = [];
         page.on('request', (request) => urls.push(request.url()));
