@@ -373,6 +373,11 @@ describeWithEngine('chromium', chromiumAvailable(), CHROMIUM_INSTALL, 'web conve
       expect((await sharp(entries.get('fixture.webp')!).metadata()).format).toBe('webp');
       expect(problems).toEqual([]);
     } finally {
+      // The browser may still hold a kept-alive connection, or a speculative one it opened
+      // ahead: close() alone would wait on it until the test's time ran out.
+      await context?.close();
+      context = undefined;
+      statics.closeAllConnections();
       await new Promise((done) => statics.close(done));
     }
   });
