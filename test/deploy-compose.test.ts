@@ -12,8 +12,6 @@ import { parse } from 'yaml';
 import {
   commandProblems,
   IMAGE_DATA_DIR,
-  isApiGetRoute,
-  METRICS_PATH,
   ROOT,
   SERVE_PORT,
   unknownVariables,
@@ -60,14 +58,6 @@ async function dockerCompose(env: Record<string, string>) {
   });
 }
 
-/** The URL a healthcheck's `node -e "fetch(...)"` asks. */
-function healthUrl(service: Service): URL {
-  const script = service.healthcheck?.test.join(' ') ?? '';
-  const url = /fetch\('([^']+)'\)/.exec(script)?.[1];
-  if (!url) throw new Error(`no fetch('...') in the healthcheck: ${script}`);
-  return new URL(url);
-}
-
 describe('compose.yaml', () => {
   it('names only real FILECONV_ settings', () => {
     expect(unknownVariables(TEXT)).toEqual([]);
@@ -84,16 +74,12 @@ describe('compose.yaml', () => {
     expect(worker.deploy?.replicas).toBe(2);
   });
 
-  it("publishes the API's port and checks the health paths the API serves", () => {
+  it("publishes the API's port; the image's HEALTHCHECK checks both services", () => {
     expect(api.ports).toContain(`${SERVE_PORT}:${SERVE_PORT}`);
-    const ready = healthUrl(api);
-    expect(Number(ready.port)).toBe(SERVE_PORT);
-    expect(isApiGetRoute(ready.pathname)).toBe(true);
-    expect(ready.pathname).toBe('/api/ready');
-    // The worker has no API: its check asks the metrics endpoint FILECONV_METRICS_PORT opens.
-    const alive = healthUrl(worker);
-    expect(alive.port).toBe(worker.environment?.FILECONV_METRICS_PORT);
-    expect(alive.pathname).toBe(METRICS_PATH);
+    // The image's check asks /api/ready on a server and the metrics port on a worker (it reads
+    // the command: scripts/image/healthcheck.mjs, run in test/container/): no override here.
+    for (const service of [api, worker]) expect(service.healthcheck).toBeUndefined();
+    expect(worker.environment?.FILECONV_METRICS_PORT).toMatch(/^\d+$/);
   });
 
   it('takes the secrets from the environment, required, never from the file', () => {

@@ -9,6 +9,7 @@ import { expect, it } from 'vitest';
 import { CHROMIUM_INSTALL } from '../src/converters/chromium/chromium-locate.js';
 import { LIBREOFFICE_INSTALL } from '../src/converters/libreoffice/libreoffice-locate.js';
 import { COMMAND_TOOLS } from '../src/kit/command-tools.js';
+import { isApiGetRoute, METRICS_PATH, SERVE_PORT } from './helpers/deploy-files.js';
 
 const DOCKERFILE = readFileSync(join(import.meta.dirname, '..', 'Dockerfile'), 'utf8');
 
@@ -40,4 +41,14 @@ it('installs every Debian package the engines name', () => {
   const installed = new Set([...engines, ...fonts, ...heavy]);
   expect([...named].filter((pkg) => !installed.has(pkg))).toEqual([]);
   expect(heavy.sort()).toEqual(['calibre', 'chromium']);
+});
+
+it("the image's HEALTHCHECK asks paths the API and the metrics endpoint serve, on the default port", () => {
+  const check = readFileSync(join(import.meta.dirname, '..', 'scripts', 'image', 'healthcheck.mjs'), 'utf8');
+  const paths = [...new Set([...check.matchAll(/\/(?:api\/[a-z]+|metrics)\b/g)].map(([path]) => path))];
+  expect(paths).toEqual(['/api/ready', METRICS_PATH]);
+  expect(isApiGetRoute('/api/ready')).toBe(true);
+  expect(check).toContain(`?? '${SERVE_PORT}'`);
+  expect(DOCKERFILE).toMatch(new RegExp(`^EXPOSE ${SERVE_PORT}$`, 'm'));
+  expect(DOCKERFILE).toContain('CMD ["node", "/opt/fileconv/healthcheck.mjs"]');
 });

@@ -13,6 +13,13 @@ async function json<T>(response: Response): Promise<T> {
   return JSON.parse(text) as T;
 }
 
+/** The Content-Type a client sends for each fixture it uploads. */
+const CONTENT_TYPES: Record<string, string> = {
+  png: 'image/png',
+  docx: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+  pptx: 'application/vnd.openxmlformats-officedocument.presentationml.presentation',
+};
+
 const post = (url: string, body: unknown) =>
   fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
 
@@ -24,10 +31,19 @@ export async function flowA(
 ): Promise<{ jobId: string; bytes: Buffer }> {
   const file = await readFile(path);
   const sourceFormat = path.split('.').pop()!;
+  const contentType = CONTENT_TYPES[sourceFormat] ?? 'application/octet-stream';
   const grant = await json<{ uploadUrl: string; fileKey: string }>(
-    await post(`${api}/api/files/get-upload-url`, { fileName: basename(path), fileSize: file.length }),
+    await post(`${api}/api/files/get-upload-url`, {
+      fileName: basename(path),
+      fileSize: file.length,
+      contentType,
+    }),
   );
-  const put = await fetch(grant.uploadUrl, { method: 'PUT', body: file });
+  const put = await fetch(grant.uploadUrl, {
+    method: 'PUT',
+    headers: { 'content-type': contentType },
+    body: file,
+  });
   expect(put.status, await put.clone().text()).toBe(200);
   const { jobId } = await json<{ jobId: string }>(
     await post(`${api}/api/jobs/create`, {

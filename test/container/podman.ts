@@ -1,8 +1,8 @@
 /**
  * Running the image under test with podman, as scripts/image/build.sh builds it and this kind of
- * machine allows: runc (the cgroups are hybrid; crun refuses), the rlimits the machine has
- * (they cannot be raised), the host's network (each container's server listens on a port of its
- * own: PORT). Every container and volume a test makes is named after this process, and removed.
+ * machine allows: runc (the cgroups are hybrid; crun refuses) and the rlimits the machine has
+ * (they cannot be raised). Every container and volume a test makes is named after this process,
+ * and removed.
  */
 import { execFile } from 'node:child_process';
 import { createServer } from 'node:net';
@@ -12,7 +12,10 @@ import { promisify } from 'node:util';
 const run = promisify(execFile);
 
 export const IMAGE = process.env.FILECONV_IMAGE ?? 'localhost/fileconv:latest';
-const RUN_FLAGS = ['--network', 'host', '--ulimit', 'nofile=20000:20000', '--ulimit', 'nproc=4096:4096'];
+const LIMITS = ['--ulimit', 'nofile=20000:20000', '--ulimit', 'nproc=4096:4096'];
+// No health timer: podman would run it through systemd, which this machine has not; the tests
+// run the image's HEALTHCHECK themselves (`podman healthcheck run`).
+const RUN_FLAGS = [...LIMITS, '--health-interval', 'disable'];
 
 let made = 0;
 const containers: string[] = [];
@@ -42,22 +45,29 @@ export function volumeName(): string {
   return name;
 }
 
-/** Starts a detached container of the image: `args` go after the image (the fileconv command). */
+/**
+ * Starts a detached container of the image: `args` go after the image (the fileconv command).
+ * `publish` maps a host port to the container's 3000 (podman's own network, as `-p` in the
+ * README); without it the container shares the host's network (its server then needs a PORT).
+ */
 export async function startContainer(options: {
   args?: string[];
   env?: Record<string, string>;
   volume?: string;
+  publish?: number;
 }): Promise<string> {
   const name = `fileconv-test-${process.pid}-${++made}`;
   containers.push(name);
   const env = Object.entries(options.env ?? {}).flatMap(([key, value]) => ['-e', `${key}=${value}`]);
   const volume = options.volume ? ['-v', `${options.volume}:/data`] : [];
+  const network = options.publish ? ['-p', `127.0.0.1:${options.publish}:3000`] : ['--network', 'host'];
   await podman([
     'run',
     '-d',
     '--name',
     name,
     ...RUN_FLAGS,
+    ...network,
     ...env,
     ...volume,
     IMAGE,
@@ -71,7 +81,7 @@ export async function runOnce(args: string[]): Promise<{ code: number; stdout: s
   try {
     const { stdout, stderr } = await run(
       'podman',
-      ['--runtime', 'runc', 'run', '--rm', ...RUN_FLAGS, IMAGE, ...args],
+      ['--runtime', 'runc', 'run', '--rm', ...LIMITS, IMAGE, ...args],
       {
         timeout: 180_000,
         maxBuffer: 64 * 1024 * 1024,

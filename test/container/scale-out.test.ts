@@ -12,12 +12,22 @@ import { type RedisServer, startRedisServer } from '../helpers/redis-server.js';
 import { type S3rverHandle, s3rverEnv, startS3rver } from '../helpers/s3rver.js';
 import { fixture, tempDir } from '../helpers/temp.js';
 import { flowA } from './client.js';
-import { freePort, IMAGE, imageExists, logs, removeAll, startContainer, waitUntilReady } from './podman.js';
+import {
+  freePort,
+  IMAGE,
+  imageExists,
+  logs,
+  podman,
+  removeAll,
+  startContainer,
+  waitUntilReady,
+} from './podman.js';
 
 describe(`${IMAGE}: an API container and a worker container on Redis + S3`, () => {
   let redis: RedisServer;
   let s3: S3rverHandle;
   let api: string;
+  let apiContainer: string;
   let worker: string;
 
   beforeAll(async () => {
@@ -31,12 +41,18 @@ describe(`${IMAGE}: an API container and a worker container on Redis + S3`, () =
     };
     const port = await freePort();
     api = `http://127.0.0.1:${port}`;
-    const node = await startContainer({
+    apiContainer = await startContainer({
       args: ['serve', '--no-worker'],
       env: { ...env, PORT: String(port) },
     });
-    worker = await startContainer({ args: ['worker'], env });
-    await waitUntilReady(`${api}/api/ready`, node);
+    // The worker serves its metrics, as compose.yaml and the Kubernetes example have it do.
+    const metrics = await freePort();
+    worker = await startContainer({
+      args: ['worker'],
+      env: { ...env, FILECONV_METRICS_PORT: String(metrics) },
+    });
+    await waitUntilReady(`${api}/api/ready`, apiContainer);
+    await waitUntilReady(`http://127.0.0.1:${metrics}/metrics`, worker);
   }, 180_000);
 
   afterAll(async () => {
@@ -53,4 +69,10 @@ describe(`${IMAGE}: an API container and a worker container on Redis + S3`, () =
     expect(await pdfPages(path)).toBe(2);
     expect(await output('pdfinfo', [path])).toMatch(/Producer:\s+LibreOffice/);
   }, 300_000);
+
+  it("is healthy by the image's HEALTHCHECK on both containers (the worker's asks its metrics)", async () => {
+    for (const container of [apiContainer, worker]) await podman(['healthcheck', 'run', container]);
+    await podman(['stop', '-t', '20', worker], 60_000);
+    await expect(podman(['healthcheck', 'run', worker])).rejects.toThrow();
+  });
 });
