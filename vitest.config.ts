@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 import { packageEntries } from './scripts/package-entries.js';
 
 /**
@@ -21,7 +21,15 @@ export default defineConfig({
     // suites again through each other adapter of the same service: no adapter may answer
     // differently (test/http/harness.ts picks the adapter from FILECONV_HTTP_ADAPTER).
     projects: [
-      { extends: true, test: { name: 'all', include: ['test/**/*.test.ts'] } },
+      {
+        extends: true,
+        // test/container: the image's tests, which need the image built (npm run test:image).
+        test: {
+          name: 'all',
+          include: ['test/**/*.test.ts'],
+          exclude: [...configDefaults.exclude, 'test/container/**'],
+        },
+      },
       ...(['node', 'fetch', 'fastify'] as const).map((adapter) => ({
         extends: true as const,
         test: {
