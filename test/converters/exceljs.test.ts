@@ -207,6 +207,43 @@ describe('xlsx input', () => {
   });
 });
 
+describe('numbers as Excel holds them', () => {
+  it('writes 15 significant digits, as Excel and LibreOffice do, from cells and cached results', async () => {
+    // A sum in a real sheet (issue 32's survey) stores 294.80000000000007: Excel shows 294.8.
+    const ws = await workspace();
+    const workbook = new ExcelJS.Workbook();
+    const sheet = workbook.addWorksheet('Sums');
+    sheet.addRow(['stored', 'computed', 'small', 'big', 'third']);
+    sheet.addRow([
+      0.1 + 0.2,
+      { formula: 'A2*2', result: 147.40000000000003 * 2 },
+      1.5e-7,
+      123456789012345680000,
+      1 / 3,
+    ]);
+    const input = join(ws.inputs, 'sums.xlsx');
+    await workbook.xlsx.writeFile(input);
+    expect(await convertText(ws, 'xlsx', 'csv', { inputPath: input })).toBe(
+      'stored,computed,small,big,third\r\n0.3,294.8,1.5e-7,123456789012346000000,0.333333333333333\r\n',
+    );
+    const [row] = JSON.parse(await convertText(ws, 'xlsx', 'json', { inputPath: input }));
+    expect(row).toEqual({
+      stored: 0.3,
+      computed: 294.8,
+      small: 1.5e-7,
+      big: 123456789012346000000,
+      third: 0.333333333333333,
+    });
+  });
+
+  it("keeps a CSV field's digits: only numbers read from a workbook are Excel's", async () => {
+    const ws = await workspace();
+    const input = join(ws.inputs, 'digits.csv');
+    await writeFile(input, 'value\r\n0.30000000000000004\r\n');
+    expect(await convertText(ws, 'csv', 'json', { inputPath: input })).toContain('0.30000000000000004');
+  });
+});
+
 describe('text input', () => {
   it('round-trips csv -> xlsx -> csv keeping every value, with numbers as numeric cells', async () => {
     const ws = await workspace();

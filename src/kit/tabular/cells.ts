@@ -87,6 +87,15 @@ function serialToDate(serial: number, date1904: boolean): Date {
   return new Date(Math.round((serial - 25569 + (date1904 ? 1462 : 0)) * 86_400_000));
 }
 
+/**
+ * A number as Excel holds it: 15 significant digits. A sheet stores a computed 294.8 as
+ * 294.80000000000007 (the double's every digit); Excel and LibreOffice show and export 294.8,
+ * and so does fileconv. Only numbers read from a workbook: a CSV field keeps the digits it has.
+ */
+function excelNumber(value: number): number {
+  return Number.isFinite(value) ? Number(value.toPrecision(15)) : value;
+}
+
 type FormulaResult = NonNullable<Extract<CellValue, { result?: unknown }>['result']>;
 
 function formulaResult(
@@ -99,7 +108,7 @@ function formulaResult(
     // The streaming reader parses every cached result as a float: an error or a boolean result
     // becomes NaN there, and there is no way back to its text.
     if (Number.isNaN(result)) return null;
-    return isDateFormat(numFmt) ? serialToDate(result, date1904) : result;
+    return isDateFormat(numFmt) ? serialToDate(result, date1904) : excelNumber(result);
   }
   if (typeof result === 'object' && !(result instanceof Date)) return result.error;
   return result;
@@ -113,6 +122,7 @@ function formulaResult(
  */
 export function cellFromExcel(value: CellValue, numFmt?: string, date1904 = false): Cell {
   if (value === null || value === undefined) return null;
+  if (typeof value === 'number') return excelNumber(value);
   if (typeof value !== 'object' || value instanceof Date) return value;
   if ('richText' in value) return value.richText.map((run) => run.text ?? '').join('');
   if ('error' in value) return value.error;
