@@ -5,6 +5,7 @@
  */
 
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -62,6 +63,15 @@ describe('json, yaml and xml', () => {
   it('yaml -> json keeps every value and type (python json reads the PyYAML fixture back)', async () => {
     const ws = await workspace();
     expect(readByPython(await convert(ws, 'yaml', 'json'), 'json')).toEqual(PEOPLE);
+  });
+
+  it('yaml with CR-only line ends (old Mac files) -> json, as PyYAML reads it', async () => {
+    const ws = await workspace();
+    const crOnly = join(ws.inputs, 'cr.yaml');
+    const lf = readFileSync(fixture('fixture.yaml'), 'utf8');
+    await writeFile(crOnly, lf.replace(/\r?\n/g, '\r'));
+    expect(readByPython(crOnly, 'yaml')).toEqual(PEOPLE);
+    expect(readByPython(await convert(ws, 'yaml', 'json', crOnly), 'json')).toEqual(PEOPLE);
   });
 
   it('json -> yaml -> json round-trips (PyYAML reads the YAML)', async () => {

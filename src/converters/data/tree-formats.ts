@@ -118,7 +118,9 @@ async function parseXml(text: string, limits: TreeLimits): Promise<unknown> {
 
 async function parseYaml(text: string, limits: TreeLimits): Promise<unknown> {
   const { parseAllDocuments } = await loadYaml();
-  const parsed = parseAllDocuments(text, { schema: 'core', uniqueKeys: true, prettyErrors: false });
+  // YAML counts a lone CR as a line break (old Mac files; PyYAML reads them); the yaml package
+  // does not, and took every line for one.
+  const parsed = parseAllDocuments(text.replace(/\r\n?/g, '\n'), { schema: 'core', uniqueKeys: true, prettyErrors: false });
   const documents = Array.isArray(parsed) ? parsed : [parsed];
   const values = documents.map((document) => {
     const error = document.errors[0];
