@@ -212,11 +212,23 @@ describeWithEngine('bsdtar', ARCHIVE_ENGINE, ARCHIVE_INSTALL, 'archive converter
     await expectRefused(lying, 'zip', 'INPUT_LIMIT_EXCEEDED');
   });
 
-  it('refuses an encrypted zip as PASSWORD_PROTECTED', async () => {
+  it("refuses an encrypted zip (ZipCrypto or AES) as PASSWORD_PROTECTED, in words without the tool's prompt", async () => {
     const ws = await workspace();
-    const encrypted = join(ws.inputs, 'secret.zip');
-    await run('7zz', ['a', '-bso0', '-psecret', encrypted, fixture('fixture.txt')]);
-    await expectRefused(await readFile(encrypted), 'zip', 'PASSWORD_PROTECTED');
+    for (const method of ['ZipCrypto', 'AES256']) {
+      const encrypted = join(ws.inputs, `secret-${method}.zip`);
+      await run('7zz', [
+        'a',
+        '-bso0',
+        '-tzip',
+        `-mem=${method}`,
+        '-psecret',
+        encrypted,
+        fixture('fixture.txt'),
+      ]);
+      const error = await expectRefused(await readFile(encrypted), 'zip', 'PASSWORD_PROTECTED');
+      expect(error.message).toMatch(/^The archive is encrypted: its entries need a password/);
+      expect(error.message).not.toMatch(/passphrase:|\(null\)/);
+    }
   });
 
   it('stops at once when canceled', async () => {

@@ -19,14 +19,27 @@ const ENCRYPTED = /encrypt|passphrase|password/i;
 /** libarchive's warning when an entry's data outgrows the size its header declared. */
 const OUTGROWN = /Truncated write|file may have grown|Too much data/i;
 
+/**
+ * What bsdtar says after its prompts for a passphrase: it prints "Enter passphrase:" (to stderr,
+ * there being no terminal) for each try at an encrypted entry, thousands of times, and the kept
+ * end of stderr may start mid-prompt. Noise, not the reason; nor is its "(null)" message.
+ */
+function afterPrompts(stderr: string): string {
+  const end = stderr.lastIndexOf('passphrase:');
+  return (end < 0 ? stderr : stderr.slice(end + 'passphrase:'.length)).replace(/bsdtar: \(null\)/g, '');
+}
+
 /** CORRUPT_INPUT (or PASSWORD_PROTECTED) from what bsdtar said about the input. */
 export function unreadableArchive(stderr: string): FileconvError {
-  const tail = stderrTail(stderr);
   if (ENCRYPTED.test(stderr)) {
-    return new FileconvError('PASSWORD_PROTECTED', `The archive is encrypted: ${tail}`, {
-      details: { reason: 'archive', stderr: tail },
-    });
+    const tail = stderrTail(afterPrompts(stderr));
+    return new FileconvError(
+      'PASSWORD_PROTECTED',
+      `The archive is encrypted: its entries need a password, and fileconv opens none${tail ? ` (${tail})` : ''}`,
+      { details: { reason: 'archive', stderr: tail } },
+    );
   }
+  const tail = stderrTail(stderr);
   return new FileconvError('CORRUPT_INPUT', `The archive cannot be read: ${tail || 'bsdtar failed'}`, {
     details: { reason: 'archive', stderr: tail },
   });
