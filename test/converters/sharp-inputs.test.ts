@@ -129,6 +129,19 @@ describe('damaged and foreign input', () => {
     await expectRefused(heic.subarray(0, heic.length >> 1), 'heic', 'png', 'CORRUPT_INPUT');
   });
 
+  it('refuses a PNG whose chunk checksum (CRC) is wrong as CORRUPT_INPUT, naming the chunk', async () => {
+    // libpng refuses a critical chunk with a wrong CRC and libvips said "Unknown error": a 500.
+    const png = await readFile(fixture('fixture.png'));
+    for (const type of ['IHDR', 'IDAT']) {
+      const damaged = Buffer.from(png);
+      const at = damaged.indexOf(type);
+      const crcAt = at + 4 + damaged.readUInt32BE(at - 4);
+      damaged[crcAt + 1]! ^= 0xff;
+      const error = await expectRefused(damaged, 'png', 'webp', 'CORRUPT_INPUT');
+      if (type === 'IHDR') expect(error.message).toMatch(/IHDR chunk's checksum \(CRC\)/);
+    }
+  });
+
   it('refuses formats outside its set even when libvips knows them', async () => {
     const ppm = Buffer.concat([Buffer.from('P6\n2 2\n255\n'), Buffer.alloc(12, 200)]);
     await expectRefused(ppm, 'png', 'jpg', 'CORRUPT_INPUT');

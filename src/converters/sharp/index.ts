@@ -32,6 +32,7 @@ import { decodeHeic } from './heic.js';
 import { ANIMATED_FORMATS, buildImageEdges } from './image-edges.js';
 import { IMAGE_DEFAULTS, IMAGE_TARGETS, type ImageOptions } from './image-options.js';
 import { writeImage } from './output.js';
+import { pngChunkWithBadCrc } from './png-crc.js';
 import { SHARP } from './registration.js';
 import { withTiffFallback } from './tiff-fallback.js';
 import { isTruncatedImage } from './truncation.js';
@@ -184,17 +185,31 @@ async function runConversion(ctx: ConvertContext<ImageOptions>, settings: Conver
  * it was feeding, "unable to write to target" or "Unknown error", when other conversions run at
  * the same time (found by the soak: one truncated upload in four came back CONVERSION_FAILED, a
  * 500, instead of CORRUPT_INPUT). Its error state is shared between threads, so reading the
- * input again is no proof either; the file's missing end marker is.
+ * input again is no proof either; the file's missing end marker is, or a PNG chunk's wrong CRC
+ * (libpng refuses a critical chunk whose CRC is wrong, and libvips says "Unknown error").
  */
 async function explainWriteFailure(error: unknown, ctx: ConvertContext<ImageOptions>): Promise<unknown> {
   if (!(error instanceof FileconvError) || error.code !== 'CONVERSION_FAILED' || ctx.signal.aborted)
     return error;
   if (!/unable to write to target|write failed|Unknown error/i.test(error.message)) return error;
   const truncated = await isTruncatedImage(ctx.inputPath, ctx.from).catch(() => false);
-  return truncated
-    ? new FileconvError('CORRUPT_INPUT', 'The image is damaged or not a supported image: it is truncated', {
+  if (truncated) {
+    return new FileconvError(
+      'CORRUPT_INPUT',
+      'The image is damaged or not a supported image: it is truncated',
+      {
         cause: error,
-      })
+      },
+    );
+  }
+  const badChunk =
+    ctx.from === 'png' ? await pngChunkWithBadCrc(ctx.inputPath).catch(() => undefined) : undefined;
+  return badChunk
+    ? new FileconvError(
+        'CORRUPT_INPUT',
+        `The image is damaged: its ${badChunk} chunk's checksum (CRC) does not match its bytes`,
+        { cause: error, details: { chunk: badChunk } },
+      )
     : error;
 }
 
