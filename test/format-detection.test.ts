@@ -140,6 +140,14 @@ describe('detectFormat on text', () => {
   it('does not call binary bytes text', async () => {
     expect(await detectFormat(Uint8Array.from([0x00, 0x01, 0x02, 0x03, 0x41, 0x42]))).toBeUndefined();
     expect(await detectFormat(utf8('text with a NUL\0 inside'))).toBeUndefined();
+    // Controls thicker than one in 100 characters, or in text that is no valid UTF-8.
+    expect(await detectFormat(utf8(`${'words '.repeat(10)}\x01\x02`))).toBeUndefined();
+    expect(await detectFormat(Buffer.from(`caf\xe9 ${'words '.repeat(40)}\x01`, 'latin1'))).toBeUndefined();
+  });
+
+  it('takes valid UTF-8 text with a stray control character as text (a real file had two 0x01)', async () => {
+    const line = 'Grüße aus dem Handbuch, Kapitel 3: Installation und Betrieb.\n';
+    expect(await detectFormat(utf8(`${line.repeat(4)}\x01${line.repeat(3)}\x01${line}`))).toBe('txt');
   });
 
   it('keeps text that happens to look like an MPEG transport stream', async () => {

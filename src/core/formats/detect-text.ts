@@ -7,7 +7,7 @@
  * "Text" means: decodable (UTF-8, UTF-16 with a byte-order mark, or a legacy 8-bit encoding such
  * as Windows-1252, which is what Excel on Windows writes CSV in) and free of the C0 control
  * characters that text never contains (NUL and friends; tab, line breaks, form feed and ESC are
- * fine). Binary formats hit a control byte within their first few hundred bytes, so the 8-bit
+ * fine; strict UTF-8 or UTF-16 may carry a stray one in 100 characters). Binary formats hit a control byte within their first few hundred bytes, so the 8-bit
  * fallback does not let binary through in practice.
  */
 import { sniffSubRip, sniffSubStation, sniffXml } from './detect-data-text.js';
@@ -33,9 +33,18 @@ function startsWithBytes(head: Uint8Array, bytes: readonly number[]): boolean {
   return bytes.every((byte, i) => head[i] === byte);
 }
 
+/**
+ * Stray controls tolerated in text that decodes as strict UTF-8 or UTF-16: one in 100 characters.
+ * Real text files carry the odd one (a 0x01 pasted from a terminal, a form feed's cousin); a
+ * binary file is neither valid UTF-8 nor that sparse in them. Never NUL, and never in text that
+ * decodes only as an 8-bit encoding (every byte does, binary included).
+ */
+const STRAY_CONTROLS_PER_CHAR = 1 / 100;
+
 /** Decodes the head as text, or returns undefined when it is not text. A truncated last character is ignored. */
 export function decodeText(head: Uint8Array): string | undefined {
   let text: string;
+  let strict = true;
   if (startsWithBytes(head, [0xff, 0xfe]) || startsWithBytes(head, [0xfe, 0xff])) {
     const encoding = head[0] === 0xff ? 'utf-16le' : 'utf-16be';
     try {
@@ -51,11 +60,15 @@ export function decodeText(head: Uint8Array): string | undefined {
     } catch {
       // 'latin1' is windows-1252 in the WHATWG Encoding standard: every byte decodes.
       text = new TextDecoder('latin1').decode(head);
+      strict = false;
     }
   }
+  let strays = 0;
+  const tolerated = strict ? Math.floor(text.length * STRAY_CONTROLS_PER_CHAR) : 0;
   for (let i = 0; i < text.length; i++) {
     const code = text.charCodeAt(i);
-    if (code < 0x20 && !ALLOWED_CONTROLS.has(code)) return undefined;
+    if (code >= 0x20 || ALLOWED_CONTROLS.has(code)) continue;
+    if (code === 0 || ++strays > tolerated) return undefined;
   }
   return text;
 }
