@@ -3,10 +3,12 @@
  * header's version, FictionBook among XML and text, and what each accepts when declared.
  * The real fixtures (made by calibre) are detected in formats.test.ts.
  */
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { detectFormat, isContentCompatible } from '../src/core/formats/index.js';
+import { DETECTION_BYTES, detectFormat, isContentCompatible } from '../src/core/formats/index.js';
+import { zipBytes } from './helpers/zip.js';
 
 const fixture = (name: string) =>
   new Uint8Array(readFileSync(join(import.meta.dirname, '..', 'fixtures', name)));
@@ -81,5 +83,33 @@ describe('FictionBook', () => {
     expect(isContentCompatible('txt', 'fb2')).toBe(true);
     expect(isContentCompatible('fb2', 'txt')).toBe(false);
     expect(isContentCompatible('html', 'fb2')).toBe(false);
+  });
+});
+
+describe('EPUB', () => {
+  const CONTAINER =
+    '<?xml version="1.0"?><container version="1.0" xmlns="urn:oasis:names:tc:opendocument:xmlns:container">' +
+    '<rootfiles><rootfile full-path="content.opf" media-type="application/oebps-package+xml"/></rootfiles></container>';
+
+  it("is told by META-INF/container.xml when 'mimetype' is not the first entry (Sphinx's books)", async () => {
+    // The layout of Debian's developers-reference.epub: container.xml first, then pages and
+    // pictures, mimetype deflated last, far beyond the head detection reads.
+    const picture = randomBytes(256 * 1024); // incompressible, as a PNG is
+    const book = await zipBytes(
+      new Map([
+        ['META-INF/container.xml', Buffer.from(CONTAINER)],
+        ['_static/picture.png', picture],
+        ['index.xhtml', Buffer.from('<html xmlns="http://www.w3.org/1999/xhtml"><body>hi</body></html>')],
+        ['content.opf', Buffer.from('<package/>')],
+        ['mimetype', Buffer.from('application/epub+zip')],
+      ]),
+    );
+    expect(book.indexOf('mimetype')).toBeGreaterThan(DETECTION_BYTES);
+    expect(await detectFormat(book.subarray(0, DETECTION_BYTES))).toBe('epub');
+  });
+
+  it('still tells ODF by its mimetype, which comes first there', async () => {
+    expect(await detectFormat(fixture('fixture.odt'))).toBe('odt');
+    expect(await detectFormat(fixture('fixture.epub'))).toBe('epub');
   });
 });

@@ -228,6 +228,10 @@ function entryKind(name: string): FormatName | GenericContainer | undefined {
   // Keynote '09 keeps its XML in index.apxl; iWork 2013+ (Keynote, Pages, Numbers) in Index/*.iwa.
   if (name === 'index.apxl' || name === 'index.apxl.gz') return 'key';
   if (name.startsWith('Index/') && name.endsWith('.iwa')) return 'iwork';
+  // EPUB's OCF container file, which ODF has not. The 'mimetype' entry should come first, stored,
+  // but real books (Debian's developers-reference, made by Sphinx) start with this file and
+  // deflate mimetype later: readers and calibre open them all the same.
+  if (name === 'META-INF/container.xml') return 'epub';
   return undefined;
 }
 
