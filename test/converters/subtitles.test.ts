@@ -124,6 +124,47 @@ describeWithEngine('ffmpeg', ffmpegFound, 'apt-get install ffmpeg', 'subtitle co
     expect(await readFile(back.outputPath, 'utf8')).toContain('<i>Second line, in italics.</i>');
   });
 
+  it('reads WebVTT with NOTE, STYLE and REGION blocks and mm:ss timings, as browsers do', async () => {
+    // ffmpeg alone read none of these cues (a real file: "holds no subtitle cues").
+    const ws = await workspace();
+    const inputPath = join(ws.inputs, 'blocks.vtt');
+    await writeFile(
+      inputPath,
+      [
+        'WEBVTT - a lecture',
+        '',
+        'STYLE',
+        '::cue {',
+        '  color: yellow;',
+        '}',
+        '',
+        'REGION',
+        'id:left width:40%',
+        '',
+        'NOTE This comment',
+        'spans two lines',
+        '',
+        '00:01.000 --> 00:04.000',
+        'Hello, subtitles.',
+        '',
+        'NOTE between cues',
+        '',
+        'second',
+        '00:05.000 --> 00:08.500 align:start position:10%',
+        'Second line.',
+        '',
+      ].join('\r\n'),
+    );
+    for (const to of ['srt', 'ass'] as const) {
+      const ctx = context(ws, 'vtt', to, { inputPath, outputPath: join(ws.outputs, `blocks.${to}`) });
+      await converter.convert(ctx);
+      expect(cuesByFfmpeg(ctx.outputPath, to)).toEqual(['Hello, subtitles.', 'Second line.']);
+    }
+    const srt = await readFile(join(ws.outputs, 'blocks.srt'), 'utf8');
+    expect(srt).toContain('00:00:05,000 --> 00:00:08,500');
+    expect(srt).not.toMatch(/color|NOTE|REGION/);
+  });
+
   it('reads 8-bit SubRip: windows-1252 by default, or the charset named', async () => {
     const ws = await workspace();
     const ctx = context(ws, 'srt', 'vtt', { inputPath: fixture('bad/cp1252.srt') });

@@ -26,7 +26,13 @@ import { convertSubStation } from './substation.js';
 import { SUBTITLE_EDGES } from './subtitle-edges.js';
 import { runFfmpeg, SUBTITLE_DEMUXER } from './subtitle-ffmpeg.js';
 import type { SubtitleOptions } from './subtitle-options.js';
-import { countCues, DEFAULT_MAX_SUBTITLE_BYTES, readSubtitle, type SubtitleFormat } from './subtitle-text.js';
+import {
+  countCues,
+  DEFAULT_MAX_SUBTITLE_BYTES,
+  readSubtitle,
+  type SubtitleFormat,
+  vttCuesOnly,
+} from './subtitle-text.js';
 
 export { SUBTITLES_REGISTRATION } from './registration.js';
 
@@ -93,6 +99,7 @@ export async function convertSubtitleText(
   signal: AbortSignal,
 ): Promise<string> {
   const substation = (format: SubtitleFormat) => format === 'ass' || format === 'ssa';
+  if (from === 'vtt') text = vttCuesOnly(text);
   if (substation(from) && substation(to)) return convertSubStation(text, to as 'ass' | 'ssa');
   if (to === 'ssa') return convertSubStation(await throughFfmpeg(text, from, 'ass', tempDir, signal), 'ssa');
   return throughFfmpeg(text, from, to, tempDir, signal);

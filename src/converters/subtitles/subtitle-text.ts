@@ -99,3 +99,17 @@ export function countCues(text: string, format: SubtitleFormat): number {
   if (format === 'ass' || format === 'ssa') return text.match(/^Dialogue:/gm)?.length ?? 0;
   return text.match(/^[^\n]*-->[^\n]*$/gm)?.length ?? 0;
 }
+
+/**
+ * A WebVTT text with its cues alone: NOTE (comments), STYLE (CSS) and REGION blocks dropped.
+ * ffmpeg 5's WebVTT reader takes a STYLE block for a broken cue and then reads none of the
+ * file's cues (a real file gave "holds no subtitle cues"); browsers skip such blocks, and the
+ * targets here cannot carry their CSS anyway. Blocks are separated by blank lines, which a cue
+ * never contains.
+ */
+export function vttCuesOnly(text: string): string {
+  const blocks = text.replace(/\r\n?/g, '\n').split(/\n[ \t]*\n(?:[ \t]*\n)*/);
+  const [header = 'WEBVTT', ...rest] = blocks;
+  const cues = rest.filter((block) => !/^(?:NOTE|STYLE|REGION)(?:[ \t\n]|$)/.test(block));
+  return `${[header, ...cues].join('\n\n')}\n`;
+}
