@@ -79,8 +79,9 @@ export async function runPdfFormFields(input: string, options: { json?: boolean 
   }
   if (fields.length === 0) say('no form fields');
   for (const field of fields) {
-    const value = Array.isArray(field.value) ? field.value.join(', ') : String(field.value);
+    // Text quoted (an empty one is seen), no value as '-', lists and checkboxes as JSON writes them.
+    const value = field.value === null ? '-' : JSON.stringify(field.value);
     const options = field.options ? `  [${field.options.join(' | ')}]` : '';
-    say(`${field.name}  ${field.type}  ${JSON.stringify(value)}${options}`);
+    say(`${field.name}  ${field.type}  ${value}${options}`);
   }
 }
