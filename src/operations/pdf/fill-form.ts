@@ -6,6 +6,7 @@
  * refusal), and nothing is written. Flattening draws each field's appearance into its page and
  * removes the form, so the values become page text no one can edit. Field appearances are drawn
  * in Helvetica, or in embedded DejaVu Sans when a value needs more than Latin-1 (unicode-font.ts).
+ * A read-only field is filled too: the flag stops a viewer's user, not the document's owner.
  */
 import type { PDFDocument, PDFField, PDFFont, PDFForm } from 'pdf-lib';
 import { z } from 'zod';
@@ -13,7 +14,7 @@ import { throwIfAborted } from '../../core/abort.js';
 import { FileconvError } from '../../core/errors.js';
 import type { OptionIssue } from '../../core/options.js';
 import { loadPdfLib, type PdfLibModule } from '../../kit/libraries/pdf.js';
-import { describeField, type PdfFieldValue } from './form-fields.js';
+import { describeField, type PdfFieldType, type PdfFieldValue } from './form-fields.js';
 import { parseOperationOptions } from './operation-options.js';
 import { openPdf, type PdfRunOptions, savePdf } from './pdf-document.js';
 import { embedUnicodeFont, isWinAnsi } from './unicode-font.js';
@@ -50,6 +51,8 @@ export const fillFormOptionsSchema = z.strictObject({
 
 export type FillFormOptions = z.input<typeof fillFormOptionsSchema> & PdfRunOptions;
 
+const CLEARABLE: ReadonlySet<PdfFieldType> = new Set(['text', 'radio', 'dropdown', 'list']);
+
 /** Why `value` does not fit `field`, or undefined when it does. */
 function misfit(lib: PdfLibModule, field: PDFField, value: PdfFieldValue): string | undefined {
   const described = describeField(lib, field);
@@ -61,13 +64,7 @@ function misfit(lib: PdfLibModule, field: PDFField, value: PdfFieldValue): strin
   const choices = (described.options ?? []).map((option) => JSON.stringify(option)).join(', ');
   const chosen = typeof value === 'string' ? [value] : Array.isArray(value) ? value : undefined;
   // null clears what holds text or a choice; a checkbox is true or false, never unset.
-  if (
-    value === null &&
-    described.type !== 'checkbox' &&
-    described.type !== 'button' &&
-    described.type !== 'signature'
-  )
-    return undefined;
+  if (value === null && CLEARABLE.has(described.type)) return undefined;
   switch (described.type) {
     case 'text':
       if (typeof value !== 'string') return `a text field takes text, not ${kind}`;
