@@ -8,6 +8,7 @@ import { FileconvError } from '../src/core/errors.js';
 import { FORMAT_FAMILIES } from '../src/core/formats/types.js';
 import type { SettingCommand } from '../src/preset/settings.js';
 import type { PdfProtectFlags } from './commands/pdf.js';
+import type { PdfFillFormFlags } from './commands/pdf-forms.js';
 import { UsageError } from './support/usage-error.js';
 import { fileconvVersion } from './support/version.js';
 
@@ -33,6 +34,10 @@ function integer(value: string): number {
   const parsed = Number(value);
   if (!Number.isInteger(parsed)) throw new InvalidArgumentError('expected a whole number.');
   return parsed;
+}
+
+function collect(value: string, previous: string[] = []): string[] {
+  return [...previous, value];
 }
 
 function keyValue(value: string, previous: Record<string, string> = {}): Record<string, string> {
@@ -208,7 +213,7 @@ Examples:
   const pdf = program
     .command('pdf')
     .description(
-      'operations on whole PDFs: merge, split, rotate, info, meta, compress, pdfa, watermark, protect, unlock, thumbnail',
+      'operations on whole PDFs: merge, split, rotate, info, meta, compress, pdfa, watermark, protect, unlock, thumbnail, fill-form, flatten, form-fields',
     );
   pdf
     .command('merge')
@@ -353,6 +358,42 @@ Examples:
     .action(async (input: string, options: { width?: number; format?: string; output: string }) => {
       const { runPdfThumbnail } = await import('./commands/pdf.js');
       await runPdfThumbnail(input, options);
+    });
+  pdf
+    .command('form-fields')
+    .description("list a PDF form's fields: name, type, value and the options offered")
+    .argument('<input>', 'the PDF')
+    .option('--json', 'print JSON (what --fields of fill-form reads back)')
+    .action(async (input: string, options: { json?: boolean }) => {
+      const { runPdfFormFields } = await import('./commands/pdf-forms.js');
+      await runPdfFormFields(input, options);
+    });
+  pdf
+    .command('fill-form')
+    .description("set a PDF form's fields by name, and with --flatten draw them into the pages")
+    .argument('<input>', 'the PDF with a form')
+    .option(
+      '--field <name=value>',
+      'a text field, or the option of a radio group, dropdown or list (repeat)',
+      keyValue,
+    )
+    .option('--check <name>', 'check a checkbox (repeat)', collect)
+    .option('--uncheck <name>', 'uncheck a checkbox (repeat)', collect)
+    .option('--fields <file>', 'a JSON file of values by field name (or a form-fields --json listing)')
+    .option('--flatten', 'draw the values into the pages and remove the form')
+    .requiredOption('-o, --output <file>', 'the filled PDF')
+    .action(async (input: string, options: PdfFillFormFlags) => {
+      const { runPdfFillForm } = await import('./commands/pdf-forms.js');
+      await runPdfFillForm(input, options);
+    });
+  pdf
+    .command('flatten')
+    .description("draw a PDF form's fields into its pages and remove the form")
+    .argument('<input>', 'the PDF with a form')
+    .requiredOption('-o, --output <file>', 'the flattened PDF')
+    .action(async (input: string, options: { output: string }) => {
+      const { runPdfFlatten } = await import('./commands/pdf-forms.js');
+      await runPdfFlatten(input, options);
     });
 
   program

@@ -55,3 +55,38 @@ export async function truncatedCopy(path: string, dir: string): Promise<string> 
   await writeFile(cut, bytes.subarray(0, Math.floor(bytes.length / 2)));
   return cut;
 }
+
+/**
+ * A one-page PDF form (`form.pdf`): a text field 'name', a multiline 'notes', a checkbox
+ * 'agree', a radio group 'size' (S, M, L), a dropdown 'country' (France, Spain, Peru), a list
+ * 'tags' (red, green, blue; several may be chosen), a push button 'reset' and a 'code' of at most
+ * 4 characters. Empty: filling it is the test's business.
+ */
+export async function formPdf(dir: string): Promise<string> {
+  const doc = await PDFDocument.create();
+  const page = doc.addPage([500, 500]);
+  const form = doc.getForm();
+  form.createTextField('name').addToPage(page, { x: 20, y: 440, width: 300, height: 24 });
+  const notes = form.createTextField('notes');
+  notes.enableMultiline();
+  notes.addToPage(page, { x: 20, y: 360, width: 300, height: 60 });
+  form.createCheckBox('agree').addToPage(page, { x: 20, y: 320, width: 16, height: 16 });
+  const size = form.createRadioGroup('size');
+  for (const [index, option] of ['S', 'M', 'L'].entries()) {
+    size.addOptionToPage(option, page, { x: 20 + 40 * index, y: 280, width: 14, height: 14 });
+  }
+  const country = form.createDropdown('country');
+  country.addOptions(['France', 'Spain', 'Peru']);
+  country.addToPage(page, { x: 20, y: 230, width: 200, height: 24 });
+  const tags = form.createOptionList('tags');
+  tags.addOptions(['red', 'green', 'blue']);
+  tags.enableMultiselect();
+  tags.addToPage(page, { x: 20, y: 140, width: 200, height: 70 });
+  form.createButton('reset').addToPage('Reset', page, { x: 20, y: 90, width: 80, height: 24 });
+  const code = form.createTextField('code');
+  code.setMaxLength(4);
+  code.addToPage(page, { x: 20, y: 40, width: 100, height: 24 });
+  const path = join(dir, 'form.pdf');
+  await writeFile(path, await doc.save());
+  return path;
+}

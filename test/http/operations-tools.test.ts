@@ -1,7 +1,7 @@
 /**
  * The PDF operations that run qpdf, Ghostscript and pdf.js, as jobs over HTTP: compress, PDF/A,
  * watermark (text, and an image sent as the job's second file), protect then unlock, thumbnail,
- * and split into a zip of one PDF per page. Each result is read back with poppler, qpdf, unzip
+ * split into a zip of one PDF per page, and forms (fill with flatten, flatten, the fields as JSON). Each result is read back with poppler, qpdf, unzip
  * or sharp, never with the tool that wrote it.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -13,7 +13,7 @@ import { expect, it } from 'vitest';
 import { createSharpConverter } from '../../src/converters/sharp/index.js';
 import { pdfOperations } from '../../src/operations/pdf/index.js';
 import { describeWithEngine } from '../helpers/engines.js';
-import { labelledPdf, photoPdf } from '../helpers/pdf-samples.js';
+import { formPdf, labelledPdf, photoPdf } from '../helpers/pdf-samples.js';
 import { tempDir } from '../helpers/temp.js';
 import { call, expectError, fixture, pollJob, startServer, type TestServer, uploadA } from './harness.js';
 
@@ -74,6 +74,9 @@ describeWithEngine(
       const listed = await call(server, 'GET', '/api/operations');
       expect(listed.body.operations.map((operation: { name: string }) => operation.name).sort()).toEqual([
         'compress',
+        'fill-form',
+        'flatten',
+        'form-fields',
         'merge',
         'metadata',
         'pdfa',
@@ -171,6 +174,49 @@ describeWithEngine(
       execFileSync('unzip', ['-q', split.result, '-d', out]);
       const second = listing.find((name) => /2/.test(name))!;
       expect(text(join(out, second))).toMatch(/t2/);
+    });
+
+    it('fills a form and flattens it, lists its fields as JSON; a field it lacks fails the job naming it', async () => {
+      const server = await start();
+      const form = await formPdf(await tempDir());
+      const listed = await runJob(server, 'form-fields', [form]);
+      expect(listed.job).toMatchObject({ targetFormat: 'json', outputName: 'form-form-fields.json' });
+      const { fields } = JSON.parse(await readFile(listed.result, 'utf8')) as {
+        fields: { name: string; type: string; options?: string[] }[];
+      };
+      expect(fields.find((field) => field.name === 'country')).toMatchObject({
+        type: 'dropdown',
+        options: ['France', 'Spain', 'Peru'],
+      });
+      const filled = await runJob(server, 'fill-form', [form], {
+        fields: { name: 'Ana Smith', country: 'Peru', agree: true, tags: ['green'] },
+        flatten: true,
+      });
+      expect(text(filled.result, '-layout')).toMatch(/Ana Smith[\s\S]*Peru/);
+      const acroform = JSON.parse(
+        execFileSync('qpdf', ['--json', '--json-key=acroform', filled.result], { encoding: 'utf8' }),
+      ).acroform;
+      expect(acroform).toMatchObject({ hasacroform: false, fields: [] });
+      const unfilled = await runJob(server, 'fill-form', [form], { fields: { name: 'Left Open' } });
+      const flat = await runJob(server, 'flatten', [unfilled.result]);
+      expect(text(flat.result)).toContain('Left Open');
+
+      const key = (await uploadA(server, await readFile(form), 'form.pdf', 'application/pdf')).fileKey;
+      const create = (options: Record<string, unknown>) =>
+        call(server, 'POST', '/api/jobs/create', {
+          json: { operation: 'fill-form', fileKeys: [key], options },
+        });
+      // What the schema sees is refused when the job is created...
+      expectError(await create({ fields: { name: 7 } }), 400, 'INVALID_OPTIONS');
+      expectError(await create({}), 400, 'INVALID_OPTIONS');
+      // ...what needs the form (its field names, types and options) when the job runs.
+      const wrong = await create({ fields: { nmae: 'Ana', agree: 'yes' } });
+      expect(wrong.status, wrong.text).toBe(200);
+      const failed = await pollJob(server, wrong.body.jobId, undefined, 60_000);
+      expect(failed).toMatchObject({ status: 'failed', error: { code: 'INVALID_OPTIONS' } });
+      expect(failed.error.message).toMatch(/fields\.nmae: the form has no such field/);
+      expect(failed.error.message).toMatch(/fields\.agree: a checkbox takes true or false, not text/);
+      expect(failed.error.message).not.toMatch(/\/tmp|fileconv-|input-1/);
     });
   },
 );

@@ -1,8 +1,9 @@
 /**
  * `fileconv/pdf`: operations on whole PDFs. Merge, page ranges, rotation, document information,
- * watermarks and splitting into pages run on pdf-lib; compress and PDF/A on Ghostscript
- * (AGPL-3.0, `apt-get install ghostscript`); protect and unlock on qpdf (Apache-2.0,
- * `apt-get install qpdf`); thumbnails on the PDF converter's pdf.js renderer and sharp.
+ * watermarks, splitting into pages and forms (fill, flatten, list the fields) run on pdf-lib;
+ * compress and PDF/A on Ghostscript (AGPL-3.0, `apt-get install ghostscript`); protect and
+ * unlock on qpdf (Apache-2.0, `apt-get install qpdf`); thumbnails on the PDF converter's pdf.js
+ * renderer and sharp.
  */
 
 export type { WorkDirOptions } from '../../kit/work-dir.js';
@@ -13,6 +14,16 @@ export {
   compressOptionsSchema,
   compressPdf,
 } from './compress.js';
+export { type FillFormOptions, fillFormOptionsSchema, fillPdfForm, flattenPdfForm } from './fill-form.js';
+export {
+  PDF_FIELD_TYPES,
+  type PdfFieldType,
+  type PdfFieldValue,
+  type PdfFormField,
+  type PdfFormFieldsFile,
+  readPdfFormFields,
+  writePdfFormFields,
+} from './form-fields.js';
 export {
   extractPages,
   mergePdfs,

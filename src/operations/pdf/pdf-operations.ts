@@ -11,6 +11,8 @@ import { missingPackages, notInstalled } from '../../kit/engine-packages.js';
 import type { IsolationOptions } from '../../kit/isolation/isolated.js';
 import type { WorkDirOptions } from '../../kit/work-dir.js';
 import { compressOptionsSchema, compressPdf } from './compress.js';
+import { fillFormOptionsSchema, fillPdfForm, flattenPdfForm } from './fill-form.js';
+import { writePdfFormFields } from './form-fields.js';
 import { isolateOperations } from './isolated-operations.js';
 import { extractPages, mergePdfs, rotatePages, writePdfMetadata } from './operations.js';
 import { readPageRanges } from './page-ranges.js';
@@ -155,7 +157,10 @@ export interface PdfOperationsOptions {
   isolation?: IsolationOptions;
 }
 
-/** The PDF operations: merge, split, rotate, metadata, compress, pdfa, watermark, protect, unlock, thumbnail. */
+/**
+ * The PDF operations: merge, split, rotate, metadata, compress, pdfa, watermark, protect, unlock,
+ * thumbnail, fill-form, flatten, form-fields.
+ */
 export function pdfOperations(options: PdfOperationsOptions = {}): DocumentOperation[] {
   const operations = inProcessOperations();
   return options.isolate === false ? operations : isolateOperations(operations, options.isolation);
@@ -274,6 +279,29 @@ function inProcessOperations(): DocumentOperation[] {
       optionsSchema: thumbnailOptionsSchema as unknown as DocumentOperation['optionsSchema'],
       output: (options) => ({ format: options.format === 'webp' ? 'webp' : 'png' }),
       run: onePdf(pdfThumbnail, (ctx) => ({ maxPixels: ctx.limits.maxPixels })),
+    }),
+    pdfOperation({
+      name: 'fill-form',
+      description:
+        "Sets the form's fields by name (text, checkboxes, radio groups, dropdowns, lists); with flatten, draws them into the pages.",
+      optionsSchema: fillFormOptionsSchema as unknown as DocumentOperation['optionsSchema'],
+      run: onePdf(fillPdfForm),
+    }),
+    pdfOperation({
+      name: 'flatten',
+      description:
+        "Draws the form's fields into the pages and removes the form, so they can no longer be edited.",
+      optionsSchema: noOptions,
+      run: onePdf(flattenPdfForm),
+    }),
+    pdfOperation({
+      name: 'form-fields',
+      description:
+        "Lists the form's fields as JSON: name, type, value, the options offered (what fill-form's fields take).",
+      optionsSchema: noOptions,
+      // A job's result is a file: the listing is one, in the shape fill-form's `fields` takes back.
+      output: () => ({ format: 'json' }),
+      run: onePdf(writePdfFormFields),
     }),
   ];
 }

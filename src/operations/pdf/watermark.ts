@@ -8,22 +8,19 @@
  * packages are installed. Scripts DejaVu lacks (CJK) and scripts that need shaping (Arabic,
  * Hebrew: right to left, joined) are INVALID_OPTIONS naming the character.
  */
-import { readFile, stat } from 'node:fs/promises';
-import type { PDFDocument, PDFFont } from 'pdf-lib';
+import { stat } from 'node:fs/promises';
 import { z } from 'zod';
-import { dejaVuFontFiles } from '../../converters/text/fonts.js';
-import { NEEDS_SHAPING } from '../../converters/text/shaping.js';
 import { throwIfAborted } from '../../core/abort.js';
 import { FileconvError } from '../../core/errors.js';
 import { isColourString } from '../../kit/image/colour.js';
 import { pixelLimitError } from '../../kit/image/probe.js';
-import { loadPdfEngine } from '../../kit/libraries/documents.js';
 import { loadPdfLib } from '../../kit/libraries/pdf.js';
 import { loadSharp } from '../../kit/libraries/sharp.js';
 import { inputFileError } from '../../kit/local-files.js';
 import { parseOperationOptions } from './operation-options.js';
 import { parsePageRanges } from './page-ranges.js';
 import { openPdf, type PdfRunOptions, savePdf } from './pdf-document.js';
+import { embedUnicodeFont, isWinAnsi } from './unicode-font.js';
 
 export const WATERMARK_POSITIONS = [
   'center',
@@ -181,7 +178,7 @@ export async function watermarkPdf(
     const text = o.text ?? '';
     const font = [...text].every(isWinAnsi)
       ? await document.embedFont(lib.StandardFonts.HelveticaBold)
-      : await unicodeFont(document, text);
+      : await embedUnicodeFont(document, text, { face: 'bold', whose: "watermark: the text's" });
     const colour = lib.rgb(
       ...([1, 3, 5].map((at) => Number.parseInt(o.color.slice(at, at + 2), 16) / 255) as [
         number,
@@ -215,39 +212,4 @@ export async function watermarkPdf(
   throwIfAborted(signal);
   await savePdf(document, output);
   return { pages: document.getPageCount(), stamped: selected.length };
-}
-
-/** The characters WinAnsi adds to Latin-1 (where Latin-1 has control codes, 0x80-0x9F). */
-const WIN_ANSI_EXTRAS = new Set('€‚ƒ„…†‡ˆ‰Š‹ŒŽ‘’“”•–—˜™š›œžŸ');
-
-/** Whether Helvetica, a standard PDF font, can draw `char` (it encodes WinAnsi). */
-function isWinAnsi(char: string): boolean {
-  const code = char.codePointAt(0) ?? 0;
-  return (code >= 0x20 && code <= 0x7e) || (code >= 0xa0 && code <= 0xff) || WIN_ANSI_EXTRAS.has(char);
-}
-
-/** DejaVu Sans Bold embedded (subset) for text beyond WinAnsi; INVALID_OPTIONS for what it cannot draw as written. */
-async function unicodeFont(document: PDFDocument, text: string): Promise<PDFFont> {
-  const shaped = [...text].find((char) => NEEDS_SHAPING.test(char));
-  if (shaped !== undefined) {
-    throw new FileconvError(
-      'INVALID_OPTIONS',
-      `watermark: the text's character "${shaped}" belongs to a script that is joined or written right to left, which watermarks do not lay out yet.`,
-    );
-  }
-  // The text converter's fonts (npm install @pdf-lib/fontkit dejavu-fonts-ttf): ENGINE_UNAVAILABLE with that line otherwise.
-  const engine = await loadPdfEngine();
-  const bytes = await readFile(dejaVuFontFiles().bold);
-  const metrics = engine.fontkit.create(bytes);
-  const missing = [...text].find(
-    (char) => !isWinAnsi(char) && !metrics.hasGlyphForCodePoint(char.codePointAt(0) ?? 0),
-  );
-  if (missing !== undefined) {
-    throw new FileconvError(
-      'INVALID_OPTIONS',
-      `watermark: the text's character "${missing}" is in none of the fonts watermarks use (Helvetica; DejaVu Sans for Greek, Cyrillic and more).`,
-    );
-  }
-  document.registerFontkit(engine.fontkit);
-  return document.embedFont(bytes, { subset: true });
 }
