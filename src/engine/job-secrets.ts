@@ -11,13 +11,13 @@ import { optionsSchemaOf } from './file-converter.js';
 
 export async function settledOptions(context: JobContext, job: Job): Promise<Record<string, unknown>> {
   if (Object.keys(job.options).length === 0) return job.options;
+  const of = (declared: boolean) =>
+    optionsSchemaOf(context.conversion, job.sourceFormat, job.targetFormat, declared);
+  // A job that failed because its engine is missing here still has a declared schema to read.
   const schema = job.operation
     ? context.conversion.operations.get(job.operation)?.optionsSchema
-    : await optionsSchemaOf(
-        context.conversion,
-        job.sourceFormat,
-        job.targetFormat,
-        context.plansOnDeclaredEdges,
-      ).catch(() => undefined);
+    : await of(context.plansOnDeclaredEdges)
+        .catch(() => of(true))
+        .catch(() => undefined);
   return schema ? withoutWriteOnly(schema, job.options) : job.options;
 }
