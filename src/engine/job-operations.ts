@@ -14,6 +14,7 @@ import type { JobContext } from './engine-context.js';
 import { readStoredHead } from './file-head.js';
 import { lifecycleEventOf } from './job-events.js';
 import { queuedJob } from './job-record.js';
+import { settledOptions } from './job-secrets.js';
 import { pendingWebhook } from './job-webhook.js';
 import { type CreateOperationJobInput, isOperationJobInput, prepareOperationJob } from './operation-jobs.js';
 import { planConversion, resolveSourceFormat } from './planning.js';
@@ -144,8 +145,14 @@ export async function getJob(context: JobContext, id: string, owner?: string): P
 export async function applyJobEvent(context: JobContext, job: Job, event: JobEvent): Promise<Job> {
   const { jobs } = context;
   let current = job;
+  let options: Record<string, unknown> | undefined;
   for (let attempt = 0; ; attempt++) {
-    const next = transition(current, event, context.now());
+    let next = transition(current, event, context.now());
+    // A job over keeps no secret option (a cookie, a password): its worker has no more use for it.
+    if (isTerminal(next.status) && !isTerminal(current.status)) {
+      options ??= await settledOptions(context, next);
+      next = { ...next, options };
+    }
     try {
       await jobs.updateJob(next);
       announceJobEvent(context, next, event.type);

@@ -1,7 +1,8 @@
 /**
  * Web pages by URL over HTTP: Flow A's job and Flow B's convert take `{ url, targetFormat }`
  * instead of an upload; the page is captured in Chromium on the worker, and the result read
- * back with pdftotext. Without the allowance for private addresses, a page on loopback fails
+ * back with pdftotext. A job's cookie and header reach the page (its PDF shows them) and its
+ * record, once completed, holds neither value. Without the allowance for private addresses, a page on loopback fails
  * its job with UNSAFE_INPUT; an address that answers nothing is URL_UNREACHABLE; a non-http URL
  * is refused at once; a service that turned URL capture off refuses it as unsupported and keeps
  * no URL file.
@@ -27,7 +28,10 @@ describeWithEngine('chromium', AVAILABLE, CHROMIUM_INSTALL, 'web pages by URL ov
   beforeAll(async () => {
     site = createServer((request, response) => {
       response.setHeader('content-type', 'text/html; charset=utf-8');
-      response.end(`<!DOCTYPE html><title>t</title><p>Captured page at ${request.url}</p>`);
+      response.end(
+        `<!DOCTYPE html><title>t</title><p>Captured page at ${request.url}</p>
+<p>Cookie [${request.headers.cookie ?? ''}] Key [${request.headers['x-api-key'] ?? ''}]</p>`,
+      );
     });
     await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
     siteUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
@@ -69,6 +73,30 @@ describeWithEngine('chromium', AVAILABLE, CHROMIUM_INSTALL, 'web pages by URL ov
     const pathC = join(await tempDir(), 'c.pdf');
     await writeFile(pathC, Buffer.from(await new Response(captured.stream).arrayBuffer()));
     expect(await pdfText(pathC)).toMatch(/Captured page at \/client/);
+  });
+
+  it("sends a job's cookie and header to the page, and its record keeps neither once done", async () => {
+    const server = await start(true);
+    const created = await call(server, 'POST', '/api/jobs/create', {
+      json: {
+        url: `${siteUrl}/account`,
+        targetFormat: 'pdf',
+        options: {
+          cookies: [{ name: 'sid', value: 'cookie-value-1' }],
+          extraHttpHeaders: { 'X-Api-Key': 'key-2' },
+        },
+      },
+    });
+    expect(created.status, created.text).toBe(200);
+    const job = await pollJob(server, created.body.jobId, undefined, 60_000);
+    expect(job.status).toBe('completed');
+    const path = join(await tempDir(), 'account.pdf');
+    await writeFile(path, Buffer.from(await (await fetch(job.downloadUrl)).arrayBuffer()));
+    expect(await pdfText(path)).toMatch(/Cookie \[sid=cookie-value-1\] Key \[key-2\]/);
+    const record = JSON.stringify(await server.engine.getJob(created.body.jobId));
+    expect(record).not.toContain('cookie-value-1');
+    expect(record).not.toContain('key-2');
+    expect(record).toContain('"sid"');
   });
 
   it('refuses loopback without the allowance, an unreachable page, and what is no web URL', async () => {

@@ -213,6 +213,8 @@ export function createChromiumConverter(options: ChromiumConverterOptions = {}):
         url: pageUrl(bytes.toString('utf8')),
         limits: settings.fetchLimits,
         allowPrivateAddresses: settings.allowPrivateAddresses,
+        credentials: ctx.options,
+        failOnHttpStatusCodes: ctx.options.failOnHttpStatusCodes,
       });
     }
     return documentSource(

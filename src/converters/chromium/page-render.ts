@@ -33,8 +33,10 @@ import {
   CHROMIUM_OPTION_DEFAULTS,
   type ChromiumPdfOptions,
   type ChromiumScreenshotOptions,
+  statusListed,
 } from './chromium-options.js';
 import type { PageSource } from './page-source.js';
+import { unreachableUrl } from './web-fetch.js';
 
 export interface RenderJob {
   /** Where the page and everything it loads come from. */
@@ -180,6 +182,8 @@ export async function renderPage(
         : {
             ...WARM_CONTEXT,
             javaScriptEnabled,
+            // What the page's scripts read; the requests' header is set by the web fetcher.
+            ...(job.options.userAgent === undefined ? {} : { userAgent: job.options.userAgent }),
             ...(screenshot ? { viewport, deviceScaleFactor: scale } : {}),
           },
     ),
@@ -276,6 +280,13 @@ async function load(
       );
       return route.abort('failed').catch(() => {});
     }
+    const failOn = job.options.failOnResourceHttpStatusCodes;
+    if (!document && !('refused' in answer) && failOn && statusListed(failOn, answer.status)) {
+      interrupt(
+        unreachableUrl(url, `the page's resource answered ${answer.status}`, undefined, answer.status),
+      );
+      return route.abort('failed').catch(() => {});
+    }
     if ('refused' in answer) {
       block(url);
       // The page itself trying to go somewhere refused (a meta refresh, a script setting
@@ -312,9 +323,9 @@ async function load(
       waitUntil,
       timeout: 0, // renderPage's own timer stops the job
     });
-    if (!response?.ok()) {
-      throw new FileconvError('CONVERSION_FAILED', 'Chromium did not load the page.');
-    }
+    // Not response.ok(): the source decided which statuses fail (failOnHttpStatusCodes), and
+    // an error page it let through is printed.
+    if (!response) throw new FileconvError('CONVERSION_FAILED', 'Chromium did not load the page.');
   }
   if (waitFor !== 'load' && waitFor !== 'networkidle') {
     await page.waitForSelector(waitFor, { state: 'attached', timeout: 0 }).catch((error: unknown) => {
@@ -348,8 +359,8 @@ async function printPdf(page: Page, options: ChromiumPdfOptions): Promise<Buffer
       ...(withTemplates
         ? { headerTemplate: header ?? '<span></span>', footerTemplate: footer ?? '<span></span>' }
         : {}),
-      outline: false,
-      tagged: true,
+      outline: options.outline ?? CHROMIUM_OPTION_DEFAULTS.outline,
+      tagged: options.tagged ?? CHROMIUM_OPTION_DEFAULTS.tagged,
     });
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);

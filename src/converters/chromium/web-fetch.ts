@@ -16,6 +16,7 @@ import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import { FileconvError } from '../../core/errors.js';
 import { BlockedAddressError } from '../../kit/net/addresses.js';
 import { checkedAddresses, schemeProblem, sendPinned } from '../../kit/net/safe-request.js';
+import { DROPPED_REQUEST_HEADERS } from './request-headers.js';
 
 export interface WebFetchLimits {
   /** Largest body of one response, inflated. */
@@ -41,24 +42,6 @@ export interface WebResponse {
   body: Buffer;
 }
 
-/** Request headers not forwarded: the connection's own, and conditionals (a 304 would leave the browser with no body). */
-const DROPPED_REQUEST_HEADERS = new Set([
-  'host',
-  'connection',
-  'keep-alive',
-  'proxy-connection',
-  'proxy-authorization',
-  'transfer-encoding',
-  'upgrade',
-  'te',
-  'content-length',
-  'accept-encoding',
-  'if-none-match',
-  'if-modified-since',
-  'if-match',
-  'if-unmodified-since',
-  'if-range',
-]);
 /** Response headers not handed to the browser: the body is inflated and whole by then. */
 const DROPPED_RESPONSE_HEADERS = new Set([
   'connection',
@@ -75,10 +58,11 @@ export function refusedUrl(url: string, reason: string): FileconvError {
   });
 }
 
-export function unreachableUrl(url: string, reason: string, cause?: unknown): FileconvError {
+/** URL_UNREACHABLE; `status` when the server answered, with a status the job refuses. */
+export function unreachableUrl(url: string, reason: string, cause?: unknown, status?: number): FileconvError {
   return new FileconvError('URL_UNREACHABLE', `Could not fetch ${url}: ${reason}.`, {
     cause,
-    details: { engine: 'chromium', url, reason },
+    details: { engine: 'chromium', url, reason, ...(status === undefined ? {} : { status }) },
   });
 }
 
@@ -122,6 +106,12 @@ export class WebFetcher {
     private readonly limits: WebFetchLimits,
     private readonly allowPrivateAddresses: boolean,
     private readonly signal: AbortSignal,
+    /**
+     * Headers the job adds to a request to `url` (its cookies, its extra headers: see
+     * capture-credentials.ts); asked again at every redirect hop, so a hop to another host gets
+     * only what that host may have. Lower-case names; a cookie joins the browser's own.
+     */
+    private readonly addHeaders: (url: URL) => Record<string, string> = () => ({}),
   ) {}
 
   /** Bytes of response bodies fetched so far. */
@@ -174,7 +164,11 @@ export class WebFetcher {
     const addresses = await this.addresses(url);
     const headers: Record<string, string> = { 'accept-encoding': 'gzip, deflate, br' };
     for (const [name, value] of Object.entries(request.headers)) {
-      if (!DROPPED_REQUEST_HEADERS.has(name.toLowerCase())) headers[name] = value;
+      if (!DROPPED_REQUEST_HEADERS.has(name.toLowerCase())) headers[name.toLowerCase()] = value;
+    }
+    for (const [name, value] of Object.entries(this.addHeaders(url))) {
+      const own = name === 'cookie' ? headers.cookie : undefined;
+      headers[name] = own ? `${own}; ${value}` : value;
     }
     const sent = { url, method: request.method, headers, body: request.body ?? null, signal: this.signal };
     const response = await sendPinned(sent, addresses).catch((error: unknown) => {

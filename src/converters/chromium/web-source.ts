@@ -14,6 +14,8 @@
 import type { Request } from 'playwright-core';
 import { FileconvError, isFileconvError } from '../../core/errors.js';
 import { parseUrlFile } from '../../core/formats/url-file.js';
+import { type CaptureCredentials, credentialHeaders } from './capture-credentials.js';
+import { statusListed } from './chromium-options.js';
 import type { PageSource, SourceRefusal, SourceResponse } from './page-source.js';
 import {
   refusedUrl,
@@ -29,6 +31,10 @@ export interface WebSourceSettings {
   limits: WebFetchLimits;
   /** Fetch from loopback, private and other non-public addresses too (intranets, tests). */
   allowPrivateAddresses: boolean;
+  /** The job's cookies, extra headers and User-Agent (capture-credentials.ts decides where each goes). */
+  credentials?: CaptureCredentials | undefined;
+  /** The page's statuses that fail the job; undefined: every status but 2xx. */
+  failOnHttpStatusCodes?: readonly number[] | undefined;
 }
 
 /** What the first request for the page sends: a browser's Accept, so servers answer with HTML. */
@@ -78,11 +84,24 @@ export function webSource(settings: WebSourceSettings): PageSource {
   let page: WebResponse | undefined;
   return {
     async open(signal) {
-      fetcher = new WebFetcher(settings.limits, settings.allowPrivateAddresses, signal);
+      fetcher = new WebFetcher(
+        settings.limits,
+        settings.allowPrivateAddresses,
+        signal,
+        credentialHeaders(settings.credentials ?? {}, settings.url),
+      );
       const response = await fetcher.fetch({ url: settings.url, method: 'GET', headers: PAGE_HEADERS });
-      if (response.status < 200 || response.status > 299) {
-        throw unreachableUrl(response.url, `the server answered ${response.status}`);
-      }
+      const failOn = settings.failOnHttpStatusCodes;
+      const fails = failOn
+        ? statusListed(failOn, response.status)
+        : response.status < 200 || response.status > 299;
+      if (fails)
+        throw unreachableUrl(
+          response.url,
+          `the server answered ${response.status}`,
+          undefined,
+          response.status,
+        );
       page = response;
       return response.url;
     },

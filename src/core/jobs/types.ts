@@ -52,7 +52,11 @@ export interface Job {
    * PNG); absent for a single file. Decides the result's media type and outputName's extension.
    */
   packaging?: OutputPackaging;
-  /** Conversion options as given by the client (validated when the job was created). */
+  /**
+   * Conversion options as given by the client (validated when the job was created). Once the job
+   * is over, a value its schema marks writeOnly (a cookie, a password) reads REDACTED
+   * (core/secret-options.ts).
+   */
   options: Record<string, unknown>;
   /** Planned chain of formats, source first, target last. */
   path: FormatName[];

@@ -16,11 +16,13 @@ import { openPdf, type PdfRunOptions, placeFile, readPdfBytes } from './pdf-docu
 import { type PdfToolRunOptions, stderrTail, toolFailed } from './pdf-tools.js';
 import { qpdfSucceeded, runQpdfJob } from './qpdf-job.js';
 
-// qpdf reads passwords as bytes; a NUL would cut one short.
+// qpdf reads passwords as bytes; a NUL would cut one short. writeOnly: a finished job keeps
+// none (core/secret-options.ts).
 const password = z
   .string()
   .max(127)
-  .refine((value) => !value.includes('\0'), { message: 'No NUL characters' });
+  .refine((value) => !value.includes('\0'), { message: 'No NUL characters' })
+  .meta({ writeOnly: true });
 
 export const pdfPermissionsSchema = z.strictObject({
   /** Printing: 'full', 'low' (low resolution only) or 'none'. Default 'full'. */
