@@ -1,8 +1,10 @@
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { Readable } from 'node:stream';
+import { PDFDocument } from 'pdf-lib';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
+import { createPdfConverter } from '../src/converters/pdf/index.js';
 import { createSharpConverter } from '../src/converters/sharp/index.js';
 import { createEngine, type FileconvError, isFileconvError } from '../src/index.js';
 import { inputFileError, outputFileError, workDirError } from '../src/kit/local-files.js';
@@ -83,6 +85,28 @@ describe('direct API', () => {
     const report = await engine.convertFile(join(work, 'a.txt'), join(work, 'a.html'));
     expect(report.path).toEqual(['txt', 'md', 'html']);
     expect(await readFile(join(work, 'a.html'), 'utf8')).toBe('hello\n');
+    expect(await leftovers(engineTemp)).toEqual([]);
+  });
+
+  it('a PDF of page images to docx: a 4xx saying the PDF holds no text, not "The file is empty"', async () => {
+    // The survey's real file: pdf -> txt finds no text, and the next step was handed an empty file.
+    const engineTemp = await tempDir();
+    const work = await tempDir();
+    const engine = createEngine({
+      tempDir: engineTemp,
+      converters: [createPdfConverter(), copyConverter('writer', [{ from: 'txt', to: 'docx', cost: 1 }])],
+    });
+    const scan = join(work, 'scan.pdf');
+    const pdf = await PDFDocument.create();
+    const picture = await pdf.embedPng(await readFile(fixture('fixture.png')));
+    pdf.addPage([200, 200]).drawImage(picture, { x: 0, y: 0, width: 200, height: 200 });
+    await writeFile(scan, await pdf.save());
+    const error = (await engine.convertFile(scan, join(work, 'scan.docx')).catch((e) => e)) as FileconvError;
+    expect(error).toMatchObject({
+      code: 'CORRUPT_INPUT',
+      details: { reason: 'nothing-to-convert', step: 'pdf->txt' },
+    });
+    expect(error.message).toMatch(/nothing to make a docx of.*run the ocr operation/);
     expect(await leftovers(engineTemp)).toEqual([]);
   });
 

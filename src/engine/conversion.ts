@@ -3,7 +3,7 @@
  * an AbortSignal, and turns whatever goes wrong into a FileconvError with a stable code.
  * Shared by the job worker and the direct (in-process) API.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { abortError, raceAbort } from '../core/abort.js';
 import { FileconvError, isFileconvError, toFileconvError } from '../core/errors.js';
@@ -135,10 +135,31 @@ export async function runChain(
     input.onCpuSpent?.(stepCpuMs);
     cpuMs += stepCpuMs;
     if (currentPath !== input.inputPath) await rm(currentPath, { force: true });
+    if (!isLast) await assertCarriesOn(outputPath, step, plan.steps[stepCount - 1]!.to);
     currentPath = outputPath;
     input.onProgress?.((index + 1) / stepCount);
   }
   return { outputPath: currentPath, cpuMs: Math.round(cpuMs) };
+}
+
+/**
+ * A step before the last that wrote nothing (a PDF of scanned pages has no text for pdf -> txt
+ * to find) leaves the next step an empty file, which it refused as "The file is empty": true of
+ * no file the client sent. Said here as what it is, an input with nothing to carry on (4xx).
+ */
+async function assertCarriesOn(outputPath: string, step: { from: string; to: string }, target: string) {
+  const size = await stat(outputPath).then(
+    (info) => info.size,
+    () => undefined,
+  );
+  if (size !== 0) return;
+  const hint =
+    step.from === 'pdf' ? ' A PDF of page images has no text: run the ocr operation on it first.' : '';
+  throw new FileconvError(
+    'CORRUPT_INPUT',
+    `The input holds nothing to make a ${target} of: its ${step.from} -> ${step.to} step found no content.${hint}`,
+    { details: { reason: 'nothing-to-convert', step: `${step.from}->${step.to}` } },
+  );
 }
 
 /** How deep conversions asked for by converters may nest (a step of a step of a step). */
