@@ -4,7 +4,7 @@
  * with what the fixture holds; and its compressionLevel option, read back from 7-Zip's listing.
  */
 import { execFile } from 'node:child_process';
-import { readdir, stat, writeFile } from 'node:fs/promises';
+import { open, readdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { beforeAll, expect, it } from 'vitest';
@@ -103,6 +103,31 @@ describeWithEngine('bsdtar', ARCHIVE_ENGINE, ARCHIVE_INSTALL, 'archive converter
     const { stdout: listing } = await run('tar', ['-tvJf', ctx.outputPath]);
     expect(listing).toMatch(/-rwxr-xr-x .*archive\/bin\/run\.sh/);
     expect(listing).toMatch(/-rw-r--r-- .*archive\/docs\/readme\.txt/);
+  });
+
+  it('repacks sparse members of GNU and pax tars under their own names (bsdtar said "Cannot stat")', async () => {
+    const ws = await workspace();
+    const source = join(ws.inputs, 'sparse');
+    await run('mkdir', ['-p', source]);
+    // 4 MiB with 'hello' in the middle and holes around it, as a disk image or a database file is.
+    await run('truncate', ['-s', '4M', join(source, 'disk.img')]);
+    const handle = await open(join(source, 'disk.img'), 'r+');
+    await handle.write(Buffer.from('hello'), 0, 5, 2_000_000);
+    await handle.close();
+    for (const format of ['gnu', 'pax']) {
+      const inputPath = join(ws.inputs, `${format}.tar`);
+      await run('tar', ['--sparse', `--format=${format}`, '-C', source, '-cf', inputPath, 'disk.img']);
+      const ctx = context(ws, 'tar', 'zip', { inputPath, outputPath: join(ws.outputs, `${format}.zip`) });
+      await converter.convert(ctx);
+      const { stdout: names } = await run('7zz', ['l', '-ba', '-slt', ctx.outputPath]);
+      expect(names.match(/^Path = (.*)$/gm)).toEqual(['Path = disk.img']);
+      const { stdout: bytes } = await run('7zz', ['x', '-so', ctx.outputPath], {
+        encoding: 'buffer',
+        maxBuffer: 8 * 1024 * 1024,
+      });
+      expect(bytes.length).toBe(4 * 1024 * 1024);
+      expect(bytes.subarray(2_000_000, 2_000_005).toString()).toBe('hello');
+    }
   });
 
   it('stores entries uncompressed at compressionLevel 0, deflates them by default', async () => {

@@ -149,7 +149,13 @@ export class TarHeaderReader {
     const prefix = ustar ? text(block.subarray(345, 500)) : '';
     const shortName = text(block.subarray(0, 100));
     const entry: TarEntry = {
-      name: this.pax.get('path') ?? this.longName ?? (prefix ? `${prefix}/${shortName}` : shortName),
+      // A sparse file in pax (GNU's formats 0.1 and 1.0, as bsdtar rewrites any sparse member)
+      // is stored under a made-up 'GNUSparseFile.<pid>/<name>' path; its name is GNU.sparse.name.
+      name:
+        this.pax.get('GNU.sparse.name') ??
+        this.pax.get('path') ??
+        this.longName ??
+        (prefix ? `${prefix}/${shortName}` : shortName),
       type: type === '\0' || type === '7' ? '0' : type,
       linkName: this.pax.get('linkpath') ?? this.longLink ?? text(block.subarray(157, 257)),
       size: 0,
