@@ -250,6 +250,40 @@ describeWithEngine('ffmpeg', FFMPEG_AVAILABLE, FFMPEG_INSTALL, 'ffmpeg converter
     expect(ogg.plan?.audio).toBe('copy'); // the vorbis soundtrack, as it is
   });
 
+  it('makes an mp4 a browser plays from avi (MPEG-4 Part 2 + AC-3): H.264 + AAC, unless keepStreams', async () => {
+    // The survey's XviD + AC-3 avi came out an mp4 no browser plays: both streams had been copied.
+    const ws = await workspace();
+    const inputPath = join(ws.inputs, 'xvid-ac3.avi');
+    execFileSync('ffmpeg', [
+      '-v',
+      'error',
+      '-i',
+      fixture('fixture.avi'),
+      '-c:v',
+      'copy',
+      '-c:a',
+      'ac3',
+      inputPath,
+    ]);
+    const plans: FfmpegPlan[] = [];
+    const planned = withOptionsParsed(
+      createFfmpegConverter({ engine: 'native', onPlan: (plan) => plans.push(plan) }),
+    );
+    const web = context(ws, 'avi', 'mp4', { inputPath, outputPath: join(ws.outputs, 'web.mp4') });
+    await planned.convert(web);
+    const played = probeFile(web.outputPath);
+    expect([played.video?.codec_name, played.audio?.codec_name]).toEqual(['h264', 'aac']);
+    const kept = context(ws, 'avi', 'mp4', {
+      inputPath,
+      outputPath: join(ws.outputs, 'kept.mp4'),
+      options: { keepStreams: true },
+    });
+    await planned.convert(kept);
+    expect([plans[1]?.video, plans[1]?.audio]).toEqual(['copy', 'copy']);
+    const remuxed = probeFile(kept.outputPath);
+    expect([remuxed.video?.codec_name, remuxed.audio?.codec_name]).toEqual(['mpeg4', 'ac3']);
+  });
+
   it('extracts the soundtrack without decoding the video', async () => {
     const { plan } = await convertAndCheck('mp4', 'm4a');
     expect(plan?.args).toContain('-vn');

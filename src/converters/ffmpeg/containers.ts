@@ -48,9 +48,18 @@ export interface MediaContainer {
   videoCodecs: readonly VideoCodec[];
   /** Audio codecs the `audioCodec` option may name, the default first (empty for gif). */
   audioCodecs: readonly AudioCodec[];
-  /** ffprobe codec names that can be remuxed into it as they are. */
+  /**
+   * ffprobe codec names remuxed into it as they are by default. For mp4, the browsers' target,
+   * only codecs browsers play: an mp4 should play in a browser unless the options ask otherwise.
+   */
   copyVideo: readonly string[];
   copyAudio: readonly string[];
+  /**
+   * Codecs it can hold that browsers do not play (MPEG-4 Part 2, AC-3): copied only when the
+   * `keepStreams` option asks to keep the source's streams as they are; encoded otherwise.
+   */
+  holdVideo?: readonly string[];
+  holdAudio?: readonly string[];
   /** Muxer options. */
   muxerArgs: readonly string[];
   /** Encoder options this container needs for a codec (3GP players want H.264 baseline). */
@@ -87,8 +96,11 @@ export const CONTAINERS: Readonly<Record<string, MediaContainer>> = {
     muxer: 'mp4',
     videoCodecs: [...ISO_VIDEO, 'vp9'],
     audioCodecs: ['aac', 'mp3', 'ac3', 'opus'],
-    copyVideo: [...ISO_VIDEO, 'vp9', 'av1'],
-    copyAudio: ['aac', 'mp3', 'ac3', 'eac3', 'opus', 'alac'],
+    // What Chrome, Firefox and Safari play in mp4 (HEVC: Safari and Chrome with hardware).
+    copyVideo: ['h264', 'hevc', 'vp9', 'av1'],
+    copyAudio: ['aac', 'mp3', 'opus'],
+    holdVideo: ['mpeg4'],
+    holdAudio: ['ac3', 'eac3', 'alac'],
     muxerArgs: FASTSTART,
   }),
   m4v: video({

@@ -133,14 +133,16 @@ function videoMode(input: ArgsInput, stream: MediaStream, trimmed: boolean): Str
   const { options, target } = input;
   if (trimmed || PICTURE_OPTIONS.some((key) => options[key] !== undefined)) return 'encode';
   if (options.videoCodec !== undefined && options.videoCodec !== stream.codec) return 'encode';
-  return target.copyVideo.includes(stream.codec) ? 'copy' : 'encode';
+  const kept = options.keepStreams ? (target.holdVideo ?? []) : [];
+  return target.copyVideo.includes(stream.codec) || kept.includes(stream.codec) ? 'copy' : 'encode';
 }
 
 function audioMode(input: ArgsInput, stream: MediaStream, trimmed: boolean): StreamAction {
   const { options, target } = input;
   if (trimmed || SOUND_OPTIONS.some((key) => options[key] !== undefined)) return 'encode';
   if (options.audioCodec !== undefined && options.audioCodec !== stream.codec) return 'encode';
-  return target.copyAudio.includes(stream.codec) ? 'copy' : 'encode';
+  const kept = options.keepStreams ? (target.holdAudio ?? []) : [];
+  return target.copyAudio.includes(stream.codec) || kept.includes(stream.codec) ? 'copy' : 'encode';
 }
 
 function hvc1Tag(target: MediaContainer, codec: string): string[] {

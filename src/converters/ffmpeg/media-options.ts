@@ -56,6 +56,12 @@ export type MediaOptions = {
   sampleRate?: number;
   /** Drop the audio (video targets). Default false. */
   mute?: boolean;
+  /**
+   * Keep the source's streams as they are where the container can hold them, even in codecs
+   * browsers do not play (MPEG-4 Part 2 video, AC-3 audio in an mp4). Default false: an mp4
+   * plays in a browser.
+   */
+  keepStreams?: boolean;
   /** Drop tags (title, artist, GPS location, ...) and chapters. Default true; false keeps them. */
   stripMetadata?: boolean;
 };
@@ -200,6 +206,16 @@ function shapeFor(container: MediaContainer, limits: Required<DimensionLimits>, 
     ...audioShape(container),
     ...commonShape(),
     mute: z.boolean().optional().describe('Drop the audio. Default false.'),
+    ...(container.holdVideo || container.holdAudio
+      ? {
+          keepStreams: z
+            .boolean()
+            .optional()
+            .describe(
+              `Copy the source's streams as they are where the container holds them, even codecs browsers do not play (${[...(container.holdVideo ?? []), ...(container.holdAudio ?? [])].join(', ')}). Default false: the result plays in a browser.`,
+            ),
+        }
+      : {}),
   };
 }
 
