@@ -5,7 +5,7 @@
  * The inputs are written here as flat ODF (three headed pages, a text field) and converted to
  * docx and odt by the converter itself. The options' schema is checked without LibreOffice.
  */
-import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
@@ -18,10 +18,12 @@ import { catalogOf, expectPdfA, qpdfObjects } from '../helpers/pdf-checks.js';
 import { type Workspace, withOptionsParsed } from './converter-harness.js';
 import {
   contextFor,
+  DOC_TEXT,
   expectCode,
   fixture,
   LO_AVAILABLE,
   LO_INSTALL,
+  passwordOdt,
   readPdf,
   workspace,
 } from './libreoffice-helpers.js';
@@ -210,6 +212,31 @@ describeWithEngine('LibreOffice', LO_AVAILABLE, LO_INSTALL, 'libreoffice PDF exp
       await toPdf(fixture('fixture.xlsx'), 'xlsx', { landscape: true }, 'sheet.pdf'),
     );
     expect(sheet.width).toBeGreaterThan(sheet.height);
+  });
+
+  it('opens a password-protected odt with password, and refuses a wrong one with PASSWORD_PROTECTED', async () => {
+    const locked = join(ws.inputs, 'locked.odt');
+    await passwordOdt(locked, 's3cret pw');
+    await expectCode(
+      converter.convert(contextFor(ws, locked, 'odt', 'pdf', 'none.pdf')),
+      'PASSWORD_PROTECTED',
+    );
+    await expectCode(
+      converter.convert({
+        ...contextFor(ws, locked, 'odt', 'pdf', 'wrong.pdf'),
+        options: { password: 'nope' },
+      }),
+      'PASSWORD_PROTECTED',
+    );
+    const opened = await toPdf(locked, 'odt', { password: 's3cret pw' }, 'opened.pdf');
+    for (const line of DOC_TEXT) expect((await readPdf(opened)).text).toContain(line);
+    // Not only to PDF: the password opens the input whatever the target.
+    const text = {
+      ...contextFor(ws, locked, 'odt', 'txt', 'opened.txt'),
+      options: { password: 's3cret pw' },
+    };
+    await converter.convert(text);
+    expect(await readFile(text.outputPath, 'utf8')).toContain(DOC_TEXT[1]);
   });
 
   it('puts each sheet on one page of its own size with singlePageSheets', async () => {

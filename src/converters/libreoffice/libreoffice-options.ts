@@ -18,9 +18,7 @@ const openShape = {
     .min(1)
     .max(1024)
     .optional()
-    .describe(
-      'The password that opens a password-protected ODF document (odt, ods, odp...) or legacy Office file. Default none.',
-    ),
+    .describe('The password that opens a password-protected ODF document (odt, ods, odp...). Default none.'),
 };
 
 /** Unknown keys are refused like everywhere else. */
