@@ -107,6 +107,9 @@ it('declares the PDF export options as a strict schema, refusing what LibreOffic
     expect(parse('pdf', bad), JSON.stringify(bad)).toThrow(/Invalid options for pdf/);
   }
   // The export options belong to PDF; the password opens any input.
+  // One page as a number, as the CLI's `--set pageRanges=2` sends it, is that page.
+  expect(parseConversionOptions(LIBREOFFICE, 'pdf', { pageRanges: 2 })).toEqual({ pageRanges: '2' });
+  expect(parse('pdf', { pageRanges: 0 })).toThrow(/Invalid options for pdf/);
   expect(parse('docx', { pageRanges: '1' })).toThrow(/Invalid options for docx/);
   expect(parse('docx', { password: 'pw' })).not.toThrow();
   expect(parse('csv', { password: 'pw', delimiter: ';' })).not.toThrow();

@@ -48,13 +48,13 @@ export function parsePageRanges(spec: string, count: number): number[] {
 }
 
 /**
- * Page ranges as an option (the PDF operations', LibreOffice's PDF export): '2-3,5', '7-', 'all';
- * the syntax is checked here, the page count once the document is known.
+ * Page ranges as an option (the PDF operations', LibreOffice's PDF export): '2-3,5', '7-', 'all',
+ * or one page as a number (what the CLI's `--set pages=2` sends); the syntax is checked here, the
+ * page count once the document is known.
  */
 export const pageRangesSchema = z
-  .string()
-  .min(1)
-  .max(1000)
+  // The string first: a form built from the JSON Schema shows the first type's field, text.
+  .union([z.string().min(1).max(1000), z.int().min(1).transform(String)])
   .superRefine((spec, ctx) => {
     try {
       readPageRanges(spec);
