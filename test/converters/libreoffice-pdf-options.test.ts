@@ -1,13 +1,15 @@
 /**
  * LibreOffice's PDF export options (issue 31), each result read back by a tool that did not write
  * it: pages and page sizes with pdfinfo, the PDF/A claim, output intent, fonts and encryption with
- * qpdf and pdffonts (test/helpers/pdf-checks.ts), form fields and bookmarks with qpdf --json.
- * The inputs are written here as flat ODF (three headed pages, a text field) and converted to
- * docx and odt by the converter itself. The options' schema is checked without LibreOffice.
+ * qpdf and pdffonts (test/helpers/pdf-checks.ts), form fields, bookmarks, comments and PDF/UA
+ * tagging with qpdf --json, images (size, encoding, bytes) with pdfimages. The inputs are written
+ * here as flat ODF (three headed pages, a text field; a noise picture and a comment) and converted
+ * to docx and odt by the converter itself. The options' schema is checked without LibreOffice.
  */
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import sharp from 'sharp';
 import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
 import { createLibreOfficeConverter } from '../../src/converters/libreoffice/index.js';
 import { LIBREOFFICE } from '../../src/converters/libreoffice/registration.js';
@@ -61,6 +63,38 @@ const PLAIN_FODT = FORM_FODT.replace(/<office:forms[\s\S]*<\/office:forms>/, '')
   /<text:p><draw:control[^>]*\/><\/text:p>/,
   '<text:p>Plain text.</text:p>',
 );
+
+/**
+ * The three pages with a 1200 x 1200 px noise picture (hard to compress, so quality shows) printed
+ * 2 inches wide on page one, and a comment.
+ */
+async function pictureFodt(): Promise<string> {
+  const noise = { type: 'gaussian', mean: 128, sigma: 40 } as const;
+  const png = await sharp({ create: { width: 1200, height: 1200, channels: 3, noise } })
+    .png()
+    .toBuffer();
+  const picture =
+    '<text:p><draw:frame draw:name="picture" text:anchor-type="as-char" svg:width="2in" svg:height="2in">' +
+    `<draw:image><office:binary-data>${png.toString('base64')}</office:binary-data></draw:image></draw:frame></text:p>` +
+    '<text:p>Noted<office:annotation><text:p>A reviewer note</text:p></office:annotation> text.</text:p>';
+  return PLAIN_FODT.replace('<text:h text:style-name="Break"', `${picture}<text:h text:style-name="Break"`);
+}
+
+/** The PDF's images as pdfimages -list sees them: pixel width, encoding ('jpeg', 'image' for Flate), bytes. */
+async function imagesOf(path: string): Promise<{ width: number; enc: string; bytes: number }[]> {
+  const rows = (await output('pdfimages', ['-list', path])).split('\n').slice(2).filter(Boolean);
+  return rows.map((row) => {
+    const cells = row.trim().split(/\s+/);
+    const size = /^([\d.]+)([KMG]?)B?$/.exec(cells[14] ?? '');
+    const scale = { '': 1, K: 1024, M: 1024 ** 2, G: 1024 ** 3 }[size?.[2] ?? ''] ?? 1;
+    return { width: Number(cells[3]), enc: cells[8] ?? '', bytes: Number(size?.[1]) * scale };
+  });
+}
+
+/** How many comment annotations (/Subtype /Text) the PDF holds. */
+function commentCount(path: string): number {
+  return Object.values(qpdfObjects(path)).filter((object) => object.value?.['/Subtype'] === '/Text').length;
+}
 
 /** Page width and height in points, from pdfinfo (the first page). */
 async function pageSize(path: string): Promise<{ width: number; height: number }> {
@@ -120,7 +154,7 @@ describeWithEngine('LibreOffice', LO_AVAILABLE, LO_INSTALL, 'libreoffice PDF exp
   afterAll(() => converter.close());
   // The inputs are made once, in a dir of their own (a test's workspace is removed after it).
   let made: string;
-  const inputs = { docx: '', odt: '', plainDocx: '' };
+  const inputs = { docx: '', odt: '', plainDocx: '', picture: '' };
   let ws: Workspace;
 
   beforeAll(async () => {
@@ -129,6 +163,8 @@ describeWithEngine('LibreOffice', LO_AVAILABLE, LO_INSTALL, 'libreoffice PDF exp
     const plain = join(made, 'plain.fodt');
     await writeFile(form, FORM_FODT);
     await writeFile(plain, PLAIN_FODT);
+    inputs.picture = join(made, 'picture.fodt');
+    await writeFile(inputs.picture, await pictureFodt());
     for (const [source, to, name] of [
       [form, 'docx', 'docx'],
       [form, 'odt', 'odt'],
@@ -240,6 +276,34 @@ describeWithEngine('LibreOffice', LO_AVAILABLE, LO_INSTALL, 'libreoffice PDF exp
     };
     await converter.convert(text);
     expect(await readFile(text.outputPath, 'utf8')).toContain(DOC_TEXT[1]);
+  });
+
+  it('downsamples, compresses and keeps images as maxImageResolution, quality and losslessImages say', async () => {
+    const picture = (options: Record<string, unknown>, name: string) =>
+      toPdf(inputs.picture, 'fodt', options, name).then(imagesOf);
+    const [sharpest] = await picture({ quality: 100 }, 'q100.pdf');
+    const [coarse] = await picture({ quality: 10 }, 'q10.pdf');
+    const [small] = await picture({ maxImageResolution: 75 }, 'dpi75.pdf');
+    const [lossless] = await picture({ losslessImages: true }, 'lossless.pdf');
+    expect(sharpest?.enc).toBe('jpeg');
+    expect(coarse?.enc).toBe('jpeg');
+    expect(coarse!.bytes).toBeLessThan(sharpest!.bytes / 4);
+    // 2 inches at 75 DPI: 150 px of the 1200.
+    expect(small?.width).toBe(150);
+    expect(sharpest!.width).toBeGreaterThan(150);
+    expect(lossless?.enc).toBe('image'); // Flate, not JPEG
+  });
+
+  it('exports comments only with exportNotes, and tags PDF/UA with pdfua', async () => {
+    expect(commentCount(await toPdf(inputs.picture, 'fodt', {}, 'plain.pdf'))).toBe(0);
+    expect(commentCount(await toPdf(inputs.picture, 'fodt', { exportNotes: true }, 'notes.pdf'))).toBe(1);
+    const accessible = await toPdf(inputs.docx, 'docx', { pdfua: true }, 'ua.pdf');
+    const objects = qpdfObjects(accessible);
+    const catalog = catalogOf(objects);
+    expect(catalog?.['/StructTreeRoot']).toBeDefined();
+    const metadataRef = String(catalog?.['/Metadata']).split(' ')[0];
+    const xmp = await output('qpdf', [`--show-object=${metadataRef}`, '--filtered-stream-data', accessible]);
+    expect(xmp).toMatch(/pdfuaid:part(>|=')1/);
   });
 
   it('puts each sheet on one page of its own size with singlePageSheets', async () => {
