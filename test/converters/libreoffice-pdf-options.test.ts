@@ -70,7 +70,7 @@ const PLAIN_FODT = FORM_FODT.replace(/<office:forms[\s\S]*<\/office:forms>/, '')
  */
 async function pictureFodt(): Promise<string> {
   const noise = { type: 'gaussian', mean: 128, sigma: 40 } as const;
-  const png = await sharp({ create: { width: 1200, height: 1200, channels: 3, noise } })
+  const png = await sharp({ create: { width: 1200, height: 1200, channels: 3, background: 'black', noise } })
     .png()
     .toBuffer();
   const picture =
