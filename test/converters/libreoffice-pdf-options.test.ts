@@ -11,9 +11,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
+import { z } from 'zod';
 import { createLibreOfficeConverter } from '../../src/converters/libreoffice/index.js';
 import { LIBREOFFICE } from '../../src/converters/libreoffice/registration.js';
 import { parseConversionOptions } from '../../src/core/options.js';
+import { REDACTED, withoutWriteOnly } from '../../src/core/secret-options.js';
 import { output, pdfPages } from '../helpers/content-readers.js';
 import { describeWithEngine } from '../helpers/engines.js';
 import { catalogOf, expectPdfA, qpdfObjects } from '../helpers/pdf-checks.js';
@@ -147,6 +149,12 @@ it('declares the PDF export options as a strict schema, refusing what LibreOffic
   expect(parse('docx', { pageRanges: '1' })).toThrow(/Invalid options for docx/);
   expect(parse('docx', { password: 'pw' })).not.toThrow();
   expect(parse('csv', { password: 'pw', delimiter: ';' })).not.toThrow();
+  // The password is a secret: writeOnly in the JSON Schema, so a finished job keeps none.
+  for (const to of ['pdf', 'docx', 'csv']) {
+    const schema = LIBREOFFICE.optionsSchema!(to);
+    expect(z.toJSONSchema(schema, { io: 'input' }).properties?.password).toMatchObject({ writeOnly: true });
+    expect(withoutWriteOnly(schema, { password: 'pw' })).toEqual({ password: REDACTED });
+  }
 });
 
 describeWithEngine('LibreOffice', LO_AVAILABLE, LO_INSTALL, 'libreoffice PDF export options', () => {

@@ -11,14 +11,13 @@ import { CSV_DELIMITERS } from './libreoffice-filters.js';
 /** The image resolutions LibreOffice's PDF export offers (its dialog's list), in DPI. */
 export const MAX_IMAGE_RESOLUTIONS = [75, 150, 300, 600, 1200] as const;
 
-/** What opens an input; any target. */
+/** What opens an input; any target. writeOnly: a finished job keeps no password (core/secret-options.ts). */
 const openShape = {
-  password: z
-    .string()
-    .min(1)
-    .max(1024)
-    .optional()
-    .describe('The password that opens a password-protected ODF document (odt, ods, odp...). Default none.'),
+  password: z.string().min(1).max(1024).optional().meta({
+    description:
+      'The password that opens a password-protected ODF document (odt, ods, odp...). Default none.',
+    writeOnly: true,
+  }),
 };
 
 /** Unknown keys are refused like everywhere else. */
