@@ -89,7 +89,7 @@ describe('an API node (no worker here)', () => {
     await api.start();
     const fileId = await uploadDeck(api);
     await expect(
-      api.createJob({ owner: 'a', fileId, targetFormat: 'pdf', options: { quality: 5 } }),
+      api.createJob({ owner: 'a', fileId, targetFormat: 'pdf', options: { quality: 0 } }),
     ).rejects.toMatchObject({ code: 'INVALID_OPTIONS' });
     const sheet = await api.uploadFile({
       owner: 'a',

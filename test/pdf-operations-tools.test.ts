@@ -2,7 +2,8 @@
  * fileconv/pdf's operations that run Ghostscript and qpdf: compress, PDF/A, protect and unlock.
  * Each result is read back by tools that did not write it: pdfimages (image sizes), pdfinfo and
  * pdftotext (pages, text, encryption as a viewer sees it), pdffonts (embedded fonts), qpdf
- * (--check, --json for the output intent and XMP, --show-encryption). And what they refuse:
+ * (--check, --json for the output intent and XMP, --show-encryption; the PDF/A checks are
+ * helpers/pdf-checks.ts's). And what they refuse:
  * a truncated PDF, a PNG named .pdf, an encrypted input, a wrong password, a missing tool; every
  * failure leaves the work folder empty.
  */
@@ -13,6 +14,7 @@ import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import { compressPdf, convertToPdfA, protectPdf, unlockPdf } from '../src/operations/pdf/index.js';
 import { describeWithEngine } from './helpers/engines.js';
+import { expectPdfA } from './helpers/pdf-checks.js';
 import { labelledPdf, photoPdf, truncatedCopy } from './helpers/pdf-samples.js';
 import { CLI_ARGS } from './helpers/serve-process.js';
 import { fixture, leftovers, tempDir } from './helpers/temp.js';
@@ -48,16 +50,6 @@ function images(path: string): { page: number; width: number; height: number; en
       height: Number(cells[4]),
       enc: cells[8] ?? '',
     }));
-}
-
-/** The objects of a PDF as qpdf --json (version 2) lists them. */
-function qpdfObjects(
-  path: string,
-): Record<string, { value?: Record<string, unknown>; stream?: { dict: Record<string, unknown> } }> {
-  const json = JSON.parse(run('qpdf', ['--json=2', '--json-key=qpdf', path])) as {
-    qpdf: [unknown, Record<string, never>];
-  };
-  return json.qpdf[1];
 }
 
 const savedEnv = { ...process.env };
@@ -115,29 +107,10 @@ describeWithEngine(
         const input = await labelledPdf(dir, 'a', 2);
         const out = join(dir, `pdfa-${level}.pdf`);
         expect(await convertToPdfA(input, out, { level })).toEqual({ pages: 2, level });
-        expect(status('qpdf', ['--check', out])).toBe(0);
-        const info = run('pdfinfo', [out]);
-        expect(info).toMatch(/^Encrypted:\s+no$/m);
-        expect(info).toMatch(/^Pages:\s+2$/m);
-        // Every font embedded: Helvetica was not (a standard font); Ghostscript embeds a substitute.
-        const fonts = run('pdffonts', [out]).split('\n').slice(2).filter(Boolean);
-        expect(fonts.length).toBeGreaterThan(0);
-        for (const row of fonts) expect(row).toMatch(/\s+yes\s+(yes|no)\s+(yes|no)\s+\d+\s+\d+$/);
-        const objects = qpdfObjects(out);
-        const catalog = Object.values(objects).find(
-          (object) => object.value?.['/Type'] === '/Catalog',
-        )?.value;
-        expect(catalog?.['/OutputIntents']).toBeDefined();
-        const intent = Object.values(objects).find(
-          (object) => object.value?.['/Type'] === '/OutputIntent',
-        )?.value;
-        expect(intent).toMatchObject({ '/S': '/GTS_PDFA1' });
-        expect(intent?.['/DestOutputProfile']).toMatch(/^\d+ 0 R$/);
-        // The XMP packet: qpdf prints the metadata stream's data decoded.
-        const metadataRef = String(catalog?.['/Metadata']).split(' ')[0];
-        const xmp = run('qpdf', [`--show-object=${metadataRef}`, '--filtered-stream-data', out]);
-        expect(xmp).toMatch(new RegExp(`pdfaid:part(='|>)${level[0]}`));
-        expect(xmp).toMatch(/pdfaid:conformance(='|>)B/);
+        // Every font embedded among the rest: the input's Helvetica was not (a standard font);
+        // Ghostscript embeds a substitute.
+        expectPdfA(out, level);
+        expect(run('pdfinfo', [out])).toMatch(/^Pages:\s+2$/m);
         expect(run('pdftotext', [out, '-']).match(/a\d/g)).toEqual(['a1', 'a2']);
       },
     );

@@ -3,17 +3,20 @@
  * and pages with pdf.js, workbooks with exceljs), crafted inputs (zips rewritten entry by entry),
  * a listener that records every HTTP request, and process liveness from /proc.
  */
+import { createCipheriv, createHash, pbkdf2Sync, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { deflateRawSync } from 'node:zlib';
 import ExcelJS from 'exceljs';
 import { getDocument, OPS } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import yauzl from 'yauzl';
 import yazl from 'yazl';
 import { createLibreOfficeConverter, LIBREOFFICE_INSTALL } from '../../src/converters/libreoffice/index.js';
 import type { ConvertContext } from '../../src/core/ports/index.js';
+import { readZip } from '../helpers/zip.js';
 import { context, FIXTURES, type Workspace, withOptionsParsed } from './converter-harness.js';
 
 export { context, expectCode, expectNoLeftovers, FIXTURES, fixture, workspace } from './converter-harness.js';
@@ -205,6 +208,58 @@ export async function encryptedOdt(to: string): Promise<void> {
           .replace(
             /<manifest:file-entry manifest:full-path="content.xml" manifest:media-type="text\/xml"\/>/,
             `<manifest:file-entry manifest:full-path="content.xml" manifest:media-type="text/xml" manifest:size="4096">${encryption}</manifest:file-entry>`,
+          ),
+      );
+    },
+    {},
+    new Set(['content.xml', 'mimetype']),
+  );
+}
+
+/**
+ * fixture.odt really encrypted with `password`, as LibreOffice encrypts a document (ODF 1.2:
+ * content.xml deflated, then AES-256-CBC under a PBKDF2-HMAC-SHA1 key of SHA-256(password); the
+ * manifest's checksum, SHA-256 of the first 1024 deflated bytes, is how LibreOffice tells a wrong
+ * password). Checked against a document LibreOffice 7.4 saved with a password: the same steps
+ * decrypt it and give its checksum.
+ */
+export async function passwordOdt(to: string, password: string): Promise<void> {
+  const salt = randomBytes(16);
+  const iv = randomBytes(16);
+  const iterations = 1000;
+  const startKey = createHash('sha256').update(password, 'utf8').digest();
+  const key = pbkdf2Sync(startKey, salt, iterations, 32, 'sha1');
+  let size = 0;
+  let checksum = '';
+  const encrypt = (content: Buffer) => {
+    size = content.length;
+    const deflated = deflateRawSync(content);
+    checksum = createHash('sha256').update(deflated.subarray(0, 1024)).digest('base64');
+    // PKCS#7 padding is one of the W3C paddings LibreOffice reads (the last byte counts them).
+    const cipher = createCipheriv('aes-256-cbc', key, iv);
+    return Buffer.concat([cipher.update(deflated), cipher.final()]);
+  };
+  const encryption = () =>
+    `<manifest:encryption-data manifest:checksum-type="urn:oasis:names:tc:opendocument:xmlns:manifest:1.0#sha256-1k" manifest:checksum="${checksum}">` +
+    `<manifest:algorithm manifest:algorithm-name="http://www.w3.org/2001/04/xmlenc#aes256-cbc" manifest:initialisation-vector="${iv.toString('base64')}"/>` +
+    '<manifest:start-key-generation manifest:start-key-generation-name="http://www.w3.org/2000/09/xmldsig#sha256" manifest:key-size="32"/>' +
+    `<manifest:key-derivation manifest:key-derivation-name="PBKDF2" manifest:key-size="32" manifest:iteration-count="${iterations}" manifest:salt="${salt.toString('base64')}"/>` +
+    '</manifest:encryption-data>';
+  const content = (await readZip(join(FIXTURES, 'fixture.odt'))).get('content.xml');
+  if (!content) throw new Error('fixture.odt has no content.xml');
+  const encrypted = encrypt(content);
+  await rewriteZip(
+    join(FIXTURES, 'fixture.odt'),
+    to,
+    (name, data) => {
+      if (name === 'content.xml') return encrypted;
+      if (name !== 'META-INF/manifest.xml') return data;
+      return Buffer.from(
+        data
+          .toString('utf8')
+          .replace(
+            /<manifest:file-entry manifest:full-path="content.xml" manifest:media-type="text\/xml"\/>/,
+            `<manifest:file-entry manifest:full-path="content.xml" manifest:media-type="text/xml" manifest:size="${size}">${encryption()}</manifest:file-entry>`,
           ),
       );
     },

@@ -180,7 +180,7 @@ describeWithEngine('LibreOffice', LO_AVAILABLE, LO_INSTALL, 'libreoffice convert
     const ws = await workspace();
     await expectCode(converter.convert(context(ws, 'pptx', 'docx')), 'UNSUPPORTED_CONVERSION');
     await expectCode(
-      converter.convert(context(ws, 'docx', 'pdf', { options: { quality: 3 } })),
+      converter.convert(context(ws, 'docx', 'pdf', { options: { qualty: 3 } })),
       'INVALID_OPTIONS',
     );
     await expectNoLeftovers(ws);

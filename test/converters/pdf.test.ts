@@ -111,6 +111,28 @@ describe('pdf -> txt', () => {
     expect(await readdir(ws.temp)).toEqual([]);
   });
 
+  it('joins the spacing accents TeX draws before a letter (¨a -> ä), as pdftotext does', async () => {
+    // The survey's TeX PDF gave "Wirtschaftsuniversit¨at".
+    const ws = await workspace();
+    const doc = await PDFDocument.create();
+    const font = await doc.embedFont(StandardFonts.Helvetica);
+    const page = doc.addPage([500, 200]);
+    page.drawText('Wirtschaftsuniversit\u00a8at Gr\u00a8o\u00dfe \u02c6etre s\u00b4eance', {
+      x: 20,
+      y: 120,
+      size: 14,
+      font,
+    });
+    page.drawText('it\u00b4s don`t \u00a8 alone', { x: 20, y: 80, size: 14, font });
+    const input = join(ws.inputs, 'accents.pdf');
+    await writeFile(input, await doc.save());
+    const ctx = context(ws, 'pdf', 'txt', { inputPath: input });
+    await converter.convert(ctx);
+    expect(await readFile(ctx.outputPath, 'utf8')).toBe(
+      'Wirtschaftsuniversit\u00e4t Gr\u00f6\u00dfe \u00eatre s\u00e9ance\nit\u00b4s don`t \u00a8 alone\n',
+    );
+  });
+
   it('keeps pages in order, separated by form feeds', async () => {
     const ws = await workspace();
     const input = join(ws.inputs, 'three.pdf');

@@ -30,9 +30,10 @@ import { closedError, isCrash } from './libreoffice-errors.js';
 import { chooseFilters } from './libreoffice-filters.js';
 import { LIBREOFFICE_INSTALL } from './libreoffice-locate.js';
 import { type LibreOfficeEngine, resolveEngine } from './libreoffice-mode.js';
-import type { CsvOptions } from './libreoffice-options.js';
+import type { LibreOfficeOptions } from './libreoffice-options.js';
+import { blameEmptyRange, optionSettings, poolOnlyOptions } from './libreoffice-pdf-export.js';
 import { LibreOfficePool, type PoolStats } from './libreoffice-pool.js';
-import type { SpawnKind } from './libreoffice-process.js';
+import type { BridgeRequest, SpawnKind } from './libreoffice-process.js';
 import { assertWritten, checkInput, stageInput } from './libreoffice-staging.js';
 import { LIBREOFFICE } from './registration.js';
 
@@ -68,7 +69,7 @@ export interface LibreOfficeConverterOptions {
   onSpawn?: (pid: number, kind: SpawnKind) => void;
 }
 
-export interface LibreOfficeConverter extends Converter<CsvOptions> {
+export interface LibreOfficeConverter extends Converter<LibreOfficeOptions> {
   /** Stops the pool: queued conversions fail (CANCELED), running ones are killed, workers end. */
   close(): Promise<void>;
   /**
@@ -133,26 +134,13 @@ export function createLibreOfficeConverter(options: LibreOfficeConverterOptions 
     return engine;
   };
 
-  async function run(ctx: ConvertContext<CsvOptions>, scratch: string): Promise<ConvertResult> {
-    const { options } = ctx;
-    const choice = chooseFilters(ctx.from, ctx.to, options);
-    if (!choice) {
-      throw new FileconvError(
-        'UNSUPPORTED_CONVERSION',
-        `LibreOffice cannot convert ${ctx.from} to ${ctx.to}`,
-      );
-    }
-    const parts = await checkInput(ctx, settings.zipLimits);
-    ctx.onProgress(0.05);
-    const chosen = await select();
-    if (chosen.kind === 'unavailable') {
-      throw new FileconvError('ENGINE_UNAVAILABLE', chosen.reason, {
-        details: { install: LIBREOFFICE_INSTALL },
-      });
-    }
-    throwIfAborted(ctx.signal);
-    const input = await stageInput(ctx.inputPath, scratch, ctx.from, parts);
-    const request = { ...choice, input, output: join(scratch, `result.${ctx.to}`) };
+  /** Runs `request` on the pool (a crash retried once cold) or cold; resolves when the result is written. */
+  async function produce(
+    chosen: Exclude<LibreOfficeEngine, { kind: 'unavailable' }>,
+    request: BridgeRequest,
+    ctx: ConvertContext<LibreOfficeOptions>,
+    scratch: string,
+  ): Promise<{ cpuMs?: number | undefined; produced: string }> {
     let produced = request.output;
     let cpuMs: number | undefined;
     const cold = {
@@ -171,7 +159,9 @@ export function createLibreOfficeConverter(options: LibreOfficeConverterOptions 
         // A warm soffice that dies on a document often converts it cold: LibreOffice 7.4 crashes
         // on some HTML pages in a long-running instance that a fresh `soffice --convert-to`
         // converts (issue 17). Once, with a fresh profile; a second crash is the answer.
-        if (!isCrash(error) || ctx.signal.aborted || closed) throw error;
+        // Not when the request needs the pool (a password, landscape): cold would refuse it.
+        if (!isCrash(error) || ctx.signal.aborted || closed || poolOnlyOptions(request).length > 0)
+          throw error;
         ({ cpuMs, produced } = await convertCold(cold));
       }
     } else {
@@ -180,6 +170,38 @@ export function createLibreOfficeConverter(options: LibreOfficeConverterOptions 
     }
     throwIfAborted(ctx.signal);
     await assertWritten(produced, ctx.to);
+    return { cpuMs, produced };
+  }
+
+  async function run(ctx: ConvertContext<LibreOfficeOptions>, scratch: string): Promise<ConvertResult> {
+    const { options } = ctx;
+    const choice = chooseFilters(ctx.from, ctx.to, options);
+    if (!choice) {
+      throw new FileconvError(
+        'UNSUPPORTED_CONVERSION',
+        `LibreOffice cannot convert ${ctx.from} to ${ctx.to}`,
+      );
+    }
+    const parts = await checkInput(ctx, settings.zipLimits);
+    ctx.onProgress(0.05);
+    const chosen = await select();
+    if (chosen.kind === 'unavailable') {
+      throw new FileconvError('ENGINE_UNAVAILABLE', chosen.reason, {
+        details: { install: LIBREOFFICE_INSTALL },
+      });
+    }
+    throwIfAborted(ctx.signal);
+    const input = await stageInput(ctx.inputPath, scratch, ctx.from, parts);
+    const request = {
+      ...choice,
+      ...optionSettings(ctx.to, options),
+      input,
+      output: join(scratch, `result.${ctx.to}`),
+    };
+    const written = await produce(chosen, request, ctx, scratch).catch((error: unknown) => {
+      throw blameEmptyRange(error, ctx.to, options);
+    });
+    let { produced } = written;
     ctx.onProgress(0.95);
     if (ctx.to === 'csv') {
       const finished = join(scratch, 'finished.csv');
@@ -187,7 +209,7 @@ export function createLibreOfficeConverter(options: LibreOfficeConverterOptions 
       produced = finished;
     }
     await placeFile(produced, ctx.outputPath);
-    return cpuMs === undefined ? {} : { cpuMs };
+    return written.cpuMs === undefined ? {} : { cpuMs: written.cpuMs };
   }
 
   return {

@@ -5,7 +5,8 @@
  *
  * Unlike the pool, a cold run cannot tell a password prompt from a broken file (soffice prints
  * "source file could not be loaded" for both), so both are CORRUPT_INPUT here; encrypted OOXML is
- * still PASSWORD_PROTECTED, caught by the zip check before LibreOffice runs.
+ * still PASSWORD_PROTECTED, caught by the zip check before LibreOffice runs. The PDF export's
+ * options go after the filter name as JSON; `password` and `landscape` need the pool.
  */
 import { spawn } from 'node:child_process';
 import { mkdir, readdir } from 'node:fs/promises';
@@ -15,6 +16,7 @@ import { FileconvError } from '../../core/errors.js';
 import { ChildCpuMeter } from '../../kit/cpu-time.js';
 import { timeoutError, withoutBacktrace } from './libreoffice-errors.js';
 import { guardPid, unguardPid } from './libreoffice-guard.js';
+import { assertColdCan, filterDataJson } from './libreoffice-pdf-export.js';
 import type { BridgeRequest, SpawnKind } from './libreoffice-process.js';
 import { createProfile, guardSockets, removeProfile, sofficeEnv } from './libreoffice-profile.js';
 
@@ -75,6 +77,7 @@ function runOnce(soffice: string, args: string[], env: NodeJS.ProcessEnv, run: C
 /** Converts `run.request` with a cold soffice; the result is at `run.request.output`'s dir. */
 export async function convertCold(run: ColdRun): Promise<{ cpuMs?: number; produced: string }> {
   const { request } = run;
+  assertColdCan(request);
   const profile = await createProfile(join(run.scratch, 'cold'));
   guardSockets(profile);
   const outdir = join(run.scratch, 'cold-out');
@@ -84,6 +87,7 @@ export async function convertCold(run: ColdRun): Promise<{ cpuMs?: number; produ
     target,
     request.exportFilter,
     ...(request.exportOptions ? [request.exportOptions] : []),
+    ...(request.filterData ? [filterDataJson(request.filterData)] : []),
   ];
   const args = [
     `-env:UserInstallation=${profile.url}`,

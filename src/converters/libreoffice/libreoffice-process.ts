@@ -15,6 +15,7 @@ import { FileconvError } from '../../core/errors.js';
 import { withoutBacktrace } from './libreoffice-errors.js';
 import type { OfficeFamily } from './libreoffice-filters.js';
 import { guardPid, processTicks, unguardPid } from './libreoffice-guard.js';
+import type { OptionSettings } from './libreoffice-pdf-export.js';
 import {
   createProfile,
   guardSockets,
@@ -23,7 +24,8 @@ import {
   sofficeEnv,
 } from './libreoffice-profile.js';
 
-export interface BridgeRequest {
+/** One conversion as the bridge takes it; the options' settings (libreoffice-pdf-export.ts) ride along. */
+export interface BridgeRequest extends OptionSettings {
   input: string;
   output: string;
   family: OfficeFamily;

@@ -5,16 +5,16 @@
  */
 import type { ConverterDeclaration, ConverterRegistration } from '../../core/ports/index.js';
 import { buildEdges } from './libreoffice-filters.js';
-import { type CsvOptions, libreOfficeOptionsSchema } from './libreoffice-options.js';
+import { type LibreOfficeOptions, libreOfficeOptionsSchema } from './libreoffice-options.js';
 
 /** What createLibreOfficeConverter() is. */
-export const LIBREOFFICE: ConverterDeclaration<CsvOptions> = {
+export const LIBREOFFICE: ConverterDeclaration<LibreOfficeOptions> = {
   name: 'libreoffice',
   edges: buildEdges(),
   optionsSchema: (to) => libreOfficeOptionsSchema(to),
 };
 
-export const LIBREOFFICE_REGISTRATION: ConverterRegistration<CsvOptions> = {
+export const LIBREOFFICE_REGISTRATION: ConverterRegistration<LibreOfficeOptions> = {
   ...LIBREOFFICE,
   load: async () => (await import('./index.js')).createLibreOfficeConverter(),
 };

@@ -7,7 +7,8 @@ conversions over a JSON-lines protocol: one request per stdin line, one answer p
 
   ready:    {"ready": true, "pid": <soffice pid>, "version": "7.4.7.2"}
   request:  {"id": 1, "input": "/abs", "output": "/abs", "family": "text|spreadsheet|presentation|drawing",
-             "importFilter"?: str, "importOptions"?: str, "exportFilter": str, "exportOptions"?: str}
+             "importFilter"?: str, "importOptions"?: str, "exportFilter": str, "exportOptions"?: str,
+             "filterData"?: {name: bool|int|str}, "password"?: str, "landscape"?: bool}
   answer:   {"id": 1, "ok": true} or {"id": 1, "ok": false, "kind": "password|corrupt|failed", "message": str}
             or, when soffice died under the request, kind "crashed" and exit 1
   fatal:    {"fatal": str} instead of ready, then exit 1: soffice would not start
@@ -203,6 +204,8 @@ class Office:
             prop("UpdateDocMode", 0),
             prop("InteractionHandler", handler),
         ]
+        if request.get("password"):
+            load.append(prop("Password", request["password"]))
         if request.get("importFilter"):
             load.append(prop("FilterName", request["importFilter"]))
             load.append(prop("FilterOptions", request.get("importOptions", "")))
@@ -218,9 +221,13 @@ class Office:
             expected = SERVICES.get(request["family"])
             if expected and not document.supportsService(expected):
                 return failure("corrupt", "The file did not open as a %s document" % request["family"])
+            if request.get("landscape"):
+                turn_landscape(document, request["family"])
             store = [prop("FilterName", request["exportFilter"]), prop("Overwrite", True)]
             if request.get("exportOptions"):
                 store.append(prop("FilterOptions", request["exportOptions"]))
+            if request.get("filterData"):
+                store.append(prop("FilterData", filter_data(request["filterData"])))
             try:
                 document.storeToURL(uno.systemPathToFileUrl(request["output"]), tuple(store))
             except Exception as error:  # noqa: BLE001 - IOException / ErrorCodeIOException from the filter
@@ -235,6 +242,33 @@ class Office:
                     document.dispose()
                 except Exception:  # noqa: BLE001, S110 - nothing more can be done for it
                     pass
+
+
+def filter_data(values):
+    """The export filter's FilterData: typed as a sequence of PropertyValue, which pyuno cannot infer from a tuple."""
+    props = tuple(prop(name, value) for name, value in values.items())
+    return uno.Any("[]com.sun.star.beans.PropertyValue", props)
+
+
+def turn_landscape(document, family):
+    """Lays every page out landscape: the PDF export has no orientation flag of its own.
+
+    Writer and Calc pages follow their page styles (IsLandscape with width and height swapped, as
+    the page dialog does); Impress and Draw pages share one size, set on each page. A page that is
+    already wider than tall is left as it is.
+    """
+    if family in ("text", "spreadsheet"):
+        styles = document.getStyleFamilies().getByName("PageStyles")
+        pages = [styles.getByName(name) for name in styles.getElementNames()]
+    else:
+        pages = [document.getDrawPages().getByIndex(i) for i in range(document.getDrawPages().getCount())]
+    for page in pages:
+        width, height = page.Width, page.Height
+        if width >= height:
+            continue
+        if family in ("text", "spreadsheet"):
+            page.IsLandscape = True
+        page.Width, page.Height = height, width
 
 
 def failure(kind, message):

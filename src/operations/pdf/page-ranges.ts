@@ -2,6 +2,7 @@
  * Page ranges as people write them: "1-3,5", "7-" (to the end), "-2" (the first two), "all".
  * Pages are 1-based; a range past the last page is INVALID_OPTIONS naming it, never a silent cut.
  */
+import { z } from 'zod';
 import { FileconvError } from '../../core/errors.js';
 
 /** One written range: its first page and its last (undefined: to the end). */
@@ -45,6 +46,22 @@ export function parsePageRanges(spec: string, count: number): number[] {
   }
   return pages;
 }
+
+/**
+ * Page ranges as an option (the PDF operations', LibreOffice's PDF export): '2-3,5', '7-', 'all',
+ * or one page as a number (what the CLI's `--set pages=2` sends); the syntax is checked here, the
+ * page count once the document is known.
+ */
+export const pageRangesSchema = z
+  // The string first: a form built from the JSON Schema shows the first type's field, text.
+  .union([z.string().min(1).max(1000), z.int().min(1).transform(String)])
+  .superRefine((spec, ctx) => {
+    try {
+      readPageRanges(spec);
+    } catch (error) {
+      ctx.addIssue({ code: 'custom', message: error instanceof Error ? error.message : String(error) });
+    }
+  });
 
 function invalid(message: string): FileconvError {
   return new FileconvError('INVALID_OPTIONS', `Page ranges: ${message}.`);

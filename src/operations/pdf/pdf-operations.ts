@@ -15,7 +15,7 @@ import { fillFormOptionsSchema, fillPdfForm, flattenPdfForm } from './fill-form.
 import { writePdfFormFields } from './form-fields.js';
 import { isolateOperations } from './isolated-operations.js';
 import { extractPages, mergePdfs, rotatePages, writePdfMetadata } from './operations.js';
-import { readPageRanges } from './page-ranges.js';
+import { pageRangesSchema } from './page-ranges.js';
 import type { PdfOperationOptions, PdfRunOptions } from './pdf-document.js';
 import { locatePdfTool, PDF_TOOLS, type PdfTool } from './pdf-tools.js';
 import { convertToPdfA, pdfaOptionsSchema } from './pdfa.js';
@@ -27,25 +27,12 @@ import { type WatermarkOptions, watermarkOptionsSchema, watermarkPdf } from './w
 /** Most PDFs one merge takes. */
 export const MAX_MERGE_INPUTS = 50;
 
-/** Page ranges as people write them ('2-3,5', '7-', 'all'); checked against the page count when the job runs. */
-const pageRanges = z
-  .string()
-  .min(1)
-  .max(1000)
-  .superRefine((spec, ctx) => {
-    try {
-      readPageRanges(spec);
-    } catch (error) {
-      ctx.addIssue({ code: 'custom', message: error instanceof Error ? error.message : String(error) });
-    }
-  });
-
 const noOptions = z.strictObject({});
 
 const splitOptions = z
   .strictObject({
     /** The pages to keep, as in a print dialog: '2-3,5', '7-' (to the end), 'all'. */
-    pages: pageRanges.optional(),
+    pages: pageRangesSchema.optional(),
     /** Every page (of `pages`, default all) to a PDF of its own, in a zip. Default false. */
     everyPage: z.boolean().optional(),
   })
@@ -58,7 +45,7 @@ const rotateOptions = z.strictObject({
   /** Clockwise degrees: 90, 180, 270 (or -90). */
   angle: z.union([z.literal(90), z.literal(180), z.literal(270), z.literal(-90)]),
   /** The pages to turn. Default all. */
-  pages: pageRanges.optional(),
+  pages: pageRangesSchema.optional(),
 });
 
 const metadataOptions = z
