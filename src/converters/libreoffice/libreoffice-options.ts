@@ -4,8 +4,8 @@
  * libreoffice-pdf-export.ts turns them into what LibreOffice is given.
  */
 import { z } from 'zod';
-import { pageRangesSchema } from '../../operations/pdf/page-ranges.js';
-import { PDFA_LEVELS } from '../../operations/pdf/pdfa.js';
+import { pageRangesSchema } from '../../core/page-ranges.js';
+import { PDFA_LEVELS } from '../../core/pdfa-levels.js';
 import { CSV_DELIMITERS } from './libreoffice-filters.js';
 
 /** The image resolutions LibreOffice's PDF export offers (its dialog's list), in DPI. */

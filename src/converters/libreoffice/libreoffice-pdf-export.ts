@@ -6,7 +6,7 @@
  * LibreOffice 7.4+ reads after the filter name.
  */
 import { FileconvError } from '../../core/errors.js';
-import { readPageRanges } from '../../operations/pdf/page-ranges.js';
+import { readPageRanges } from '../../core/page-ranges.js';
 import { isCrash } from './libreoffice-errors.js';
 import type { LibreOfficeOptions } from './libreoffice-options.js';
 

@@ -6,6 +6,7 @@
  * renderer and sharp.
  */
 
+export { parsePageRanges, readPageRanges } from '../../core/page-ranges.js';
 export type { WorkDirOptions } from '../../kit/work-dir.js';
 export {
   COMPRESS_DEFAULTS,
@@ -32,7 +33,6 @@ export {
   rotatePages,
   writePdfMetadata,
 } from './operations.js';
-export { parsePageRanges, readPageRanges } from './page-ranges.js';
 export type { PdfOperationOptions, PdfRunOptions } from './pdf-document.js';
 export {
   libraryOptions,

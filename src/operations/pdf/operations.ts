@@ -6,9 +6,9 @@
  * stable code, and writes its output through a temp file moved into place only when complete.
  */
 import { FileconvError } from '../../core/errors.js';
+import { parsePageRanges } from '../../core/page-ranges.js';
 import { workBudgetError } from '../../core/work-limits.js';
 import { loadPdfLib } from '../../kit/libraries/pdf.js';
-import { parsePageRanges } from './page-ranges.js';
 import { openPdf, type PdfOperationOptions, savePdf } from './pdf-document.js';
 import { findPdfTool } from './pdf-tools.js';
 import { type QpdfPageOptions, qpdfExtract, qpdfMerge, qpdfRotate } from './qpdf-pages.js';

@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { FileconvError } from '../../core/errors.js';
 import type { FormatName } from '../../core/formats/types.js';
+import { pageRangesSchema } from '../../core/page-ranges.js';
 import type { Availability, DocumentOperation, OperationContext } from '../../core/ports/index.js';
 import { missingPackages, notInstalled } from '../../kit/engine-packages.js';
 import type { IsolationOptions } from '../../kit/isolation/isolated.js';
@@ -15,7 +16,6 @@ import { fillFormOptionsSchema, fillPdfForm, flattenPdfForm } from './fill-form.
 import { writePdfFormFields } from './form-fields.js';
 import { isolateOperations } from './isolated-operations.js';
 import { extractPages, mergePdfs, rotatePages, writePdfMetadata } from './operations.js';
-import { pageRangesSchema } from './page-ranges.js';
 import type { PdfOperationOptions, PdfRunOptions } from './pdf-document.js';
 import { locatePdfTool, PDF_TOOLS, type PdfTool } from './pdf-tools.js';
 import { convertToPdfA, pdfaOptionsSchema } from './pdfa.js';

@@ -15,6 +15,7 @@ import type { PDFDocument, PDFDict as PdfDict } from 'pdf-lib';
 import { z } from 'zod';
 import { throwIfAborted } from '../../core/abort.js';
 import { FileconvError } from '../../core/errors.js';
+import { PDFA_LEVELS, type PdfaLevel } from '../../core/pdfa-levels.js';
 import { loadPdfLib } from '../../kit/libraries/pdf.js';
 import { type WorkDirOptions, withWorkDir } from '../../kit/work-dir.js';
 import { parseOperationOptions } from './operation-options.js';
@@ -22,8 +23,7 @@ import { openPdf, type PdfRunOptions, placeFile } from './pdf-document.js';
 import { type PdfToolRunOptions, runPdfTool, stderrTail, toolFailed } from './pdf-tools.js';
 import { findSrgbProfile } from './srgb-profile.js';
 
-export const PDFA_LEVELS = ['1b', '2b', '3b'] as const;
-export type PdfaLevel = (typeof PDFA_LEVELS)[number];
+export { PDFA_LEVELS, type PdfaLevel };
 
 export const pdfaOptionsSchema = z.strictObject({
   /** PDF/A part and conformance: '1b' (PDF 1.4, no transparency), '2b' or '3b' (PDF 1.7). Default '2b'. */

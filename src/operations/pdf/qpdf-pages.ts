@@ -11,9 +11,9 @@
 import { join, resolve } from 'node:path';
 import { throwIfAborted } from '../../core/abort.js';
 import { FileconvError } from '../../core/errors.js';
+import { parsePageRanges } from '../../core/page-ranges.js';
 import { workBudgetError } from '../../core/work-limits.js';
 import { type WorkDirOptions, withWorkDir } from '../../kit/work-dir.js';
-import { parsePageRanges } from './page-ranges.js';
 import { type PdfRunOptions, placeFile, readPdfBytes } from './pdf-document.js';
 import { type PdfToolRunOptions, stderrTail, toolFailed } from './pdf-tools.js';
 import { qpdfSucceeded, runQpdfJob } from './qpdf-job.js';

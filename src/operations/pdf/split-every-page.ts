@@ -10,9 +10,9 @@ import { z } from 'zod';
 import { createStreamingZip, pageEntryName } from '../../converters/pdf/page-zip.js';
 import { throwIfAborted } from '../../core/abort.js';
 import { isFileconvError } from '../../core/errors.js';
+import { parsePageRanges } from '../../core/page-ranges.js';
 import { loadPdfLib } from '../../kit/libraries/pdf.js';
 import { outputFileError } from '../../kit/local-files.js';
-import { parsePageRanges } from './page-ranges.js';
 import { openPdf, type PdfRunOptions } from './pdf-document.js';
 
 export const splitEveryPageOptionsSchema = z.strictObject({

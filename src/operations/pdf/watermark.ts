@@ -12,13 +12,13 @@ import { stat } from 'node:fs/promises';
 import { z } from 'zod';
 import { throwIfAborted } from '../../core/abort.js';
 import { FileconvError } from '../../core/errors.js';
+import { parsePageRanges } from '../../core/page-ranges.js';
 import { isColourString } from '../../kit/image/colour.js';
 import { pixelLimitError } from '../../kit/image/probe.js';
 import { loadPdfLib } from '../../kit/libraries/pdf.js';
 import { loadSharp } from '../../kit/libraries/sharp.js';
 import { inputFileError } from '../../kit/local-files.js';
 import { parseOperationOptions } from './operation-options.js';
-import { parsePageRanges } from './page-ranges.js';
 import { openPdf, type PdfRunOptions, savePdf } from './pdf-document.js';
 import { embedUnicodeFont, isWinAnsi } from './unicode-font.js';
 

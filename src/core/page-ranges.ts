@@ -3,7 +3,7 @@
  * Pages are 1-based; a range past the last page is INVALID_OPTIONS naming it, never a silent cut.
  */
 import { z } from 'zod';
-import { FileconvError } from '../../core/errors.js';
+import { FileconvError } from './errors.js';
 
 /** One written range: its first page and its last (undefined: to the end). */
 interface PageRange {
