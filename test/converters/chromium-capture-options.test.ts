@@ -14,7 +14,6 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { z } from 'zod';
-import { locateChromium } from '../../src/converters/chromium/chromium-locate.js';
 import {
   CHROMIUM_INSTALL,
   chromiumPdfOptionsSchema,
@@ -22,7 +21,7 @@ import {
 } from '../../src/converters/chromium/index.js';
 import { urlFileContent } from '../../src/core/formats/index.js';
 import { describeWithEngine } from '../helpers/engines.js';
-import { pdfText, run } from './chromium-helpers.js';
+import { CHROMIUM_FOUND, pdfText, run } from './chromium-helpers.js';
 import {
   context,
   expectCode,
@@ -32,7 +31,7 @@ import {
   workspace,
 } from './converter-harness.js';
 
-const AVAILABLE = typeof (await locateChromium(undefined)) === 'string';
+const AVAILABLE = CHROMIUM_FOUND;
 
 /** A server on loopback that records each request's headers and answers with `answer`. */
 async function startServer(answer: (path: string, headers: IncomingHttpHeaders) => [number, string]) {

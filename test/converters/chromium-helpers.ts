@@ -4,8 +4,12 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { expect } from 'vitest';
+import { locateChromium } from '../../src/converters/chromium/chromium-locate.js';
 
 export const run = promisify(execFile);
+
+/** Whether a Chromium is found here, as the converter looks for one (the test files' engine gate). */
+export const CHROMIUM_FOUND = typeof (await locateChromium(undefined)) === 'string';
 
 export async function pdfText(path: string): Promise<string> {
   return (await run('pdftotext', ['-layout', path, '-'])).stdout;

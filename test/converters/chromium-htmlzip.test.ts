@@ -1,11 +1,18 @@
 import { readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
-import { locateChromium } from '../../src/converters/chromium/chromium-locate.js';
 import { CHROMIUM_INSTALL, createChromiumConverter } from '../../src/converters/chromium/index.js';
 import { describeWithEngine } from '../helpers/engines.js';
 import { zipBytes } from '../helpers/zip.js';
-import { dejaVuFace, expectSize, pdfInfo, pdfText, run, wordBoxes } from './chromium-helpers.js';
+import {
+  CHROMIUM_FOUND,
+  dejaVuFace,
+  expectSize,
+  pdfInfo,
+  pdfText,
+  run,
+  wordBoxes,
+} from './chromium-helpers.js';
 import {
   context,
   expectCode,
@@ -15,7 +22,7 @@ import {
   workspace,
 } from './converter-harness.js';
 
-const AVAILABLE = typeof (await locateChromium(undefined)) === 'string';
+const AVAILABLE = CHROMIUM_FOUND;
 
 /**
  * A face no fallback would pick for normal-weight upright text (condensed, bold, italic), read

@@ -16,14 +16,13 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import sharp from 'sharp';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { locateChromium } from '../../src/converters/chromium/chromium-locate.js';
 import { CHROMIUM_INSTALL, createChromiumConverter } from '../../src/converters/chromium/index.js';
 import { WebFetcher } from '../../src/converters/chromium/web-fetch.js';
 import { urlFileContent } from '../../src/core/formats/index.js';
 import { createEngine } from '../../src/index.js';
 import { describeFormats } from '../../src/service/formats-view.js';
 import { describeWithEngine } from '../helpers/engines.js';
-import { pdfText, run } from './chromium-helpers.js';
+import { CHROMIUM_FOUND, pdfText, run } from './chromium-helpers.js';
 import {
   context,
   expectCode,
@@ -33,7 +32,7 @@ import {
   workspace,
 } from './converter-harness.js';
 
-const AVAILABLE = typeof (await locateChromium(undefined)) === 'string';
+const AVAILABLE = CHROMIUM_FOUND;
 
 const PNG = Buffer.from(
   'iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAEklEQVR4nGP4z8DAwMDAxMDAAAAjhgMBGyuxGwAAAABJRU5ErkJggg==',

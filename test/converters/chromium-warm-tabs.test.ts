@@ -11,15 +11,14 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { locateChromium } from '../../src/converters/chromium/chromium-locate.js';
 import { CHROMIUM_INSTALL, createChromiumConverter } from '../../src/converters/chromium/index.js';
 import { urlFileContent } from '../../src/core/formats/index.js';
 import { describeWithEngine } from '../helpers/engines.js';
 import { zipBytes } from '../helpers/zip.js';
-import { pdfText } from './chromium-helpers.js';
+import { CHROMIUM_FOUND, pdfText } from './chromium-helpers.js';
 import { context, expectCode, type Workspace, withOptionsParsed, workspace } from './converter-harness.js';
 
-const AVAILABLE = typeof (await locateChromium(undefined)) === 'string';
+const AVAILABLE = CHROMIUM_FOUND;
 
 describeWithEngine('chromium', AVAILABLE, CHROMIUM_INSTALL, 'chromium converter: warm tabs', () => {
   // One slot: every job without scripts lands in the same warm tab.

@@ -202,17 +202,22 @@ export async function encryptedOdt(to: string): Promise<void> {
       if (name === 'content.xml')
         return Buffer.from(Array.from({ length: 4096 }, (_, i) => (i * 131 + 7) % 256));
       if (name !== 'META-INF/manifest.xml') return data;
-      return Buffer.from(
-        data
-          .toString('utf8')
-          .replace(
-            /<manifest:file-entry manifest:full-path="content.xml" manifest:media-type="text\/xml"\/>/,
-            `<manifest:file-entry manifest:full-path="content.xml" manifest:media-type="text/xml" manifest:size="4096">${encryption}</manifest:file-entry>`,
-          ),
-      );
+      return encryptedInManifest(data, 4096, encryption);
     },
     {},
     new Set(['content.xml', 'mimetype']),
+  );
+}
+
+/** An ODF manifest whose content.xml entry declares `encryption` (encryption-data XML) and its plain `size`. */
+function encryptedInManifest(manifest: Buffer, size: number, encryption: string): Buffer {
+  return Buffer.from(
+    manifest
+      .toString('utf8')
+      .replace(
+        /<manifest:file-entry manifest:full-path="content.xml" manifest:media-type="text\/xml"\/>/,
+        `<manifest:file-entry manifest:full-path="content.xml" manifest:media-type="text/xml" manifest:size="${size}">${encryption}</manifest:file-entry>`,
+      ),
   );
 }
 
@@ -254,14 +259,7 @@ export async function passwordOdt(to: string, password: string): Promise<void> {
     (name, data) => {
       if (name === 'content.xml') return encrypted;
       if (name !== 'META-INF/manifest.xml') return data;
-      return Buffer.from(
-        data
-          .toString('utf8')
-          .replace(
-            /<manifest:file-entry manifest:full-path="content.xml" manifest:media-type="text\/xml"\/>/,
-            `<manifest:file-entry manifest:full-path="content.xml" manifest:media-type="text/xml" manifest:size="${size}">${encryption()}</manifest:file-entry>`,
-          ),
-      );
+      return encryptedInManifest(data, size, encryption());
     },
     {},
     new Set(['content.xml', 'mimetype']),
