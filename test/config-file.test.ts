@@ -18,6 +18,7 @@ import { fileconvOptionsOf, resolveConfig } from '../src/preset/effective-config
 import { createCorsPolicy } from '../src/service/cors.js';
 import type { HttpExchange } from '../src/service/exchange.js';
 import { runCli } from './helpers/cli-process.js';
+import { freePort } from './helpers/free-port.js';
 import { readmeBlocks } from './helpers/readme-blocks.js';
 import { CLI_ARGS, exited } from './helpers/serve-process.js';
 
@@ -325,15 +326,6 @@ describe('fileconv keys with a config file', () => {
     expect([existsSync(join(dir, 'keydata')), existsSync(join(dir, 'data'))]).toEqual([true, false]);
   });
 });
-
-/** A port nobody listens on right now (the OS's pick, released). */
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((done) => probe.listen(0, '127.0.0.1', done));
-  const { port } = probe.address() as { port: number };
-  await new Promise((done) => probe.close(done));
-  return port;
-}
 
 describe('fileconv serve with a config file', () => {
   let child: ChildProcess | undefined;

@@ -6,19 +6,13 @@ import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'vitest';
+import { formatFromExtension } from '../../src/core/formats/index.js';
 
 async function json<T>(response: Response): Promise<T> {
   const text = await response.text();
   expect(response.status, text).toBe(200);
   return JSON.parse(text) as T;
 }
-
-/** The Content-Type a client sends for each fixture it uploads. */
-const CONTENT_TYPES: Record<string, string> = {
-  png: 'image/png',
-  docx: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
-  pptx: 'application/vnd.openxmlformats-officedocument.presentationml.presentation',
-};
 
 const post = (url: string, body: unknown) =>
   fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
@@ -31,7 +25,8 @@ export async function flowA(
 ): Promise<{ jobId: string; bytes: Buffer }> {
   const file = await readFile(path);
   const sourceFormat = path.split('.').pop()!;
-  const contentType = CONTENT_TYPES[sourceFormat] ?? 'application/octet-stream';
+  // The Content-Type a client sends: the format's own, as the registry names it.
+  const contentType = formatFromExtension(sourceFormat)?.mimeTypes[0] ?? 'application/octet-stream';
   const grant = await json<{ uploadUrl: string; fileKey: string }>(
     await post(`${api}/api/files/get-upload-url`, {
       fileName: basename(path),

@@ -5,9 +5,11 @@
  * and removed.
  */
 import { execFile } from 'node:child_process';
-import { createServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
+import { freePort } from '../helpers/free-port.js';
+
+export { freePort };
 
 const run = promisify(execFile);
 
@@ -92,15 +94,6 @@ export async function runOnce(args: string[]): Promise<{ code: number; stdout: s
     const failed = error as { code?: number; stdout?: string; stderr?: string };
     return { code: failed.code ?? -1, stdout: failed.stdout ?? '', stderr: failed.stderr ?? '' };
   }
-}
-
-/** A TCP port free on 127.0.0.1 right now, for a container's server on the host network. */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  const { port } = server.address() as { port: number };
-  await new Promise((done) => server.close(done));
-  return port;
 }
 
 /** Waits until GET `url` answers 200, or fails with the container's log. */
